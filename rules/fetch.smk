@@ -1,0 +1,39 @@
+# Downloads for a login node with internet. Compute jobs then run with the Hub offline
+# and find everything under resources/. Local paths and pre-seeded copies are used as is.
+
+
+localrules:
+    fetch_model,
+    fetch_dataset,
+
+
+rule fetch_model:
+    output:
+        marker=f"{RESOURCES}/models/{{model}}/.xlcons-fetched.json",
+    log:
+        "logs/fetch/model-{model}.log",
+    conda:
+        "../envs/fetch.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=240,
+    params:
+        source=get_model_source,
+    script:
+        "../workflow_scripts/fetch_model.py"
+
+
+rule fetch_dataset:
+    output:
+        manifest=f"{RESOURCES}/data/{{dataset}}/MANIFEST.json",
+    log:
+        "logs/fetch/data-{dataset}.log",
+    conda:
+        "../envs/fetch.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=60,
+    params:
+        fetch=get_dataset_fetch_params,
+    script:
+        "../workflow_scripts/fetch_dataset.py"

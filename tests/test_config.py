@@ -1,0 +1,194 @@
+"""The config contract: a schema with defaults everywhere, and errors that name the key."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from xlcons.config import ConfigError, load_config, load_schema, validate_config
+from xlcons.languages import LanguageRegistry
+
+SHIPPED = ["config/config.yaml", *sorted(str(p.relative_to(Path(__file__).parent.parent)) for p in (Path(__file__).parent.parent / "config" / "paper").glob("*.yaml"))]
+
+
+def errors_of(config: dict, tmp_path: Path | None = None) -> str:
+    with pytest.raises(ConfigError) as caught:
+        validate_config(config, base_dir=tmp_path or Path("."))
+    return str(caught.value)
+
+
+def walk_properties(schema: dict, root: dict, path: str = ""):
+    """Every (dotted key, property schema) of the schema, through $refs and allOf."""
+    parts = [schema] + [root["$defs"][p["$ref"].split("/")[-1]] for p in schema.get("allOf", []) if "$ref" in p]
+    if "$ref" in schema:
+        parts.append(root["$defs"][schema["$ref"].split("/")[-1]])
+    for part in parts:
+        for key, prop in part.get("properties", {}).items():
+            yield f"{path}{key}", prop
+            yield from walk_properties(prop, root, f"{path}{key}.")
+        if isinstance(part.get("additionalProperties"), dict):
+            yield from walk_properties(part["additionalProperties"], root, f"{path}<name>.")
+
+
+class TestSchema:
+    def test_every_key_has_a_description_and_a_default(self):
+        schema = load_schema()
+        keys = list(walk_properties(schema, schema))
+        assert len(keys) > 80
+        for key, prop in keys:
+            target = prop if "description" in prop or "$ref" not in prop else schema["$defs"][prop["$ref"].split("/")[-1]]
+            assert "description" in target, f"{key} has no description"
+            assert "default" in prop, f"{key} has no default"
+
+    def test_the_schema_is_draft_2020_12(self):
+        assert load_schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+    def test_an_empty_config_gets_every_default(self):
+        config = validate_config({})
+        assert config["models"] == {}
+        assert config["translator"]["model"]["hf_id"] == "facebook/nllb-200-distilled-600M"
+        assert config["translator"]["beam_size"] == 1
+        assert config["translator"]["degeneration"] == {
+            "repair": True, "max_length_ratio": 3.0, "max_ngram_repeats": 4, "temperature": 0.7, "top_p": 0.95, "tries": 3
+        }
+        assert config["evaluators"]["language_id"]["unsupported_languages"] == ["mni-Mtei", "doi"]
+        assert config["evaluators"]["knowledge"]["timeliness_ranking"] == "recency"
+        assert all(not spec["enabled"] for spec in config["datasets"].values())
+        assert config["output"]["results_dir"] == "results"
+
+    def test_a_model_gets_greedy_decoding_and_vllm_by_default(self):
+        config = validate_config({"models": {"m": {"hf_id": "org/m"}}})
+        model = config["models"]["m"]
+        assert model["backend"] == "vllm"
+        assert model["decoding"]["temperature"] == 0.0
+        assert model["system_prompt"] is None
+        assert model["vllm"]["tensor_parallel_size"] == 1
+        assert model["training_languages"] is None
+
+    def test_naming_a_data_set_turns_it_on(self):
+        config = validate_config({"datasets": {"multiq": {"languages": ["de"]}}})
+        assert config["datasets"]["multiq"]["enabled"] is True
+        assert config["datasets"]["multiq"]["items"] == {"ids": None, "limit": None, "domains": None}
+        assert config["datasets"]["makqa"]["enabled"] is False
+
+    def test_anchor_keys_starting_with_x_are_ignored(self):
+        validate_config({"x-languages": ["de", "fr"], "datasets": {"multiq": {"languages": ["de"]}}})
+
+
+class TestShippedConfigs:
+    @pytest.mark.parametrize("path", SHIPPED)
+    def test_validates(self, repo_root, path):
+        config = load_config(repo_root / path, base_dir=repo_root)
+        assert config["datasets"], path
+
+    def test_offline_config_validates_once_its_models_exist(self, repo_root, offline_models):
+        config = load_config(repo_root / "config/offline.yaml", base_dir=repo_root)
+        assert all(spec.get("path") for spec in config["models"].values())
+
+    def test_paper_000_config_asks_for_the_30_languages(self, repo_root):
+        from xlcons.languages import PAPER_000_LANGUAGES
+
+        config = load_config(repo_root / "config/paper/gupta2025-translate-then-evaluate.yaml", base_dir=repo_root)
+        assert sorted(config["datasets"]["information"]["languages"]) == sorted(["en", *PAPER_000_LANGUAGES])
+        assert len(config["models"]) == 12
+
+    def test_paper_001_config_asks_for_the_12_languages(self, repo_root):
+        from xlcons.languages import PAPER_001_LANGUAGES
+
+        config = load_config(repo_root / "config/paper/xing2024-knowledge.yaml", base_dir=repo_root)
+        assert sorted(config["datasets"]["makqa"]["languages"]) == sorted(PAPER_001_LANGUAGES)
+        assert config["evaluators"]["knowledge"]["timeliness_ranking"] == "list_position"
+
+
+class TestErrorsNameTheKey:
+    def test_misspelt_top_level_key(self):
+        message = errors_of({"modells": {}})
+        assert "'modells' is not allowed" in message
+        assert "did you mean 'models'" in message
+
+    def test_misspelt_nested_key(self):
+        message = errors_of({"models": {"m": {"hf_id": "org/m", "decodng": {}}}})
+        assert "models.m.decodng" in message
+        assert "did you mean 'decoding'" in message
+
+    def test_misspelt_data_set_key(self):
+        message = errors_of({"datasets": {"makqa": {"domain": ["geo"]}}})
+        assert "datasets.makqa.domain" in message and "did you mean 'domains'" in message
+
+    def test_wrong_type(self):
+        message = errors_of({"models": {"m": {"hf_id": "org/m", "decoding": {"temperature": "hot"}}}})
+        assert "models.m.decoding.temperature" in message and "'hot'" in message
+
+    def test_unknown_backend(self):
+        message = errors_of({"models": {"m": {"hf_id": "org/m", "backend": "vlm"}}})
+        assert "models.m.backend" in message and "'vlm'" in message
+
+    def test_bad_model_name(self):
+        assert "'my model'" in errors_of({"models": {"my model": {"hf_id": "org/m"}}})
+
+    def test_every_problem_is_reported_at_once(self):
+        message = errors_of({"modells": {}, "translator": {"beam_size": 0}})
+        assert "modells" in message and "translator.beam_size" in message
+
+    def test_unknown_language_code(self):
+        message = errors_of({"datasets": {"multiq": {"languages": ["de", "deu"]}}})
+        assert "datasets.multiq.languages[1]" in message
+        assert "'deu'" in message and "did you mean" in message
+
+    def test_unknown_training_language(self):
+        message = errors_of({"models": {"m": {"hf_id": "org/m", "training_languages": ["english"]}}})
+        assert "models.m.training_languages[0]" in message and "'english'" in message
+
+    def test_language_without_nllb_code_is_rejected_only_where_it_is_translated(self):
+        registry = LanguageRegistry.load()
+        untranslatable = next(code for code in registry.codes if not registry[code].translatable)
+        validate_config({"datasets": {"multiq": {"languages": [untranslatable]}}})
+        message = errors_of({"datasets": {"information": {"languages": ["de", untranslatable]}}})
+        assert "datasets.information.languages[1]" in message
+        assert untranslatable in message and "NLLB" in message
+
+    def test_missing_local_model_path(self, tmp_path):
+        message = errors_of({"models": {"m": {"path": "models/nowhere", "backend": "hf"}}}, tmp_path)
+        assert "models.m.path" in message and "models/nowhere" in message and "does not exist" in message
+
+    def test_existing_local_model_path_is_accepted(self, tmp_path):
+        (tmp_path / "models" / "here").mkdir(parents=True)
+        validate_config({"models": {"m": {"path": "models/here", "backend": "hf"}}}, base_dir=tmp_path)
+
+    def test_model_needs_exactly_one_source(self):
+        assert "give hf_id or path, not both" in errors_of({"models": {"m": {"hf_id": "o/m", "path": "."}}})
+        assert "models.m" in errors_of({"models": {"m": {"backend": "hf"}}})
+
+    def test_an_api_model_needs_no_weights(self):
+        validate_config({"models": {"gpt": {"backend": "openai", "api": {"model": "gpt-4o"}}}})
+
+    def test_missing_data_set_folder(self, tmp_path):
+        message = errors_of({"datasets": {"multiq": {"path": "data/multiq"}}}, tmp_path)
+        assert "datasets.multiq.path" in message
+
+    def test_two_different_models_cannot_share_a_folder(self):
+        config = {
+            "models": {"m": {"hf_id": "org/LaBSE"}},
+            "evaluators": {"knowledge": {"embedder": {"hf_id": "sentence-transformers/LaBSE", "name": "m"}}},
+        }
+        assert "resources/models/m" in errors_of(config)
+
+    def test_the_same_model_in_two_roles_shares_its_folder(self):
+        judge = {"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "hf"}
+        validate_config({"evaluators": {"judge": {"llm": judge}, "information": {"llm": copy.deepcopy(judge)}}})
+
+    def test_load_config_names_the_file(self, tmp_path):
+        path = tmp_path / "bad.yaml"
+        path.write_text(yaml.safe_dump({"modells": {}}))
+        with pytest.raises(ConfigError, match="bad.yaml"):
+            load_config(path)
+
+
+def test_the_readme_reference_is_generated_from_the_schema(repo_root):
+    from xlcons.schema_docs import current_block, render
+
+    readme = (repo_root / "README.md").read_text(encoding="utf-8")
+    assert current_block(readme) == render(), "run: python -m xlcons.schema_docs --write README.md"

@@ -1,0 +1,146 @@
+"""Every rule runs in a conda env that exists, parses, pins its packages and covers its imports.
+
+Conda cannot run on the project's machines, so the env files are checked statically:
+the workflow is loaded through the Snakemake API, and each rule's script is followed
+through the xlcons modules it imports to the third-party packages it needs.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+LIBRARY = REPO / "workflow_scripts"
+
+# Import names whose distribution is named differently.
+DISTRIBUTION_OF = {
+    "yaml": "pyyaml",
+    "fasttext": "fasttext-numpy2",
+    "sklearn": "scikit-learn",
+    "indicnlp": "indic-nlp-library",
+    "google": "protobuf",
+    "sentence_transformers": "sentence-transformers",
+}
+# Provided by Snakemake itself when it runs a script (never imported at top level by the library).
+PROVIDED = {"snakemake", "xlcons"}
+
+
+def normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def load_rules():
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import OutputSettings, ResourceSettings
+
+    with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+        workflow_api = api.workflow(resource_settings=ResourceSettings(), snakefile=REPO / "Snakefile", workdir=REPO)
+        workflow_api.dag()
+        return list(workflow_api._workflow.rules)
+
+
+RULES = load_rules()
+COMPUTING_RULES = [rule for rule in RULES if rule.name != "all"]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Top-level names of every module a file imports, at any depth of the file."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def third_party_imports(script: Path) -> set[str]:
+    """Follow a script through the xlcons modules it uses; return the outside packages."""
+    seen, todo, outside = set(), [script], set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for module in imported_modules(path):
+            top = module.split(".")[0]
+            if top == "xlcons":
+                parts = module.split(".")
+                candidate = LIBRARY.joinpath(*parts)
+                todo += [p for p in (candidate.with_suffix(".py"), candidate / "__init__.py") if p.exists()]
+                todo.append(LIBRARY / "xlcons" / "__init__.py")
+            elif top not in sys.stdlib_module_names and top not in PROVIDED:
+                outside.add(top)
+    return outside
+
+
+def env_packages(env_file: Path) -> dict[str, str]:
+    """Package -> pinned version of a conda env file (conda and pip sections)."""
+    spec = yaml.safe_load(env_file.read_text(encoding="utf-8"))
+    assert isinstance(spec, dict) and spec.get("dependencies"), f"{env_file} has no dependencies"
+    pins = {}
+    for entry in spec["dependencies"]:
+        for item in entry["pip"] if isinstance(entry, dict) else [entry]:
+            match = re.fullmatch(r"([A-Za-z0-9_.\-]+)\s*==?\s*([0-9][^\s,;]*)", item)
+            assert match, f"{env_file}: '{item}' is not pinned to one version"
+            pins[normalise(match.group(1))] = match.group(2)
+    return pins
+
+
+def rule_env(rule) -> Path:
+    return (Path(rule.snakefile).parent / rule.conda_env).resolve()
+
+
+def rule_script(rule) -> Path:
+    return (Path(rule.snakefile).parent / rule.script).resolve()
+
+
+def test_the_workflow_has_rules_to_check():
+    assert {"fetch_model", "fetch_dataset"} <= {rule.name for rule in COMPUTING_RULES}
+
+
+@pytest.mark.parametrize("rule", COMPUTING_RULES, ids=lambda rule: rule.name)
+def test_rule_names_an_env_file_that_exists(rule):
+    assert rule.conda_env, f"rule {rule.name} has no conda: directive"
+    assert rule_env(rule).is_file(), f"rule {rule.name}: {rule.conda_env} does not exist"
+    assert rule_env(rule).parent == REPO / "envs"
+
+
+@pytest.mark.parametrize("rule", COMPUTING_RULES, ids=lambda rule: rule.name)
+def test_rule_env_pins_what_its_code_imports(rule):
+    assert rule.script, f"rule {rule.name} should call a script under workflow_scripts/"
+    needed = {normalise(DISTRIBUTION_OF.get(name, name)) for name in third_party_imports(rule_script(rule))}
+    pinned = env_packages(rule_env(rule))
+    missing = sorted(needed - set(pinned))
+    assert not missing, f"rule {rule.name}: {rule.conda_env} lacks {missing}"
+
+
+@pytest.mark.parametrize("env_file", sorted((REPO / "envs").glob("*.yaml")), ids=lambda p: p.name)
+def test_env_file_parses_and_pins_everything(env_file):
+    pins = env_packages(env_file)
+    assert "python" in pins, f"{env_file.name} must pin python"
+
+
+@pytest.mark.parametrize("env_file", sorted((REPO / "envs").glob("*.yaml")), ids=lambda p: p.name)
+def test_env_versions_agree_with_the_tested_requirements(env_file):
+    """The conda envs use the versions the test suite ran with, so a cluster run is a tested run."""
+    tested = {}
+    for line in (REPO / "requirements" / "test.txt").read_text().splitlines():
+        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==(\S+)", line.strip())
+        if match:
+            tested[normalise(match.group(1))] = match.group(2)
+    disagree = {name: (version, tested[name]) for name, version in env_packages(env_file).items() if name in tested and tested[name] != version}
+    assert not disagree, f"{env_file.name} pins differ from requirements/test.txt: {disagree}"
+
+
+def test_import_analysis_sees_lazy_imports(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("import os\nfrom xlcons.config import validate_config\n\ndef f():\n    import torch\n")
+    assert third_party_imports(script) >= {"torch", "jsonschema", "yaml"}
+    assert "os" not in third_party_imports(script)

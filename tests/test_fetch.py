@@ -1,0 +1,432 @@
+"""The fetch library: data sets and models land on disk verified, once, or fail clearly.
+
+No test touches the internet: data sets are served by a local HTTP server on 127.0.0.1,
+and the Hugging Face Hub is replaced by fakes of ``snapshot_download``/``hf_hub_download``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import shutil
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import huggingface_hub
+import pytest
+
+from xlcons.data_sources import DATA_SOURCES, DataFile, DataSource
+from xlcons.fetch import (
+    MANIFEST_NAME,
+    MODEL_INCOMPLETE_NAME,
+    MODEL_MARKER_NAME,
+    DataVerificationError,
+    FetchError,
+    check_structure,
+    fetch_dataset,
+    fetch_model,
+    hf_offline_env,
+    verify_dataset,
+)
+
+ALL_FILES = [(s.name, f) for s in DATA_SOURCES.values() for f in s.files]
+FAST = {"backoff_s": 0.01, "timeout_s": 10.0}
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- a local HTTP server ---------------------------------------------------------------------
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Serves files from a directory; records every request; answers 503 when told to."""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        server: LocalServer = self.server.owner
+        with server.lock:
+            server.requests.append(self.path)
+            failures_left = server.failures.get(self.path, 0)
+            if failures_left:
+                server.failures[self.path] = failures_left - 1
+        if failures_left:
+            self.send_error(503, "busy")
+            return
+        super().do_GET()
+
+    def log_message(self, format, *args) -> None:  # noqa: A002 (keep the test output quiet)
+        pass
+
+
+class LocalServer:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.requests: list[str] = []
+        self.failures: dict[str, int] = {}
+        self.lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(root)))
+        self.httpd.owner = self
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def fail(self, path: str, times: int) -> None:
+        """Answer the next ``times`` requests for ``path`` with 503 Service Unavailable."""
+        self.failures[path] = times
+
+    def serve(self, source: DataSource, shared_data: Path, *, prefix: str | None = None) -> DataSource:
+        """Put the released files of ``source`` on the server; return the source pointing there."""
+        prefix = prefix or source.name
+        for f in source.files:
+            target = self.root / prefix / f.relpath
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(shared_data / source.name / f.relpath, target)
+        files = tuple(dataclasses.replace(f, url=f"{self.url}/{prefix}/{f.relpath}") for f in source.files)
+        return dataclasses.replace(source, files=files)
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    root = tmp_path / "served"
+    root.mkdir()
+    srv = LocalServer(root)
+    thread = threading.Thread(target=srv.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield srv
+    srv.httpd.shutdown()
+    srv.httpd.server_close()
+    thread.join(timeout=5)
+
+
+def seed(dest: Path, source: DataSource, shared_data: Path) -> None:
+    for f in source.files:
+        (dest / f.relpath).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shared_data / source.name / f.relpath, dest / f.relpath)
+
+
+# --- what the data sources record ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("source_name", "f"), ALL_FILES, ids=[f"{s}/{f.relpath}" for s, f in ALL_FILES])
+def test_recorded_size_and_sha256_are_those_of_the_released_file(shared_data, source_name, f: DataFile):
+    released = shared_data / source_name / f.relpath
+    assert released.stat().st_size == f.size
+    assert sha256(released) == f.sha256
+    check_structure(released, f)  # the recorded columns / JSON type fit the released file
+
+
+def test_sources_pin_upstream_commits_and_makqa_has_no_known_location():
+    for name in ("multiq", "epitome"):
+        for f in DATA_SOURCES[name].files:
+            assert f.url.startswith("https://raw.githubusercontent.com/")
+            assert f.url.endswith("/" + f.relpath.split("/")[-1])
+            assert any(len(part) == 40 for part in f.url.split("/")), "URL must pin a commit"
+    makqa = DATA_SOURCES["makqa"]
+    assert makqa.needs_base_url and all(f.url == f.relpath for f in makqa.files)
+    assert makqa.source_url_key == "datasets.makqa.source_url"
+    assert len(makqa.files) == 21
+    assert {f.json_type for f in makqa.files if f.relpath.startswith("result_gpt35/")} == {"list"}
+    assert {f.json_type for f in makqa.files if f.relpath.startswith("QA_")} == {"dict"}
+
+
+def test_a_csv_without_the_required_columns_fails_the_structural_check(tmp_path):
+    path = tmp_path / "MultiQ.csv"
+    path.write_text("id,language,prompt\n1,en,hi\n")
+    f = DATA_SOURCES["multiq"].files[0]
+    with pytest.raises(DataVerificationError, match="domain"):
+        check_structure(path, f)
+
+
+def test_json_of_the_wrong_top_level_type_fails_the_structural_check(tmp_path):
+    path = tmp_path / "result_geo.json"
+    path.write_text("{}")
+    f = DATA_SOURCES["makqa"].file("result_gpt35/result_geo.json")
+    with pytest.raises(DataVerificationError, match="expected list"):
+        check_structure(path, f)
+
+
+# --- fetching data sets ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["multiq", "epitome"])
+def test_fetch_downloads_verifies_and_writes_the_manifest(server, shared_data, tmp_path, name):
+    source = server.serve(DATA_SOURCES[name], shared_data)
+    dest = tmp_path / "data" / name
+
+    manifest_path = fetch_dataset(source, dest, **FAST)
+
+    assert manifest_path == dest / MANIFEST_NAME
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["source"] == name and manifest["license"] == source.license
+    assert [e["relpath"] for e in manifest["files"]] == [f.relpath for f in source.files]
+    for entry, f in zip(manifest["files"], source.files):
+        assert entry["sha256"] == f.sha256 == sha256(dest / f.relpath)
+        assert entry["size"] == f.size
+        assert entry["origin"] == "download" and entry["url"] == f.url
+        assert "fetched_at" in entry
+    assert sorted(server.requests) == sorted(f"/{name}/{f.relpath}" for f in source.files)
+    assert not list(dest.rglob("*.part")) and not list(dest.glob(".*.tmp"))
+    verify_dataset(dest, source)
+
+
+def test_a_second_fetch_downloads_nothing_and_leaves_the_manifest_alone(server, shared_data, tmp_path):
+    source = server.serve(DATA_SOURCES["epitome"], shared_data)
+    dest = tmp_path / "epitome"
+    manifest = fetch_dataset(source, dest, **FAST)
+    served, before = len(server.requests), manifest.read_bytes()
+
+    assert fetch_dataset(source, dest, **FAST) == manifest
+
+    assert len(server.requests) == served == len(source.files)
+    assert manifest.read_bytes() == before
+
+
+def test_a_tampered_download_raises_names_the_file_and_leaves_nothing(server, shared_data, tmp_path):
+    source = server.serve(DATA_SOURCES["epitome"], shared_data)
+    bad = source.files[1]
+    served = server.root / "epitome" / bad.relpath
+    data = bytearray(served.read_bytes())
+    data[100] ^= 0x20  # same size, different content
+    served.write_bytes(bytes(data))
+    dest = tmp_path / "epitome"
+
+    with pytest.raises(DataVerificationError) as info:
+        fetch_dataset(source, dest, **FAST)
+
+    message = str(info.value)
+    assert bad.relpath in message and bad.url in message
+    assert bad.sha256 in message and sha256(served) in message
+    assert (info.value.relpath, info.value.actual_sha256) == (bad.relpath, sha256(served))
+    assert not (dest / bad.relpath).exists()
+    assert not list(dest.rglob("*.part"))
+    assert not (dest / MANIFEST_NAME).exists()
+
+
+def test_a_pre_seeded_destination_is_used_as_is_without_any_request(server, shared_data, tmp_path):
+    source = server.serve(DATA_SOURCES["epitome"], shared_data)
+    dest = tmp_path / "epitome"
+    seed(dest, source, shared_data)
+
+    manifest = json.loads(fetch_dataset(source, dest, **FAST).read_text())
+
+    assert server.requests == []
+    assert {e["origin"] for e in manifest["files"]} == {"pre-seeded"}
+    verify_dataset(dest, source)
+
+
+def test_a_wrong_file_in_the_destination_is_replaced_by_the_released_one(server, shared_data, tmp_path):
+    source = server.serve(DATA_SOURCES["multiq"], shared_data)
+    dest = tmp_path / "multiq"
+    dest.mkdir()
+    (dest / "MultiQ.csv").write_text("id,language,prompt,domain\n1,en,stale,x\n")
+
+    fetch_dataset(source, dest, **FAST)
+
+    assert sha256(dest / "MultiQ.csv") == source.files[0].sha256
+    assert server.requests == ["/multiq/MultiQ.csv"]
+
+
+def test_makqa_is_copied_from_a_local_copy(shared_data, tmp_path):
+    source = DATA_SOURCES["makqa"]
+    dest = tmp_path / "makqa"
+
+    manifest = json.loads(fetch_dataset(source, dest, local_copy=shared_data / "makqa").read_text())
+
+    assert {e["origin"] for e in manifest["files"]} == {"local_copy"}
+    assert (dest / "result_gpt35" / "result_geo.json").is_file()
+    verify_dataset(dest, source)
+
+
+def test_makqa_is_downloaded_from_a_base_url_given_in_the_config(server, shared_data, tmp_path):
+    server.serve(DATA_SOURCES["makqa"], shared_data, prefix="mirror/makqa")
+    dest = tmp_path / "makqa"
+
+    fetch_dataset(DATA_SOURCES["makqa"], dest, base_url=f"{server.url}/mirror/makqa", **FAST)
+
+    assert "/mirror/makqa/result_gpt35/result_movie.json" in server.requests
+    assert len(server.requests) == 21
+    verify_dataset(dest, DATA_SOURCES["makqa"])
+
+
+def test_makqa_without_base_url_or_local_copy_says_what_to_set(tmp_path):
+    dest = tmp_path / "makqa"
+
+    with pytest.raises(FetchError) as info:
+        fetch_dataset(DATA_SOURCES["makqa"], dest)
+
+    assert not isinstance(info.value, DataVerificationError)
+    assert "datasets.makqa.source_url" in str(info.value)
+    assert str(dest) in str(info.value)
+    assert list(dest.iterdir()) == []
+
+
+def test_transient_server_errors_are_retried(server, shared_data, tmp_path):
+    source = server.serve(DATA_SOURCES["multiq"], shared_data)
+    server.fail("/multiq/MultiQ.csv", times=2)
+
+    fetch_dataset(source, tmp_path / "multiq", **FAST)
+
+    assert server.requests == ["/multiq/MultiQ.csv"] * 3
+    verify_dataset(tmp_path / "multiq", source)
+
+
+def test_a_missing_file_on_the_server_is_not_retried_and_names_the_url(server, shared_data, tmp_path):
+    source = server.serve(DATA_SOURCES["multiq"], shared_data)
+    (server.root / "multiq" / "MultiQ.csv").unlink()
+
+    with pytest.raises(FetchError, match="MultiQ.csv") as info:
+        fetch_dataset(source, tmp_path / "multiq", **FAST)
+
+    assert source.files[0].url in str(info.value)
+    assert server.requests == ["/multiq/MultiQ.csv"]
+    assert not (tmp_path / "multiq" / "MultiQ.csv").exists()
+
+
+def test_verify_dataset_notices_a_file_changed_after_the_fetch(shared_data, tmp_path):
+    source = DATA_SOURCES["makqa"]
+    dest = tmp_path / "makqa"
+    fetch_dataset(source, dest, local_copy=shared_data / "makqa")
+    (dest / "QA_merged_data_dict_geo.json").write_text("{}")
+
+    with pytest.raises(DataVerificationError, match="QA_merged_data_dict_geo.json"):
+        verify_dataset(dest, source)
+
+
+def test_verify_dataset_requires_the_manifest(shared_data, tmp_path):
+    source = DATA_SOURCES["multiq"]
+    seed(tmp_path, source, shared_data)
+
+    with pytest.raises(DataVerificationError, match=MANIFEST_NAME):
+        verify_dataset(tmp_path, source)
+
+
+# --- fetching models -------------------------------------------------------------------------
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+class FakeHub:
+    """Stands in for huggingface_hub's download functions; records the calls it gets."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict]] = []
+        self.error: Exception | None = None
+        self.partial = False  # write config.json, then fail (a download cut short)
+
+    def _write(self, local_dir: Path, name: str, data: bytes) -> None:
+        (local_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (local_dir / name).write_bytes(data)
+        meta = local_dir / ".cache" / "huggingface" / "download" / f"{name}.metadata"
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        meta.write_text(f"{COMMIT}\netag\n1712656091.0\n")
+
+    def snapshot_download(self, repo_id, **kwargs):
+        self.calls.append((repo_id, kwargs))
+        local_dir = Path(kwargs["local_dir"])
+        if self.partial:
+            self._write(local_dir, "config.json", b"{}")
+        if self.error:
+            raise self.error
+        self._write(local_dir, "config.json", b'{"model_type": "fake"}')
+        self._write(local_dir, "model.safetensors", b"\0" * 1000)
+        return str(local_dir)
+
+    def hf_hub_download(self, repo_id, **kwargs):
+        self.calls.append((repo_id, kwargs))
+        if self.error:
+            raise self.error
+        self._write(Path(kwargs["local_dir"]), kwargs["filename"], b"\1" * 500)
+        return str(Path(kwargs["local_dir"]) / kwargs["filename"])
+
+
+@pytest.fixture
+def hub(monkeypatch) -> FakeHub:
+    fake = FakeHub()
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake.snapshot_download)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake.hf_hub_download)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    return fake
+
+
+def test_fetch_model_downloads_a_snapshot_and_writes_the_marker(hub, tmp_path):
+    dest = tmp_path / "models" / "smol"
+
+    marker = fetch_model(dest, hf_id="org/smol", revision="main", allow_patterns=["*.json", "*.safetensors"])
+
+    assert marker == dest / MODEL_MARKER_NAME
+    assert hub.calls == [
+        ("org/smol", {"revision": "main", "local_dir": dest, "allow_patterns": ["*.json", "*.safetensors"]})
+    ]
+    info = json.loads(marker.read_text())
+    assert info["hf_id"] == "org/smol" and info["commit"] == COMMIT and info["pre_seeded"] is False
+    assert info["files"] == [{"path": "config.json", "size": 22}, {"path": "model.safetensors", "size": 1000}]
+    assert not (dest / MODEL_INCOMPLETE_NAME).exists()
+
+
+def test_a_fetched_model_is_not_fetched_again(hub, tmp_path):
+    fetch_model(tmp_path / "smol", hf_id="org/smol")
+    fetch_model(tmp_path / "smol", hf_id="org/smol")
+
+    assert len(hub.calls) == 1
+
+
+def test_fetch_model_downloads_a_single_file(hub, tmp_path):
+    dest = tmp_path / "glotlid"
+
+    info = json.loads(fetch_model(dest, hf_id="cis-lmu/glotlid", hf_file="model.bin").read_text())
+
+    assert hub.calls == [("cis-lmu/glotlid", {"filename": "model.bin", "revision": None, "local_dir": dest})]
+    assert info["files"] == [{"path": "model.bin", "size": 500}] and info["hf_file"] == "model.bin"
+
+
+@pytest.mark.parametrize(("hf_file", "present"), [(None, "config.json"), ("model.bin", "model.bin")])
+def test_a_pre_seeded_model_is_used_without_calling_the_hub(hub, tmp_path, hf_file, present):
+    dest = tmp_path / "model"
+    dest.mkdir()
+    (dest / present).write_bytes(b"{}")
+
+    info = json.loads(fetch_model(dest, hf_id="org/model", hf_file=hf_file).read_text())
+
+    assert hub.calls == []
+    assert info["pre_seeded"] is True and info["files"] == [{"path": present, "size": 2}]
+
+
+def test_a_hub_error_becomes_a_fetch_error_naming_the_model(hub, tmp_path):
+    hub.error = huggingface_hub.errors.LocalEntryNotFoundError("cannot reach the Hub")
+    dest = tmp_path / "gated"
+
+    with pytest.raises(FetchError) as info:
+        fetch_model(dest, hf_id="org/gated-model", revision="v1")
+
+    message = str(info.value)
+    assert "org/gated-model" in message and "internet" in message and "path:" in message
+    assert isinstance(info.value.__cause__, huggingface_hub.errors.LocalEntryNotFoundError)
+    assert not (dest / MODEL_MARKER_NAME).exists()
+
+
+def test_a_download_cut_short_is_resumed_not_taken_for_a_pre_seeded_copy(hub, tmp_path):
+    dest = tmp_path / "smol"
+    hub.partial, hub.error = True, ConnectionError("reset by peer")
+    with pytest.raises(FetchError):
+        fetch_model(dest, hf_id="org/smol")
+    assert (dest / "config.json").is_file()  # looks usable, but is not complete
+
+    hub.partial, hub.error = False, None
+    info = json.loads(fetch_model(dest, hf_id="org/smol").read_text())
+
+    assert len(hub.calls) == 2 and info["pre_seeded"] is False
+    assert {f["path"] for f in info["files"]} == {"config.json", "model.safetensors"}
+
+
+def test_a_directory_fetched_for_another_model_is_refused(hub, tmp_path):
+    fetch_model(tmp_path / "m", hf_id="org/one")
+
+    with pytest.raises(FetchError, match="org/one"):
+        fetch_model(tmp_path / "m", hf_id="org/two")
+    assert len(hub.calls) == 1
+
+
+def test_compute_jobs_run_with_the_hugging_face_libraries_offline():
+    assert hf_offline_env() == {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}

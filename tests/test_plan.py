@@ -1,0 +1,102 @@
+"""Which models and data sets a config makes the workflow fetch."""
+
+from __future__ import annotations
+
+from xlcons.config import validate_config
+from xlcons.plan import Plan
+
+R = "resources"
+
+
+def plan_of(config: dict) -> Plan:
+    return Plan(validate_config(config))
+
+
+def marker(name: str) -> str:
+    return f"{R}/models/{name}/.xlcons-fetched.json"
+
+
+def test_nothing_enabled_fetches_nothing():
+    assert plan_of({"models": {"m": {"hf_id": "org/m"}}}).fetch_targets(R) == []
+
+
+def test_multiq_needs_the_generators_the_language_id_model_the_judge_and_the_data():
+    plan = plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}}})
+    assert plan.fetch_targets(R) == [marker("m"), marker("glotlid"), marker("Qwen2.5-7B-Instruct"), f"{R}/data/multiq/MANIFEST.json"]
+
+
+def test_makqa_needs_the_embedder_but_no_translator():
+    targets = plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"makqa": {}}}).fetch_targets(R)
+    assert marker("LaBSE") in targets and marker("nllb-200-distilled-600M") not in targets
+    assert f"{R}/data/makqa/MANIFEST.json" in targets
+
+
+def test_translated_prompt_sets_need_the_translator_and_language_id():
+    targets = plan_of({"datasets": {"information": {"languages": ["de"]}}}).fetch_targets(R)
+    assert marker("nllb-200-distilled-600M") in targets and marker("glotlid") in targets
+    assert marker("Qwen2.5-14B-Instruct") in targets
+    assert not any("/data/" in t for t in targets), "the information prompts ship with xlcons"
+
+
+def test_language_id_is_skipped_when_responses_are_assumed_to_be_in_the_prompted_language():
+    config = {"translator": {"detect_response_language": False}, "datasets": {"information": {"languages": ["de"]}}}
+    assert marker("glotlid") not in plan_of(config).fetch_targets(R)
+
+
+def test_empathy_needs_epitome_and_the_encoder_only_when_fine_tuning():
+    tfidf = plan_of({"datasets": {"empathy": {"languages": ["de"]}}}).fetch_targets(R)
+    assert f"{R}/data/epitome/MANIFEST.json" in tfidf and marker("ModernBERT-large") not in tfidf
+    encoder = plan_of({"evaluators": {"empathy": {"classifier": "encoder"}}, "datasets": {"empathy": {"languages": ["de"]}}})
+    assert marker("ModernBERT-large") in encoder.fetch_targets(R)
+
+
+def test_api_models_and_local_models_are_not_fetched(tmp_path):
+    (tmp_path / "local").mkdir()
+    config = validate_config(
+        {
+            "models": {"api": {"backend": "openai", "api": {"model": "gpt-4o"}}, "local": {"path": str(tmp_path / "local"), "backend": "hf"}},
+            "evaluators": {"judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4"}}}},
+            "datasets": {"multiq": {}},
+        }
+    )
+    plan = Plan(config)
+    assert plan.fetch_targets(R) == [marker("glotlid"), f"{R}/data/multiq/MANIFEST.json"]
+    assert plan.model_location("models.local", R) == str(tmp_path / "local")
+    assert "api" not in plan.hub_models()
+
+
+def test_a_model_used_in_two_roles_is_fetched_once():
+    judge = {"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "hf"}
+    plan = plan_of({"evaluators": {"judge": {"llm": judge}, "information": {"llm": dict(judge)}}, "datasets": {"multiq": {}, "information": {"languages": ["de"]}}})
+    assert plan.fetch_targets(R).count(marker("Qwen2.5-7B-Instruct")) == 1
+
+
+def test_a_local_data_set_folder_replaces_the_download(tmp_path):
+    plan = plan_of({"datasets": {"multiq": {"path": str(tmp_path)}}})
+    assert not any("/data/" in t for t in plan.fetch_targets(R))
+    assert plan.dataset_location("multiq", R) == str(tmp_path)
+
+
+def test_fetch_parameters_carry_the_hub_coordinates_and_the_makqa_base_url():
+    plan = plan_of({"datasets": {"makqa": {"source_url": "https://example.org/makqa/"}}})
+    assert plan.hub_models()["glotlid"] == {"hf_id": "cis-lmu/glotlid", "revision": None, "hf_file": "model.bin"}
+    assert plan.dataset_fetch_params("makqa") == {"source": "makqa", "base_url": "https://example.org/makqa/"}
+
+
+def test_wildcard_patterns_match_exactly_the_configured_names():
+    import re
+
+    plan = plan_of({"models": {"a.b": {"hf_id": "org/a"}}})
+    pattern = re.compile(f"^(?:{plan.hub_model_pattern()})$")
+    assert pattern.match("a.b") and not pattern.match("aXb")
+    assert re.compile(f"^(?:{plan_of({}).hub_model_pattern()})$").match("glotlid")
+
+
+def test_makqa_without_a_download_location_is_reported_before_any_job_runs(tmp_path):
+    plan = plan_of({"datasets": {"makqa": {}}})
+    (warning,) = plan.unreachable_sources(str(tmp_path))
+    assert "datasets.makqa.source_url" in warning and "datasets.makqa.path" in warning
+    assert plan_of({"datasets": {"makqa": {"source_url": "https://example.org/"}}}).unreachable_sources(str(tmp_path)) == []
+    (tmp_path / "data" / "makqa").mkdir(parents=True)
+    (tmp_path / "data" / "makqa" / "MANIFEST.json").write_text("{}")
+    assert plan.unreachable_sources(str(tmp_path)) == [], "a pre-seeded copy needs no URL"

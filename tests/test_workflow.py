@@ -1,0 +1,134 @@
+"""The workflow as users run it: `snakemake` on the command line, from the repository root."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+PAPER_CONFIGS = sorted(str(p.relative_to(REPO)) for p in (REPO / "config" / "paper").glob("*.yaml"))
+
+
+def snakemake(*args: str, cwd: Path = REPO, timeout: int = 300) -> subprocess.CompletedProcess:
+    """Run the CLI; Snakemake prints errors on either stream, so `output` holds both."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    result = subprocess.run([*SNAKEMAKE, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    result.output = result.stdout + result.stderr
+    return result
+
+
+def job_counts(output: str) -> dict[str, int]:
+    """The 'Job stats' table of a dry run, as rule -> count."""
+    table = output.split("Job stats:")[1].split("Reasons:")[0] if "Reasons:" in output else output.split("Job stats:")[1]
+    counts = {}
+    for line in table.splitlines():
+        match = re.fullmatch(r"\s*([A-Za-z_]\w*)\s+(\d+)\s*", line)
+        if match and match.group(1) != "total":
+            counts[match.group(1)] = int(match.group(2))
+    return counts
+
+
+def write_config(tmp_path: Path, config: dict) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+class TestStyle:
+    def test_lint_is_clean(self):
+        result = snakemake("--lint")
+        assert result.returncode == 0, result.output
+        assert "Congratulations, your workflow is in a good condition!" in result.output
+
+    def test_snakefmt_leaves_the_smk_files_unchanged(self):
+        files = ["Snakefile", *sorted(str(p.relative_to(REPO)) for p in (REPO / "rules").glob("*.smk"))]
+        result = subprocess.run([sys.executable, "-m", "snakefmt", "--check", *files], cwd=REPO, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    def test_the_snakefile_requires_snakemake_9(self):
+        assert 'min_version("9.0")' in (REPO / "Snakefile").read_text()
+
+
+class TestDryRuns:
+    def test_default_config_fetches_its_models_and_data(self):
+        result = snakemake("-n")
+        assert result.returncode == 0, result.output
+        assert job_counts(result.stdout) == {"fetch_model": 6, "fetch_dataset": 3, "all": 1}
+
+    @pytest.mark.parametrize("config", PAPER_CONFIGS)
+    def test_paper_config(self, config):
+        result = snakemake("-n", "--configfile", config)
+        assert result.returncode == 0, result.output
+        assert job_counts(result.stdout)["fetch_model"] >= 1
+
+    def test_a_paper_config_replaces_the_default_models(self):
+        result = snakemake("-n", "--configfile", "config/paper/xing2024-knowledge.yaml")
+        assert "qwen2.5-0.5b-instruct" not in result.stdout
+        assert "resources/models/mistral-7b/" in result.stdout
+        assert "gpt-3.5-turbo" not in result.stdout, "API models have nothing to fetch"
+
+    def test_offline_config_needs_no_download(self, offline_models):
+        result = snakemake("-n", "--configfile", "config/offline.yaml")
+        assert result.returncode == 0, result.output
+        assert "fetch_model" not in result.stdout and "fetch_dataset" not in result.stdout
+
+
+class TestBadConfigsFailBeforeScheduling:
+    def test_misspelt_key(self, tmp_path):
+        result = snakemake("-n", "--configfile", str(write_config(tmp_path, {"modells": {"m": {"hf_id": "org/m"}}})))
+        assert result.returncode != 0
+        assert "config key 'modells' is not allowed; did you mean 'models'?" in result.output
+        assert "Job stats" not in result.stdout
+
+    def test_unknown_language_code(self, tmp_path):
+        config = {"datasets": {"multiq": {"languages": ["en", "xx-unknown"]}}}
+        result = snakemake("-n", "--configfile", str(write_config(tmp_path, config)))
+        assert result.returncode != 0
+        assert "datasets.multiq.languages[1]" in result.output and "'xx-unknown'" in result.output
+        assert "Job stats" not in result.stdout
+
+    def test_command_line_override_is_validated_too(self):
+        result = snakemake("-n", "--config", "translator={'beam_size': 0}")
+        assert result.returncode != 0 and "translator.beam_size" in result.output
+
+
+class TestFetchRulesRunForReal:
+    """The fetch rules on a machine without internet: pre-seeded copies are verified and used as is."""
+
+    @pytest.fixture()
+    def workdir(self, tmp_path, shared_data):
+        seeded_model = tmp_path / "resources" / "models" / "tiny"
+        seeded_model.mkdir(parents=True)
+        (seeded_model / "config.json").write_text(json.dumps({"model_type": "llama"}))
+        shutil.copytree(shared_data / "multiq", tmp_path / "resources" / "data" / "multiq")
+        config = {
+            "models": {"tiny": {"hf_id": "example/tiny", "backend": "hf"}},
+            "evaluators": {"language_id": {"model": {"hf_id": "cis-lmu/glotlid", "hf_file": "model.bin"}}, "judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4"}}}},
+            "datasets": {"multiq": {"languages": ["en", "de"]}},
+        }
+        glotlid = tmp_path / "resources" / "models" / "glotlid"
+        glotlid.mkdir(parents=True)
+        (glotlid / "model.bin").write_bytes(b"pre-seeded")
+        write_config(tmp_path, config)
+        return tmp_path
+
+    def test_fetch_then_nothing_to_do(self, workdir):
+        run = ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "1"]
+        first = snakemake(*run)
+        assert first.returncode == 0, first.output
+        marker = json.loads((workdir / "resources/models/tiny/.xlcons-fetched.json").read_text())
+        assert marker["hf_id"] == "example/tiny"
+        manifest = json.loads((workdir / "resources/data/multiq/MANIFEST.json").read_text())
+        assert [entry["relpath"] for entry in manifest["files"]] == ["MultiQ.csv"]
+        assert (workdir / "logs/fetch/data-multiq.log").exists()
+        second = snakemake(*run, "-n")
+        assert second.returncode == 0 and "Nothing to be done" in second.output

@@ -1,0 +1,246 @@
+"""The language registry: the one place where a language code gets its meaning.
+
+Configs name languages by MultiQ's (Google Translate) codes, but every stage needs a
+different identifier for the same language: NLLB-200's FLORES codes to translate,
+ISO 639-3 and GlotLID / lid.176 labels to recognise a response's language, a sentence
+splitter, and paper 000's groups to aggregate. Keeping all of them in one reviewed
+table (``config/languages.tsv``) lets Snakemake reject a bad code while it builds the
+DAG instead of hours into a run; that is also why this module uses the stdlib only.
+
+Choices the table encodes:
+
+- Near-duplicate codes (he/iw, jv/jw, zh/zh-CN, tl/fil) stay separate rows because
+  MultiQ has prompts under each; ``canonical`` says which code they stand for. zh-TW
+  is not a duplicate of zh (Traditional script, its own NLLB code), and neither are
+  ku (Kurmanji, Latin script) and ckb (Sorani, Arabic script).
+- ``nllb`` is empty where NLLB-200 has no code *in the script of the prompts*
+  (mni-Mtei is Meetei Mayek; NLLB's ``mni_Beng`` is Bengali script), so such a
+  language can be evaluated but not translated.
+- ``script_group`` extends paper 000's four groups to every language by script:
+  Indic means the Brahmic scripts of South Asia, Sinhala and Meetei Mayek included
+  (Sinhala is Sri Lankan, but it is Brahmic and segments like its Indian relatives);
+  Thaana, Ethiopic, the Southeast Asian scripts and the rest are Other.
+- ``family_group`` is paper 000's own grouping (it files de and nl under "Rom") and
+  exists only for its 30 languages and their duplicates; ``family`` is the real
+  genealogy, for analyses beyond the paper.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from xlcons import REPO_ROOT
+
+REGISTRY_PATH = REPO_ROOT / "config" / "languages.tsv"
+
+COLUMNS = (
+    "code",
+    "name",
+    "canonical",
+    "nllb",
+    "iso639_3",
+    "script",
+    "script_group",
+    "family",
+    "family_group",
+    "splitter",
+    "glotlid_labels",
+    "lid176_labels",
+)
+_OPTIONAL_COLUMNS = frozenset({"nllb", "family_group", "lid176_labels"})
+SCRIPT_GROUPS = ("Latin", "Indic", "Perso-Arabic", "Other")
+FAMILY_GROUPS = ("Rom", "Slav", "Indo-Aryan", "Dravidian", "Other")
+SPLITTERS = ("pysbd", "indicnlp", "underthesea", "pythainlp", "urdu", "spacy")
+# A duplicate must behave exactly like the code it stands for, or results would differ
+# depending on which spelling a config happened to use.
+_SHARED_WITH_CANONICAL = ("nllb", "iso639_3", "script", "glotlid_labels", "lid176_labels")
+
+PAPER_000_LANGUAGES = tuple(
+    "ar bn cs de el es fa fr gu hi id it iw ja kn ko ml nl pa pl pt ro ru ta te th tr ur vi zh".split()
+)
+PAPER_001_LANGUAGES = tuple("zh en fr es ru ja it de pt ko el nl".split())
+
+
+class UnknownLanguageError(ValueError):
+    """A code that is not in the registry (a typo, or a language not added yet)."""
+
+
+class NotTranslatableError(ValueError):
+    """A known language that NLLB-200 cannot translate."""
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    name: str
+    canonical: str
+    nllb: str | None
+    iso639_3: str
+    script: str
+    script_group: str
+    family: str
+    family_group: str | None
+    splitter: str
+    glotlid_labels: tuple[str, ...]
+    lid176_labels: tuple[str, ...]
+
+    @property
+    def translatable(self) -> bool:
+        return self.nllb is not None
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
+
+
+class LanguageRegistry:
+    _cache: dict[Path, LanguageRegistry] = {}
+
+    def __init__(self, languages: list[Language], path: Path = REGISTRY_PATH):
+        self.path = Path(path)
+        self._languages = {language.code: language for language in languages}
+
+    @classmethod
+    def load(cls, path: Path | str = REGISTRY_PATH) -> LanguageRegistry:
+        """Parse and validate once per file: Snakefiles and rule scripts call this often."""
+        key = Path(path).resolve()
+        if key not in cls._cache:
+            cls._cache[key] = cls(_read(Path(path)), Path(path))
+        return cls._cache[key]
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(self._languages)
+
+    def __len__(self) -> int:
+        return len(self._languages)
+
+    def __iter__(self):
+        return iter(self._languages.values())
+
+    def __contains__(self, code: object) -> bool:
+        return isinstance(code, str) and code in self._languages
+
+    def __getitem__(self, code: str) -> Language:
+        try:
+            return self._languages[code]
+        except (KeyError, TypeError):
+            raise UnknownLanguageError(self._unknown_message(code)) from None
+
+    def nllb_code(self, code: str) -> str:
+        language = self[code]
+        if language.nllb is None:
+            raise NotTranslatableError(
+                f"language {code!r} ({language.name}) has no NLLB-200 code, so it cannot be "
+                f"translated; remove it from the languages of the translation stages, or fill in "
+                f"its nllb column in {_display(self.path)} if NLLB-200 covers it in this script"
+            )
+        return language.nllb
+
+    def script_groups(self, codes=None) -> dict[str, tuple[str, ...]]:
+        """Group -> codes; pass ``codes`` to average over a run's languages (paper 000: its 30)."""
+        return self._group("script_group", SCRIPT_GROUPS, codes)
+
+    def family_groups(self, codes=None) -> dict[str, tuple[str, ...]]:
+        """Languages outside paper 000 have no family group and are left out."""
+        return self._group("family_group", FAMILY_GROUPS, codes)
+
+    def _group(self, field: str, order, codes) -> dict[str, tuple[str, ...]]:
+        members: dict[str, list[str]] = {group: [] for group in order}
+        for code in self.codes if codes is None else codes:
+            group = getattr(self[code], field)
+            if group is not None:
+                members[group].append(code)
+        return {group: tuple(found) for group, found in members.items() if found}
+
+    def _unknown_message(self, code) -> str:
+        message = f"unknown language code {code!r} (not in {_display(self.path)})"
+        suggestions = self._suggest(str(code))
+        if suggestions:
+            return message + "; did you mean " + " or ".join(map(repr, suggestions)) + "?"
+        return message + "; the code column lists the accepted codes"
+
+    def _suggest(self, code: str) -> list[str]:
+        # Common slips: wrong case, a region tag (de-DE, pt_BR), or another scheme's code.
+        lowered = {known.lower(): known for known in self._languages}
+        found = []
+        for candidate in (code.lower(), code.replace("_", "-").split("-")[0].lower()):
+            if candidate in lowered:
+                found.append(lowered[candidate])
+        found += [
+            language.code for language in self if code in (language.nllb, language.iso639_3)
+        ]
+        if not found:
+            found = [lowered[m] for m in difflib.get_close_matches(code.lower(), lowered, n=3)]
+        return list(dict.fromkeys(found))[:3]
+
+
+def _read(path: Path) -> list[Language]:
+    shown = _display(path)
+
+    def fail(line: int, column: str | None, problem: str) -> ValueError:
+        where = f"{shown}, line {line}" + (f", column {column!r}" if column else "")
+        return ValueError(f"{where}: {problem}")
+
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    if not rows or tuple(rows[0]) != COLUMNS:
+        found = ", ".join(rows[0]) if rows else "an empty file"
+        raise fail(1, None, f"header must be the tab-separated columns {', '.join(COLUMNS)}; found {found}")
+
+    languages: list[Language] = []
+    lines: dict[str, int] = {}
+    for line, row in enumerate(rows[1:], start=2):
+        if not row:
+            continue
+        if len(row) != len(COLUMNS):
+            raise fail(line, None, f"expected {len(COLUMNS)} tab-separated fields, found {len(row)}")
+        record = dict(zip(COLUMNS, (value.strip() for value in row)))
+        for column, value in record.items():
+            if not value and column not in _OPTIONAL_COLUMNS:
+                raise fail(line, column, "must not be empty")
+        code = record["code"]
+        if code in lines:
+            raise fail(line, "code", f"duplicate code {code!r} (first on line {lines[code]})")
+        if record["script_group"] not in SCRIPT_GROUPS:
+            raise fail(line, "script_group", f"{record['script_group']!r} is not one of {SCRIPT_GROUPS}")
+        if record["family_group"] and record["family_group"] not in FAMILY_GROUPS:
+            raise fail(line, "family_group", f"{record['family_group']!r} is not one of {FAMILY_GROUPS}")
+        if record["splitter"] not in SPLITTERS:
+            raise fail(line, "splitter", f"{record['splitter']!r} is not one of {SPLITTERS}")
+        lines[code] = line
+        languages.append(
+            Language(
+                code=code,
+                name=record["name"],
+                canonical=record["canonical"],
+                nllb=record["nllb"] or None,
+                iso639_3=record["iso639_3"],
+                script=record["script"],
+                script_group=record["script_group"],
+                family=record["family"],
+                family_group=record["family_group"] or None,
+                splitter=record["splitter"],
+                glotlid_labels=tuple(record["glotlid_labels"].split()),
+                lid176_labels=tuple(record["lid176_labels"].split()),
+            )
+        )
+
+    by_code = {language.code: language for language in languages}
+    for language in languages:
+        line = lines[language.code]
+        target = by_code.get(language.canonical)
+        if target is None:
+            raise fail(line, "canonical", f"{language.canonical!r} is not a code in this file")
+        if target.canonical != target.code:
+            raise fail(line, "canonical", f"{target.code!r} is itself a duplicate of {target.canonical!r}")
+        for column in _SHARED_WITH_CANONICAL:
+            if getattr(language, column) != getattr(target, column):
+                raise fail(line, column, f"must equal that of its canonical code {target.code!r}")
+    return languages

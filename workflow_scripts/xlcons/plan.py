@@ -1,0 +1,121 @@
+"""What a validated config needs: which models and data sets, fetched or local.
+
+The Snakefile asks this module instead of reading the config itself, so the rules
+stay declarative and the decisions (which evaluator needs which model, which data
+set comes from where) are unit-tested in one place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from xlcons.config import TRANSLATED_DATASETS, iter_model_sources, resource_name
+from xlcons.data_sources import DATA_SOURCES
+
+# Which released data set a configured prompt set is built from. The information
+# prompts are committed with the project and need no download.
+DATASET_SOURCES = {"multiq": "multiq", "makqa": "makqa", "empathy": "epitome"}
+
+
+def _needs_weights(source: Mapping[str, Any]) -> bool:
+    """An OpenAI-compatible endpoint serves the model; there is nothing to load locally."""
+    return source.get("backend") != "openai" and bool(source.get("hf_id") or source.get("path"))
+
+
+class Plan:
+    def __init__(self, config: Mapping[str, Any]):
+        self.config = config
+        self.sources = dict(iter_model_sources(config))
+        self.names = {key: resource_name(key, source) for key, source in self.sources.items() if source.get("hf_id") or source.get("path")}
+
+    # -- data sets ---------------------------------------------------------------------
+    def enabled_datasets(self) -> list[str]:
+        return [name for name, spec in self.config["datasets"].items() if spec["enabled"]]
+
+    def fetched_sources(self) -> list[str]:
+        """Released data sets that enabled prompt sets need and no local path provides."""
+        wanted = []
+        for dataset in self.enabled_datasets():
+            source = DATASET_SOURCES.get(dataset)
+            if source and not self.config["datasets"][dataset].get("path") and source not in wanted:
+                wanted.append(source)
+        return wanted
+
+    def fetched_dataset_pattern(self) -> str:
+        return _alternation(DATASET_SOURCES.values())
+
+    def dataset_fetch_params(self, source: str) -> dict[str, Any]:
+        spec = next((self.config["datasets"][d] for d, s in DATASET_SOURCES.items() if s == source), {})
+        return {"source": source, "base_url": spec.get("source_url")}
+
+    def unreachable_sources(self, resources: str) -> list[str]:
+        """Warnings for data sets whose fetch job cannot succeed: no base URL, nothing pre-seeded.
+
+        Reported while the DAG is built, so the user learns it before any job runs.
+        """
+        messages = []
+        for source in self.fetched_sources():
+            spec = DATA_SOURCES[source]
+            seeded = Path(resources, "data", source, "MANIFEST.json").exists()
+            if spec.needs_base_url and not self.dataset_fetch_params(source)["base_url"] and not seeded:
+                messages.append(
+                    f"data set '{source}' has no known public download location: set {spec.source_url_key} "
+                    f"to the release's base URL, set datasets.{source}.path to a local copy, or put the files "
+                    f"in {resources}/data/{source}/ (its fetch job fails otherwise)"
+                )
+        return messages
+
+    def dataset_location(self, dataset: str, resources: str) -> str:
+        path = self.config["datasets"][dataset].get("path")
+        return path or f"{resources}/data/{DATASET_SOURCES[dataset]}/MANIFEST.json"
+
+    # -- models ------------------------------------------------------------------------
+    def required_model_keys(self) -> list[str]:
+        """Config keys of the models the enabled stages load, in config order."""
+        datasets = set(self.enabled_datasets())
+        evaluators = self.config["evaluators"]
+        translated = bool(datasets & set(TRANSLATED_DATASETS))
+        needed = {key for key in self.sources if key.startswith("models.") and datasets}
+        if translated:
+            needed.add("translator.model")
+        if "multiq" in datasets or (translated and self.config["translator"]["detect_response_language"]):
+            needed.add("evaluators.language_id.model")
+        if "multiq" in datasets:
+            needed.add("evaluators.judge.llm")
+        if "information" in datasets:
+            needed.add("evaluators.information.llm")
+        if "empathy" in datasets and evaluators["empathy"]["classifier"] == "encoder":
+            needed.add("evaluators.empathy.encoder")
+        if "makqa" in datasets:
+            needed.add("evaluators.knowledge.embedder")
+        return [key for key in self.sources if key in needed and _needs_weights(self.sources[key])]
+
+    def hub_models(self) -> dict[str, dict[str, Any]]:
+        """Every configured model that comes from the Hub, by its folder name."""
+        return {
+            self.names[key]: {field: source.get(field) for field in ("hf_id", "revision", "hf_file")}
+            for key, source in self.sources.items()
+            if source.get("hf_id") and not source.get("path") and source.get("backend") != "openai"
+        }
+
+    def hub_model_pattern(self) -> str:
+        return _alternation(self.hub_models())
+
+    def model_location(self, key: str, resources: str) -> str:
+        source = self.sources[key]
+        return source["path"] if source.get("path") else f"{resources}/models/{self.names[key]}/.xlcons-fetched.json"
+
+    # -- targets -----------------------------------------------------------------------
+    def fetch_targets(self, resources: str) -> list[str]:
+        models = [self.model_location(key, resources) for key in self.required_model_keys() if not self.sources[key].get("path")]
+        data = [f"{resources}/data/{source}/MANIFEST.json" for source in self.fetched_sources()]
+        return list(dict.fromkeys(models + data))
+
+
+def _alternation(names) -> str:
+    """A wildcard constraint matching exactly these names (and nothing when there are none)."""
+    names = sorted(set(names))
+    return "|".join(re.escape(name) for name in names) if names else "(?!x)x"
