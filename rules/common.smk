@@ -47,6 +47,11 @@ def dataset_location(dataset):
     return PLAN.dataset_location(dataset, RESOURCES)
 
 
-def get_final_targets():
-    """Everything the enabled stages need; later stages add their outputs here."""
+def get_fetch_targets():
+    """The markers and manifests of every model and data set the enabled stages need."""
     return PLAN.fetch_targets(RESOURCES)
+
+
+def get_final_targets():
+    """Everything the enabled stages produce; each stage adds its outputs here."""
+    return get_fetch_targets()

@@ -3,8 +3,15 @@
 
 
 localrules:
+    fetch,
     fetch_model,
     fetch_dataset,
+
+
+rule fetch:
+    """Everything this config downloads; run it on the login node before submitting."""
+    input:
+        get_fetch_targets(),
 
 
 rule fetch_model:

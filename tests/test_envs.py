@@ -46,7 +46,8 @@ def load_rules():
 
 
 RULES = load_rules()
-COMPUTING_RULES = [rule for rule in RULES if rule.name != "all"]
+# Rules that run something; aggregate rules (all, fetch) only name inputs.
+COMPUTING_RULES = [rule for rule in RULES if not rule.norun]
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -64,6 +64,11 @@ class TestDryRuns:
         assert result.returncode == 0, result.output
         assert job_counts(result.stdout) == {"fetch_model": 6, "fetch_dataset": 3, "all": 1}
 
+    def test_the_fetch_target_downloads_the_same_and_nothing_else(self):
+        result = snakemake("-n", "fetch")
+        assert result.returncode == 0, result.output
+        assert job_counts(result.stdout) == {"fetch_model": 6, "fetch_dataset": 3, "fetch": 1}
+
     @pytest.mark.parametrize("config", PAPER_CONFIGS)
     def test_paper_config(self, config):
         result = snakemake("-n", "--configfile", config)
