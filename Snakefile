@@ -16,6 +16,8 @@ if not workflow.config_settings.configfiles:
 
 include: "rules/common.smk"
 include: "rules/fetch.smk"
+include: "rules/prompts.smk"
+include: "rules/generate.smk"
 
 
 rule all:

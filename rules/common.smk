@@ -9,7 +9,7 @@ from snakemake.logging import logger
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
 from xlcons.config import ConfigError, validate_config
-from xlcons.plan import Plan
+from xlcons.plan import Plan, alternation
 
 try:
     validate_config(config, base_dir=Path.cwd())
@@ -18,33 +18,28 @@ except ConfigError as error:
 
 PLAN = Plan(config)
 RESOURCES = "resources"
+RESULTS = PLAN.results
 for warning in PLAN.unreachable_sources(RESOURCES):
     logger.warning(f"xlcons: {warning}")
 
 
 wildcard_constraints:
-    model=PLAN.hub_model_pattern(),
-    dataset=PLAN.fetched_dataset_pattern(),
+    dataset=alternation(PLAN.generation_datasets()),
+    model=alternation(PLAN.generators()),
+    lang=alternation(PLAN.registry.codes),
+
+
+# -- fetch ------------------------------------------------------------------------------
 
 
 def get_model_source(wildcards):
     """The Hub coordinates of one model to fetch."""
-    return PLAN.hub_models()[wildcards.model]
+    return PLAN.hub_models()[wildcards.name]
 
 
 def get_dataset_fetch_params(wildcards):
-    """Base URL and local copy (if any) of one data set to fetch."""
-    return PLAN.dataset_fetch_params(wildcards.dataset)
-
-
-def model_location(key):
-    """A model's local path as given, or the marker its fetch job writes."""
-    return PLAN.model_location(key, RESOURCES)
-
-
-def dataset_location(dataset):
-    """A data set's local folder as given, or the manifest its fetch job writes."""
-    return PLAN.dataset_location(dataset, RESOURCES)
+    """Base URL (if any) of one released data set to fetch."""
+    return PLAN.dataset_fetch_params(wildcards.source)
 
 
 def get_fetch_targets():
@@ -52,6 +47,71 @@ def get_fetch_targets():
     return PLAN.fetch_targets(RESOURCES)
 
 
+# -- prompts ----------------------------------------------------------------------------
+
+
+def get_dataset_files(wildcards):
+    """A data set's local folder as given, or the manifest its fetch job writes."""
+    return PLAN.dataset_location(wildcards.dataset, RESOURCES)
+
+
+def get_dataset_folder(wildcards):
+    return PLAN.dataset_folder(wildcards.dataset, RESOURCES)
+
+
+def get_dataset_items(wildcards):
+    return PLAN.config["datasets"][wildcards.dataset]["items"]
+
+
+# -- generation -------------------------------------------------------------------------
+
+
+def prompt_files(dataset):
+    """The per-language prompt files of a data set, in configured language order."""
+    return [PLAN.prompt_file(dataset, lang) for lang in PLAN.languages(dataset)]
+
+
+def response_patterns(dataset):
+    """The per-language response files of one generation job ({model} left open)."""
+    return [
+        PLAN.response_file(dataset, "{model}", lang) for lang in PLAN.languages(dataset)
+    ]
+
+
+def get_generator_weights(wildcards):
+    return PLAN.generator_inputs(wildcards.model, RESOURCES)
+
+
+def get_generator_spec(wildcards):
+    return PLAN.generator_spec(wildcards.model, RESOURCES)
+
+
+def get_generator_env(wildcards):
+    return str(
+        Path(workflow.basedir) / "envs" / f"{PLAN.generator_env(wildcards.model)}.yaml"
+    )
+
+
+def get_generator_gpus(wildcards):
+    return PLAN.generator_gpus(wildcards.model)
+
+
+def get_generator_mem_mb(wildcards, attempt):
+    """Memory grows with the retry attempt, so --retries recovers from out-of-memory kills."""
+    base = {"vllm": 64000, "hf": 16000}.get(
+        PLAN.config["models"][wildcards.model]["backend"], 2000
+    )
+    return base * attempt
+
+
+def generation_cache(dataset):
+    """The job's own response cache ({model} left open); not an output, so it survives reruns."""
+    return f"{RESULTS}/cache/generate/{dataset}/{{model}}.jsonl"
+
+
+# -- targets ----------------------------------------------------------------------------
+
+
 def get_final_targets():
     """Everything the enabled stages produce; each stage adds its outputs here."""
-    return get_fetch_targets()
+    return get_fetch_targets() + PLAN.generation_targets()

@@ -16,9 +16,11 @@ rule fetch:
 
 rule fetch_model:
     output:
-        marker=f"{RESOURCES}/models/{{model}}/.xlcons-fetched.json",
+        marker=f"{RESOURCES}/models/{{name}}/.xlcons-fetched.json",
     log:
-        "logs/fetch/model-{model}.log",
+        "logs/fetch/model-{name}.log",
+    wildcard_constraints:
+        name=PLAN.hub_model_pattern(),
     conda:
         "../envs/fetch.yaml"
     resources:
@@ -32,9 +34,11 @@ rule fetch_model:
 
 rule fetch_dataset:
     output:
-        manifest=f"{RESOURCES}/data/{{dataset}}/MANIFEST.json",
+        manifest=f"{RESOURCES}/data/{{source}}/MANIFEST.json",
     log:
-        "logs/fetch/data-{dataset}.log",
+        "logs/fetch/data-{source}.log",
+    wildcard_constraints:
+        source=PLAN.fetched_dataset_pattern(),
     conda:
         "../envs/fetch.yaml"
     resources:

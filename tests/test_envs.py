@@ -11,9 +11,13 @@ import ast
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
+
+from xlcons.generation.base import BACKEND_MODULES
+from xlcons.plan import generation_env
 
 REPO = Path(__file__).resolve().parent.parent
 LIBRARY = REPO / "workflow_scripts"
@@ -27,6 +31,8 @@ DISTRIBUTION_OF = {
     "google": "protobuf",
     "sentence_transformers": "sentence-transformers",
 }
+# vLLM pins its own torch build; the vLLM env follows it instead of the CPU test pin.
+VLLM_OWN_PINS = {"torch"}
 # Provided by Snakemake itself when it runs a script (never imported at top level by the library).
 PROVIDED = {"snakemake", "xlcons"}
 
@@ -42,10 +48,11 @@ def load_rules():
     with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
         workflow_api = api.workflow(resource_settings=ResourceSettings(), snakefile=REPO / "Snakefile", workdir=REPO)
         workflow_api.dag()
-        return list(workflow_api._workflow.rules)
+        workflow = workflow_api._workflow
+        return list(workflow.rules), workflow.globals["PLAN"]
 
 
-RULES = load_rules()
+RULES, PLAN = load_rules()
 # Rules that run something; aggregate rules (all, fetch) only name inputs.
 COMPUTING_RULES = [rule for rule in RULES if not rule.norun]
 
@@ -94,8 +101,11 @@ def env_packages(env_file: Path) -> dict[str, str]:
     return pins
 
 
-def rule_env(rule) -> Path:
-    return (Path(rule.snakefile).parent / rule.conda_env).resolve()
+def rule_envs(rule) -> list[Path]:
+    """The env file(s) a rule's jobs use; a function picks one per model (generation)."""
+    if callable(rule.conda_env):
+        return sorted({Path(rule.conda_env(SimpleNamespace(model=model))).resolve() for model in PLAN.generators()})
+    return [(Path(rule.snakefile).parent / rule.conda_env).resolve()]
 
 
 def rule_script(rule) -> Path:
@@ -106,20 +116,35 @@ def test_the_workflow_has_rules_to_check():
     assert {"fetch_model", "fetch_dataset"} <= {rule.name for rule in COMPUTING_RULES}
 
 
+def needed_distributions(*paths: Path) -> set[str]:
+    return {normalise(DISTRIBUTION_OF.get(name, name)) for path in paths for name in third_party_imports(path)}
+
+
 @pytest.mark.parametrize("rule", COMPUTING_RULES, ids=lambda rule: rule.name)
 def test_rule_names_an_env_file_that_exists(rule):
     assert rule.conda_env, f"rule {rule.name} has no conda: directive"
-    assert rule_env(rule).is_file(), f"rule {rule.name}: {rule.conda_env} does not exist"
-    assert rule_env(rule).parent == REPO / "envs"
+    for env in rule_envs(rule):
+        assert env.is_file(), f"rule {rule.name}: {env} does not exist"
+        assert env.parent == REPO / "envs"
 
 
 @pytest.mark.parametrize("rule", COMPUTING_RULES, ids=lambda rule: rule.name)
 def test_rule_env_pins_what_its_code_imports(rule):
     assert rule.script, f"rule {rule.name} should call a script under workflow_scripts/"
-    needed = {normalise(DISTRIBUTION_OF.get(name, name)) for name in third_party_imports(rule_script(rule))}
-    pinned = env_packages(rule_env(rule))
-    missing = sorted(needed - set(pinned))
-    assert not missing, f"rule {rule.name}: {rule.conda_env} lacks {missing}"
+    needed = needed_distributions(rule_script(rule))
+    for env in rule_envs(rule):
+        missing = sorted(needed - set(env_packages(env)))
+        assert not missing, f"rule {rule.name}: {env.name} lacks {missing}"
+
+
+@pytest.mark.parametrize("backend", sorted(BACKEND_MODULES))
+def test_each_generation_backend_runs_in_an_env_that_pins_its_imports(backend):
+    """Backends are imported by name at run time, so they are traced here, one by one."""
+    module = LIBRARY.joinpath(*BACKEND_MODULES[backend].split(".")).with_suffix(".py")
+    script = REPO / "workflow_scripts" / "generate.py"
+    env = REPO / "envs" / f"{generation_env(backend)}.yaml"
+    missing = sorted(needed_distributions(script, module) - set(env_packages(env)))
+    assert not missing, f"backend {backend}: {env.name} lacks {missing}"
 
 
 @pytest.mark.parametrize("env_file", sorted((REPO / "envs").glob("*.yaml")), ids=lambda p: p.name)
@@ -136,7 +161,12 @@ def test_env_versions_agree_with_the_tested_requirements(env_file):
         match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==(\S+)", line.strip())
         if match:
             tested[normalise(match.group(1))] = match.group(2)
-    disagree = {name: (version, tested[name]) for name, version in env_packages(env_file).items() if name in tested and tested[name] != version}
+    own_pins = VLLM_OWN_PINS if env_file.name == "generate-vllm.yaml" else set()
+    disagree = {
+        name: (version, tested[name])
+        for name, version in env_packages(env_file).items()
+        if name in tested and tested[name] != version and name not in own_pins
+    }
     assert not disagree, f"{env_file.name} pins differ from requirements/test.txt: {disagree}"
 
 

@@ -59,13 +59,15 @@ class TestStyle:
 
 
 class TestDryRuns:
-    def test_default_config_fetches_its_models_and_data(self):
-        result = snakemake("-n")
+    def test_default_config_fetches_then_prompts_and_generates(self):
+        result = snakemake("-n", "--forceall")
         assert result.returncode == 0, result.output
-        assert job_counts(result.stdout) == {"fetch_model": 6, "fetch_dataset": 3, "all": 1}
+        counts = job_counts(result.stdout)
+        # 6 models and 3 data sets to fetch; MultiQ's 7 languages; one generation job per model.
+        assert counts == {"fetch_model": 6, "fetch_dataset": 3, "prompts": 7, "generate_multiq": 2, "all": 1}
 
     def test_the_fetch_target_downloads_the_same_and_nothing_else(self):
-        result = snakemake("-n", "fetch")
+        result = snakemake("-n", "--forceall", "fetch")
         assert result.returncode == 0, result.output
         assert job_counts(result.stdout) == {"fetch_model": 6, "fetch_dataset": 3, "fetch": 1}
 
@@ -82,9 +84,15 @@ class TestDryRuns:
         assert "gpt-3.5-turbo" not in result.stdout, "API models have nothing to fetch"
 
     def test_offline_config_needs_no_download(self, offline_models):
-        result = snakemake("-n", "--configfile", "config/offline.yaml")
+        result = snakemake("-n", "--forceall", "--configfile", "config/offline.yaml")
         assert result.returncode == 0, result.output
         assert "fetch_model" not in result.stdout and "fetch_dataset" not in result.stdout
+        assert job_counts(result.stdout) == {"prompts": 5, "generate_multiq": 2, "all": 1}
+
+    def test_paper_004_schedules_one_generation_job_per_model_over_137_languages(self):
+        result = snakemake("-n", "--forceall", "--configfile", "config/paper/holtermann2024-multiq.yaml")
+        counts = job_counts(result.stdout)
+        assert counts["prompts"] == 137 and counts["generate_multiq"] == 6
 
 
 class TestBadConfigsFailBeforeScheduling:
@@ -128,12 +136,12 @@ class TestFetchRulesRunForReal:
 
     def test_fetch_then_nothing_to_do(self, workdir):
         run = ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "1"]
-        first = snakemake(*run)
+        first = snakemake(*run, "fetch")
         assert first.returncode == 0, first.output
         marker = json.loads((workdir / "resources/models/tiny/.xlcons-fetched.json").read_text())
         assert marker["hf_id"] == "example/tiny"
         manifest = json.loads((workdir / "resources/data/multiq/MANIFEST.json").read_text())
         assert [entry["relpath"] for entry in manifest["files"]] == ["MultiQ.csv"]
         assert (workdir / "logs/fetch/data-multiq.log").exists()
-        second = snakemake(*run, "-n")
+        second = snakemake(*run, "-n", "fetch")
         assert second.returncode == 0 and "Nothing to be done" in second.output

@@ -154,6 +154,35 @@ def _check_languages(key: str, codes, registry: LanguageRegistry, translated: bo
             yield f"config key '{key}[{index}]': {error}"
 
 
+def dataset_languages(dataset: str, spec: Mapping[str, Any], registry: LanguageRegistry) -> list[str]:
+    """The languages a data set runs in: its list, or what `all` means for it."""
+    if spec["languages"] != "all":
+        return list(spec["languages"])
+    from xlcons.datasets import DATASETS
+
+    info = DATASETS.get(dataset)
+    if info is not None and info.languages is not None:
+        return list(info.languages)
+    if dataset in TRANSLATED_DATASETS:
+        return [code for code in registry.codes if code == "en" or registry[code].translatable]
+    return list(registry.codes)
+
+
+def _check_model_languages(name: str, spec: Mapping[str, Any], datasets: Mapping[str, Any], registry: LanguageRegistry) -> Iterator[str]:
+    allowed = spec.get("languages")
+    if allowed is None:
+        return
+    for dataset, dataset_spec in datasets.items():
+        if not dataset_spec["enabled"]:
+            continue
+        excluded = [lang for lang in dataset_languages(dataset, dataset_spec, registry) if lang not in allowed]
+        if excluded:
+            yield (
+                f"config key 'datasets.{dataset}.languages': model '{name}' excludes {excluded} "
+                f"(models.{name}.languages); drop them from the data set or from the model's exclusions"
+            )
+
+
 def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path) -> list[str]:
     """Everything the schema cannot express; returns the problems found (empty when valid)."""
     problems: list[str] = []
@@ -170,6 +199,10 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
                 )
     for name, spec in config.get("models", {}).items():
         problems += _check_languages(f"models.{name}.training_languages", spec.get("training_languages"), registry, False)
+        problems += _check_languages(f"models.{name}.languages", spec.get("languages"), registry, False)
+        problems += _check_model_languages(name, spec, config["datasets"], registry)
+        if spec["backend"] == "file" and spec.get("path") and not (base_dir / spec["path"]).is_file():
+            problems.append(f"config key 'models.{name}.path': backend file needs a responses file, '{spec['path']}' is not one")
     problems += _check_languages(
         "evaluators.language_id.unsupported_languages", config["evaluators"]["language_id"]["unsupported_languages"], registry, False
     )

@@ -12,8 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from xlcons.config import TRANSLATED_DATASETS, iter_model_sources, resource_name
+from xlcons.config import TRANSLATED_DATASETS, dataset_languages, iter_model_sources, resource_name
 from xlcons.data_sources import DATA_SOURCES
+from xlcons.datasets import DATASETS
+from xlcons.languages import LanguageRegistry
 
 # Which released data set a configured prompt set is built from. The information
 # prompts are committed with the project and need no download.
@@ -26,8 +28,10 @@ def _needs_weights(source: Mapping[str, Any]) -> bool:
 
 
 class Plan:
-    def __init__(self, config: Mapping[str, Any]):
+    def __init__(self, config: Mapping[str, Any], registry: LanguageRegistry | None = None):
         self.config = config
+        self.registry = registry or LanguageRegistry.load()
+        self.results = config["output"]["results_dir"]
         self.sources = dict(iter_model_sources(config))
         self.names = {key: resource_name(key, source) for key, source in self.sources.items() if source.get("hf_id") or source.get("path")}
 
@@ -45,7 +49,7 @@ class Plan:
         return wanted
 
     def fetched_dataset_pattern(self) -> str:
-        return _alternation(DATASET_SOURCES.values())
+        return alternation(DATASET_SOURCES.values())
 
     def dataset_fetch_params(self, source: str) -> dict[str, Any]:
         spec = next((self.config["datasets"][d] for d, s in DATASET_SOURCES.items() if s == source), {})
@@ -102,11 +106,71 @@ class Plan:
         }
 
     def hub_model_pattern(self) -> str:
-        return _alternation(self.hub_models())
+        return alternation(self.hub_models())
 
     def model_location(self, key: str, resources: str) -> str:
         source = self.sources[key]
         return source["path"] if source.get("path") else f"{resources}/models/{self.names[key]}/.xlcons-fetched.json"
+
+    # -- prompts and generation ---------------------------------------------------------
+    def generation_datasets(self) -> list[str]:
+        """Enabled data sets whose prompts xlcons can build (the others arrive with their stages)."""
+        return [name for name in self.enabled_datasets() if name in DATASETS]
+
+    def languages(self, dataset: str) -> list[str]:
+        return dataset_languages(dataset, self.config["datasets"][dataset], self.registry)
+
+    def max_new_tokens(self, dataset: str) -> int:
+        return self.config["datasets"][dataset]["max_new_tokens"] or DATASETS[dataset].max_new_tokens
+
+    def dataset_folder(self, dataset: str, resources: str) -> str:
+        """Where a data set's released files are: its configured path or the fetched copy."""
+        return self.config["datasets"][dataset].get("path") or f"{resources}/data/{DATASET_SOURCES[dataset]}"
+
+    def prompt_file(self, dataset: str, lang: str) -> str:
+        return f"{self.results}/prompts/{dataset}/{lang}.parquet"
+
+    def response_file(self, dataset: str, model: str, lang: str) -> str:
+        return f"{self.results}/responses/{dataset}/{model}/{lang}.parquet"
+
+    def generators(self) -> list[str]:
+        return list(self.config["models"])
+
+    def generator_spec(self, model: str, resources: str) -> dict[str, Any]:
+        """The model's config plus where its weights (or recorded responses) are on disk."""
+        spec = dict(self.config["models"][model])
+        key = f"models.{model}"
+        if spec.get("path"):
+            spec["location"] = spec["path"]
+        elif _needs_weights(spec):
+            spec["location"] = f"{resources}/models/{self.names[key]}"
+        else:
+            spec["location"] = None
+        return spec
+
+    def generator_inputs(self, model: str, resources: str) -> list[str]:
+        """The weights' marker or local path (nothing for an API model)."""
+        spec = self.config["models"][model]
+        return [self.model_location(f"models.{model}", resources)] if _needs_weights(spec) else []
+
+    def generator_gpus(self, model: str) -> int:
+        spec = self.config["models"][model]
+        if spec["backend"] == "vllm":
+            return spec["vllm"]["tensor_parallel_size"]
+        if spec["backend"] == "hf":
+            return 0 if spec["hf"]["device"] == "cpu" else 1
+        return 0
+
+    def generator_env(self, model: str) -> str:
+        return generation_env(self.config["models"][model]["backend"])
+
+    def generation_targets(self) -> list[str]:
+        return [
+            self.response_file(dataset, model, lang)
+            for dataset in self.generation_datasets()
+            for model in self.generators()
+            for lang in self.languages(dataset)
+        ]
 
     # -- targets -----------------------------------------------------------------------
     def fetch_targets(self, resources: str) -> list[str]:
@@ -115,7 +179,12 @@ class Plan:
         return list(dict.fromkeys(models + data))
 
 
-def _alternation(names) -> str:
+def generation_env(backend: str) -> str:
+    """The env (envs/<name>.yaml) of a generation job: vLLM pins its own torch and transformers."""
+    return "generate-vllm" if backend == "vllm" else "generate"
+
+
+def alternation(names) -> str:
     """A wildcard constraint matching exactly these names (and nothing when there are none)."""
     names = sorted(set(names))
     return "|".join(re.escape(name) for name in names) if names else "(?!x)x"

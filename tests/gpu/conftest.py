@@ -1,0 +1,3 @@
+"""The scripts here need a GPU (and vLLM); they are run by hand, never collected by pytest."""
+
+collect_ignore_glob = ["*"]

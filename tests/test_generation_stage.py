@@ -1,0 +1,217 @@
+"""The generation job: cached, resumable, identical whether or not it was interrupted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from xlcons.datasets.multiq import load
+from xlcons.generation.base import (
+    Backend,
+    Decoding,
+    GenerationError,
+    ModelSpec,
+    Request,
+    Result,
+    backend_class,
+    build_requests,
+    decoding_hash,
+    load_backend,
+)
+from xlcons.generation.cache import ResponseCache
+from xlcons.generation.stage import run_generation, run_generation_job
+from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES
+from xlcons.tables import write_table
+
+ALL = {"ids": None, "limit": None, "domains": None}
+
+
+class Echo(Backend):
+    """A deterministic stand-in model that counts what it was asked."""
+
+    name = "echo"
+    chunk_size = 2
+
+    def __init__(self, spec, calls, fail_after=None, errors=()):
+        super().__init__(spec)
+        self.calls, self.fail_after, self.errors = calls, fail_after, errors
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
+        for request in requests:
+            if self.fail_after is not None and len(self.calls) >= self.fail_after:
+                raise RuntimeError("killed")
+            self.calls.append(request.prompt)
+            if request.prompt in self.errors:
+                yield Result(request.key, "", "error", error="HTTP 503")
+            else:
+                yield Result(request.key, f"answer to {request.prompt}", "stop", 5, 3)
+
+
+def factory(calls, **kwargs):
+    return lambda spec: Echo(spec, calls, **kwargs)
+
+
+@pytest.fixture()
+def spec():
+    return ModelSpec(name="echo-model", backend="hf", location="/nowhere", decoding=Decoding(), hf_id="org/echo")
+
+
+@pytest.fixture(scope="module")
+def prompts(shared_data):
+    return load(shared_data / "multiq", ["en", "de", "he", "iw"], {**ALL, "limit": 5})
+
+
+def test_every_prompt_gets_a_response_row(spec, prompts, tmp_path):
+    table = run_generation(spec, prompts, 256, tmp_path / "cache.jsonl", factory([]))
+    assert table.schema == RESPONSES
+    assert table["item_id"].to_pylist() == prompts["item_id"].to_pylist()
+    assert table["lang"].to_pylist() == prompts["lang"].to_pylist()
+    assert table["response"].to_pylist() == [f"answer to {p}" for p in prompts["prompt"].to_pylist()]
+    assert set(table["decoding_hash"].to_pylist()) == {decoding_hash(spec, 256)}
+    assert set(table["backend"].to_pylist()) == {"hf"}
+
+
+def test_identical_prompts_are_generated_once(spec, prompts, tmp_path):
+    calls = []
+    run_generation(spec, prompts, 256, tmp_path / "cache.jsonl", factory(calls))
+    assert len(calls) == 15, "he and iw share their prompts: 20 rows, 15 distinct prompts"
+
+
+def test_a_killed_job_resumes_with_exactly_the_missing_items(spec, prompts, tmp_path):
+    cache = tmp_path / "cache.jsonl"
+    with pytest.raises(RuntimeError, match="killed"):
+        run_generation(spec, prompts, 256, cache, factory([], fail_after=7))
+    assert len(ResponseCache(cache)) == 7, "every answer yielded before the kill is kept"
+    calls = []
+    resumed = run_generation(spec, prompts, 256, cache, factory(calls))
+    assert len(calls) == 15 - 7
+    uninterrupted = run_generation(spec, prompts, 256, tmp_path / "fresh.jsonl", factory([]))
+    assert resumed.equals(uninterrupted)
+
+
+def test_a_fully_cached_job_never_loads_the_model(spec, prompts, tmp_path):
+    run_generation(spec, prompts, 256, tmp_path / "cache.jsonl", factory([]))
+
+    def must_not_load(_):
+        raise AssertionError("the model was loaded")
+
+    run_generation(spec, prompts, 256, tmp_path / "cache.jsonl", must_not_load)
+
+
+def test_a_changed_decoding_parameter_regenerates(spec, prompts, tmp_path):
+    run_generation(spec, prompts, 256, tmp_path / "cache.jsonl", factory([]))
+    calls = []
+    run_generation(spec, prompts, 128, tmp_path / "cache.jsonl", factory(calls))
+    assert len(calls) == 15
+    sampled = ModelSpec(**{**spec.__dict__, "decoding": Decoding(temperature=0.7)})
+    calls = []
+    run_generation(sampled, prompts, 256, tmp_path / "cache.jsonl", factory(calls))
+    assert len(calls) == 15
+
+
+def test_failed_requests_are_recorded_and_retried_on_the_next_run(spec, prompts, tmp_path):
+    failing = prompts["prompt"].to_pylist()[0]
+    table = run_generation(spec, prompts, 256, tmp_path / "cache.jsonl", factory([], errors=(failing,)))
+    first = table.to_pylist()[0]
+    assert (first["response"], first["finish_reason"], first["error"]) == (NO_ANSWER, "error", "HTTP 503")
+    calls = []
+    table = run_generation(spec, prompts, 256, tmp_path / "cache.jsonl", factory(calls))
+    assert calls == [failing]
+    assert table.to_pylist()[0]["finish_reason"] == "stop"
+
+
+def test_an_empty_answer_is_recorded_as_no_answer(spec, tmp_path):
+    class Silent(Echo):
+        def generate(self, requests):
+            for request in requests:
+                yield Result(request.key, "  ", "stop", 4, 0)
+
+    prompts = pa.Table.from_pylist([{"dataset": "d", "item_id": "1", "lang": "en", "prompt": "hi", "category": None, "references": None, "source_lang": "en"}], schema=PROMPTS)
+    row = run_generation(spec, prompts, 8, tmp_path / "c.jsonl", lambda s: Silent(s, [])).to_pylist()[0]
+    assert (row["response"], row["finish_reason"], row["error"]) == (NO_ANSWER, "empty", "the model returned no text")
+
+
+def test_a_cache_cut_off_mid_line_keeps_its_whole_lines(tmp_path):
+    path = tmp_path / "cache.jsonl"
+    cache = ResponseCache(path, flush_every=1)
+    cache.put(Result("a", "one", "stop"))
+    cache.put(Result("b", "two", "stop"))
+    with open(path, "a") as handle:
+        handle.write('{"key": "c", "resp')
+    reopened = ResponseCache(path)
+    assert len(reopened) == 2 and reopened.get("b").response == "two"
+    assert path.read_text().endswith("\n")
+
+
+def test_the_job_writes_one_file_per_language_atomically(spec, prompts, tmp_path):
+    files = []
+    for lang in ("en", "de"):
+        path = tmp_path / "prompts" / f"{lang}.parquet"
+        write_table(prompts.filter(pa.compute.equal(prompts["lang"], lang)), path, PROMPTS)
+        files.append(path)
+    outputs = [tmp_path / "out" / "en.parquet", tmp_path / "out" / "de.parquet"]
+    run_generation_job(spec, files, outputs, 256, tmp_path / "cache.jsonl", factory([]))
+    assert [set(pq.read_table(p)["lang"].to_pylist()) for p in outputs] == [{"en"}, {"de"}]
+    assert not list((tmp_path / "out").glob(".*")), "no temporary files are left behind"
+
+
+def test_cache_keys_cover_the_system_prompt_and_the_model(spec):
+    rows = [{"item_id": "1", "lang": "en", "prompt": "hi"}]
+    plain = build_requests(spec, rows, 8)[0]
+    with_system = build_requests(ModelSpec(**{**spec.__dict__, "system_prompt": "Be brief."}), rows, 8)[0]
+    other_model = build_requests(ModelSpec(**{**spec.__dict__, "hf_id": "org/other"}), rows, 8)[0]
+    assert len({plain.key, with_system.key, other_model.key}) == 3
+    assert with_system.messages[0] == {"role": "system", "content": "Be brief."}
+    assert plain.messages == ({"role": "user", "content": "hi"},), "no system prompt unless configured"
+
+
+def test_an_unknown_backend_is_a_clear_error():
+    with pytest.raises(GenerationError, match="unknown generation backend 'vlm'"):
+        backend_class("vlm")
+
+
+class TestRecordedResponses:
+    def recorded(self, tmp_path, suffix, rows):
+        path = tmp_path / f"recorded{suffix}"
+        table = pa.Table.from_pylist(rows)
+        if suffix == ".parquet":
+            pq.write_table(table, path)
+        elif suffix == ".csv":
+            import pyarrow.csv as pacsv
+
+            pacsv.write_csv(table, path)
+        else:
+            path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        return ModelSpec(name="api-run", backend="file", location=str(path))
+
+    @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+    def test_a_file_of_responses_is_a_model(self, tmp_path, prompts, suffix):
+        en = prompts.filter(pa.compute.equal(prompts["lang"], "en"))
+        rows = [{"item_id": i, "language": "en", "response": f"r{i}"} for i in en["item_id"].to_pylist()]
+        rows[1]["response"] = ""
+        spec = self.recorded(tmp_path, suffix, rows)
+        table = run_generation(spec, en, 256, tmp_path / "cache.jsonl", load_backend)
+        assert table["response"].to_pylist()[0] == "rgpt-1"
+        assert table["finish_reason"].to_pylist()[:2] == ["stop", "empty"]
+        assert table["response"].to_pylist()[1] == NO_ANSWER
+
+    def test_a_missing_item_is_an_error_that_names_it(self, tmp_path, prompts):
+        spec = self.recorded(tmp_path, ".jsonl", [{"item_id": "gpt-1", "lang": "en", "response": "x"}])
+        with pytest.raises(GenerationError, match=r"api-run.*no response for 19 requested items"):
+            run_generation(spec, prompts, 256, tmp_path / "cache.jsonl", load_backend)
+
+    def test_a_file_without_the_needed_columns_is_rejected(self, tmp_path, prompts):
+        spec = self.recorded(tmp_path, ".jsonl", [{"id": "gpt-1", "text": "x"}])
+        with pytest.raises(GenerationError, match="lack the columns"):
+            load_backend(spec)
+
+    def test_an_edited_file_is_a_different_model(self, tmp_path):
+        spec = self.recorded(tmp_path, ".jsonl", [{"item_id": "1", "lang": "en", "response": "x"}])
+        before = decoding_hash(spec, 8)
+        Path(spec.location).write_text(json.dumps({"item_id": "1", "lang": "en", "response": "y"}) + "\n")
+        assert decoding_hash(spec, 8) != before

@@ -1,0 +1,93 @@
+"""Prompts and generation through the workflow, as a user runs them: resumable and incremental."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from test_workflow import job_counts, snakemake
+from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES
+
+
+def configure(workdir, offline_models, shared_data, *, languages, models=("tiny-llm",), extra_models=None):
+    models_config = {
+        name: {"path": str(offline_models["tiny-llm"]), "backend": "hf", "hf": {"device": "cpu"}, "decoding": {"max_new_tokens": 4}}
+        for name in models
+    }
+    models_config.update(extra_models or {})
+    config = {
+        "models": models_config,
+        "evaluators": {
+            "language_id": {"model": {"path": str(offline_models["lid176"])}, "label_scheme": "lid176"},
+            "judge": {"llm": {"path": str(offline_models["tiny-llm"]), "backend": "hf"}},
+        },
+        "datasets": {"multiq": {"path": str(shared_data / "multiq"), "languages": list(languages), "items": {"limit": 3}}},
+    }
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    return ["--snakefile", str(snakemake.__globals__["REPO"] / "Snakefile"), "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "2"]
+
+
+def generated_count(log_text: str) -> tuple[int, int]:
+    """(generated, requested) from the generation log line of the last run."""
+    matches = re.findall(r"(\d+) of (\d+) requests to generate", log_text)
+    return tuple(map(int, matches[-1])) if matches else (0, int(re.findall(r"all (\d+) requests answered", log_text)[-1]))
+
+
+@pytest.fixture()
+def workdir(tmp_path):
+    return tmp_path
+
+
+def test_offline_generation_end_to_end_then_incremental(workdir, offline_models, shared_data):
+    run = configure(workdir, offline_models, shared_data, languages=["en", "de"])
+    first = snakemake(*run)
+    assert first.returncode == 0, first.output
+    out = workdir / "results" / "responses" / "multiq" / "tiny-llm"
+    for lang in ("en", "de"):
+        table = pq.read_table(out / f"{lang}.parquet")
+        assert table.schema.equals(RESPONSES, check_metadata=False)
+        assert table.num_rows == 3 and set(table["lang"].to_pylist()) == {lang}
+        assert all(table["completion_tokens"].to_pylist()) and NO_ANSWER not in table["response"].to_pylist()
+    assert pq.read_table(workdir / "results/prompts/multiq/en.parquet").schema.equals(PROMPTS, check_metadata=False)
+    assert (workdir / "results/benchmarks/generate/multiq/tiny-llm.tsv").exists()
+    log = workdir / "logs/generate/multiq/tiny-llm.log"
+    assert generated_count(log.read_text()) == (6, 6)
+
+    again = snakemake(*run, "-n")
+    assert "Nothing to be done" in again.output, "a finished run is a no-op"
+
+    # A new language: one prompts job, one generation job, and only its 3 items generated.
+    run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"])
+    planned = snakemake(*run, "-n")
+    assert job_counts(planned.stdout) == {"prompts": 1, "generate_multiq": 1, "all": 1}
+    assert snakemake(*run).returncode == 0
+    assert generated_count(log.read_text()) == (3, 9)
+
+    # A new model: only its generation job.
+    run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"], models=("tiny-llm", "tiny-llm-2"))
+    planned = snakemake(*run, "-n")
+    assert job_counts(planned.stdout) == {"generate_multiq": 1, "all": 1}
+    assert "results/responses/multiq/tiny-llm-2/en.parquet" in planned.stdout
+
+
+def test_recorded_responses_are_a_model(workdir, offline_models, shared_data):
+    recorded = workdir / "api-run.jsonl"
+    recorded.write_text("".join(json.dumps({"item_id": f"gpt-{i}", "language": "en", "response": f"answer {i}"}) + "\n" for i in (1, 2, 3)))
+    run = configure(workdir, offline_models, shared_data, languages=["en"], models=(), extra_models={"api-run": {"backend": "file", "path": str(recorded)}})
+    result = snakemake(*run)
+    assert result.returncode == 0, result.output
+    table = pq.read_table(workdir / "results/responses/multiq/api-run/en.parquet")
+    assert table["response"].to_pylist() == ["answer 1", "answer 2", "answer 3"]
+    assert set(table["backend"].to_pylist()) == {"file"}
+
+
+def test_a_language_the_model_excludes_is_a_config_error(workdir, offline_models, shared_data):
+    excluded = {"mono": {"path": str(offline_models["tiny-llm"]), "backend": "hf", "languages": ["en"]}}
+    run = configure(workdir, offline_models, shared_data, languages=["en", "de"], models=(), extra_models=excluded)
+    result = snakemake(*run, "-n")
+    assert result.returncode != 0
+    assert "model 'mono' excludes ['de']" in result.output and "Job stats" not in result.output

@@ -1,0 +1,41 @@
+"""Prompt sets, registered by name: what languages each has and how to load it.
+
+Adding a data set is a module here with a `load(folder, languages, items)` function
+returning a table in the PROMPTS schema, plus an entry in DATASETS; the workflow then
+schedules its prompts and generation jobs like any other. The module is stdlib-only at
+import time: the Snakefile reads DATASETS while it builds the DAG.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    name: str
+    module: str  # holds `load(folder, languages, items) -> pyarrow.Table`
+    languages: tuple[str, ...] | None  # the languages `all` means; None = every registry language
+    max_new_tokens: int  # the generation cap when the config gives none (papers' settings)
+    source: str | None  # the released data set it is built from (xlcons.data_sources), if any
+
+
+DATASETS = {
+    info.name: info
+    for info in (
+        # Paper 004: no system prompt, greedy, 256 new tokens.
+        DatasetInfo("multiq", "xlcons.datasets.multiq", None, 256, "multiq"),
+    )
+}
+
+
+def dataset_info(name: str) -> DatasetInfo:
+    if name not in DATASETS:
+        raise KeyError(f"data set '{name}' has no prompt loader yet; available: {', '.join(sorted(DATASETS))}")
+    return DATASETS[name]
+
+
+def load_prompts(name: str, folder, languages, items):
+    """The prompts of a data set in the given languages (PROMPTS schema)."""
+    return importlib.import_module(dataset_info(name).module).load(folder, languages, items)

@@ -1,0 +1,1 @@
+"""Generation backends, one module each, registered by name in `xlcons.generation.base`."""

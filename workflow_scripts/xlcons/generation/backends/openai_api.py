@@ -1,0 +1,186 @@
+"""Any OpenAI-compatible chat completions endpoint: OpenAI, Gemini's compatible endpoint, `vllm serve`.
+
+The official `openai` client sends the requests; its own retries are switched off
+(`max_retries=0`) so that retrying is decided here, once, with tenacity: rate limits (429),
+server errors (5xx, 408), timeouts and dropped connections are retried with exponential
+backoff; any other error (400, 401, 403, 404, ...) is not. A request that still fails is
+recorded as an error result, never raised and never dropped, so one bad item cannot stop
+a run of thousands and the stage records why it has no answer.
+
+The token cap is sent as `max_tokens`, not `max_completion_tokens`: every compatible server
+(vLLM, Gemini, llama.cpp, TGI) understands `max_tokens`, while `max_completion_tokens` is
+newer and not universally accepted. (OpenAI's reasoning models accept only
+`max_completion_tokens`; they are not what this workflow measures.)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from typing import Any
+
+import openai
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
+
+from xlcons.generation.base import Backend, GenerationError, ModelSpec, Request, Result, register
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+# Finish reasons kept as they are; everything else the API may report (content_filter,
+# Gemini's recitation/safety/blocklist/prohibited_content/spii, ...) means the provider
+# withheld the answer, except these, which mean the server failed to produce one.
+NORMAL_FINISH = {"stop", "length"}
+FAILED_FINISH = {"abort", "error"}
+# Longest wait between two attempts, and the longest Retry-After honoured, in seconds.
+MAX_BACKOFF_S = 60.0
+
+
+def _retryable(error: BaseException) -> bool:
+    """Rate limits, server errors, timeouts and connection failures; never a client error."""
+    if isinstance(error, openai.APIConnectionError):  # APITimeoutError is one
+        return True
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code == 429 or error.status_code == 408 or error.status_code >= 500
+    return False
+
+
+def describe_error(error: BaseException) -> str:
+    """`<ExceptionType>: <status> <message>` (no status for errors without a response)."""
+    if isinstance(error, openai.APIStatusError):
+        return f"{type(error).__name__}: {error.status_code} {error.message}"
+    message = getattr(error, "message", None) or str(error)
+    return f"{type(error).__name__}: {message}"
+
+
+def parse_completion(key: str, completion: Any) -> Result:
+    """A chat completion (the client's object, or anything shaped like it) as a Result.
+
+    `stop`/`length` are kept; a refusal, or any other finish reason (`content_filter`,
+    Gemini's `recitation`/`safety`, ...), is `refused` with the reason in `error`; `abort`
+    is an `error`. Empty content gives an empty response with the API's finish reason:
+    `base.finalize` records it as "empty". A missing finish reason counts as `stop`.
+    """
+    usage = getattr(completion, "usage", None)
+    prompt_tokens = getattr(usage, "prompt_tokens", None) if usage is not None else None
+    completion_tokens = getattr(usage, "completion_tokens", None) if usage is not None else None
+    choices = getattr(completion, "choices", None) or []
+    if not choices:
+        return Result(key, "", "error", prompt_tokens, completion_tokens, "the response has no choices")
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    content = (getattr(message, "content", None) or "") if message is not None else ""
+    refusal = getattr(message, "refusal", None) if message is not None else None
+    reason = getattr(choice, "finish_reason", None) or "stop"
+    normalized = str(reason).lower()
+    if refusal:
+        return Result(key, content, "refused", prompt_tokens, completion_tokens, f"refusal: {refusal}")
+    if normalized in FAILED_FINISH:
+        return Result(key, content, "error", prompt_tokens, completion_tokens, f"finish_reason={reason}")
+    if normalized not in NORMAL_FINISH:
+        return Result(key, content, "refused", prompt_tokens, completion_tokens, f"finish_reason={reason}")
+    return Result(key, content, normalized, prompt_tokens, completion_tokens)
+
+
+class _Backoff:
+    """Exponential backoff with jitter; a server's Retry-After (capped) when it asks for longer."""
+
+    def __init__(self, multiplier: float):
+        self._exponential = wait_exponential(multiplier=multiplier, max=MAX_BACKOFF_S) + wait_random(0, multiplier)
+
+    def __call__(self, retry_state) -> float:
+        wait = self._exponential(retry_state)
+        error = retry_state.outcome.exception() if retry_state.outcome else None
+        response = getattr(error, "response", None)
+        header = response.headers.get("retry-after") if response is not None else None
+        try:
+            asked = float(header) if header is not None else 0.0
+        except ValueError:  # an HTTP date: rare, not worth parsing
+            asked = 0.0
+        return max(wait, min(asked, MAX_BACKOFF_S))
+
+
+@register
+class OpenAIBackend(Backend):
+    """Chat completions, `max_concurrency` requests in flight, results yielded as they complete."""
+
+    name = "openai"
+    # Overridden per instance: 8 x max_concurrency. Within a chunk the pool stays full
+    # until its last requests, so a chunk of many times the pool keeps the workers busy
+    # (only the tail of each chunk runs below full concurrency), while a killed job loses
+    # at most one chunk of answers (results are yielded, and can be saved, as they come).
+    chunk_size = 64
+
+    def __init__(self, spec: ModelSpec, *, backoff_s: float = 1.0):
+        super().__init__(spec)
+        options = spec.options
+        self.model = options.get("model") or spec.hf_id
+        if not self.model:
+            raise GenerationError(f"model '{spec.name}': backend openai needs api.model (or hf_id): the name the endpoint expects")
+        key_env = options.get("api_key_env") or "OPENAI_API_KEY"
+        api_key = os.environ.get(key_env)
+        if not api_key:
+            raise GenerationError(
+                f"model '{spec.name}' ({self.model}): the API key is read from the environment variable {key_env}, "
+                f"which is not set; export it (never put a key in the config), or set api.api_key_env"
+            )
+        self.max_concurrency = int(options.get("max_concurrency") or 8)
+        self.max_retries = int(options.get("max_retries", 6))
+        self.backoff_s = backoff_s
+        self.chunk_size = 8 * self.max_concurrency
+        # base_url None means OpenAI itself, passed explicitly so that an OPENAI_BASE_URL in
+        # the environment cannot silently send the requests elsewhere.
+        self.client = openai.OpenAI(
+            base_url=options.get("base_url") or OPENAI_BASE_URL,
+            api_key=api_key,
+            timeout=float(options.get("timeout_s") or 120),
+            max_retries=0,
+        )
+        self.executor = ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix=f"openai-{spec.name}")
+
+    def request_kwargs(self, request: Request) -> dict[str, Any]:
+        """The chat completions arguments for one request."""
+        decoding = self.spec.decoding
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [dict(message) for message in request.messages],
+            "max_tokens": request.max_new_tokens,
+            "temperature": decoding.temperature,
+            "top_p": decoding.top_p,
+            "seed": decoding.seed,
+        }
+        # Not an OpenAI parameter; vllm serve reads it from the body.
+        if decoding.repetition_penalty != 1.0:
+            kwargs["extra_body"] = {"repetition_penalty": decoding.repetition_penalty}
+        return kwargs
+
+    def _answer(self, request: Request) -> Result:
+        retrying = Retrying(
+            retry=retry_if_exception(_retryable),
+            stop=stop_after_attempt(self.max_retries + 1),
+            wait=_Backoff(self.backoff_s),
+            reraise=True,
+        )
+        kwargs = self.request_kwargs(request)
+        try:
+            completion = retrying(self.client.chat.completions.create, **kwargs)
+        except Exception as error:  # noqa: BLE001 - every failure becomes a recorded error result
+            attempts = retrying.statistics.get("attempt_number", 1)
+            suffix = f" (gave up after {attempts} attempts)" if _retryable(error) and attempts > 1 else ""
+            return Result(request.key, "", "error", error=describe_error(error) + suffix)
+        try:
+            return parse_completion(request.key, completion)
+        except Exception as error:  # noqa: BLE001 - a malformed body is an error for this item only
+            return Result(request.key, "", "error", error=f"unreadable response: {describe_error(error)}")
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
+        futures: list[Future[Result]] = [self.executor.submit(self._answer, request) for request in requests]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:  # the consumer stopped early (or was interrupted): do not send the rest
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.client.close()

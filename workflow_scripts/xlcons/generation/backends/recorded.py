@@ -1,0 +1,65 @@
+"""Responses a user already has (an API run, a released data set), served as a model.
+
+A CSV, JSON-lines or Parquet file with columns `item_id`, `language` (or `lang`) and
+`response`; optional `finish_reason` and `error`. Downstream stages cannot tell it from
+a generated model. Every requested (item, language) must be in the file: a gap is an
+error naming what is missing, not a silent "No answer".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.json as pajson
+import pyarrow.parquet as pq
+
+from xlcons.generation.base import Backend, GenerationError, ModelSpec, Request, Result, register
+
+READERS = {".csv": pacsv.read_csv, ".jsonl": pajson.read_json, ".json": pajson.read_json, ".parquet": pq.read_table}
+
+
+def read_recorded(path: Path | str) -> dict[tuple[str, str], dict]:
+    """(item_id, language) -> record of a recorded-responses file."""
+    path = Path(path)
+    reader = READERS.get(path.suffix.lower())
+    if reader is None:
+        raise GenerationError(f"{path}: recorded responses must be .csv, .jsonl or .parquet")
+    table: pa.Table = reader(path)
+    if "lang" in table.column_names and "language" not in table.column_names:
+        table = table.rename_columns(["language" if name == "lang" else name for name in table.column_names])
+    missing = [name for name in ("item_id", "language", "response") if name not in table.column_names]
+    if missing:
+        raise GenerationError(f"{path}: recorded responses lack the columns {missing} (has {table.column_names})")
+    records = {}
+    for row in table.to_pylist():
+        key = (str(row["item_id"]), str(row["language"]))
+        if key in records:
+            raise GenerationError(f"{path}: item {key[0]!r} in language {key[1]!r} appears twice")
+        records[key] = row
+    return records
+
+
+@register
+class RecordedBackend(Backend):
+    name = "file"
+    chunk_size = 100_000  # nothing to lose on a kill: the file is the answer
+
+    def __init__(self, spec: ModelSpec):
+        super().__init__(spec)
+        self.records = read_recorded(spec.location)
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
+        absent = [(r.item_id, r.lang) for r in requests if (r.item_id, r.lang) not in self.records]
+        if absent:
+            languages = sorted({lang for _, lang in absent})
+            raise GenerationError(
+                f"model '{self.spec.name}': {self.spec.location} has no response for {len(absent)} requested items "
+                f"(languages {languages}; first: {absent[:5]}); restrict datasets.*.items / languages or add them"
+            )
+        for request in requests:
+            row = self.records[(request.item_id, request.lang)]
+            response = row["response"] or ""
+            yield Result(request.key, response, row.get("finish_reason") or "stop", None, None, row.get("error"))

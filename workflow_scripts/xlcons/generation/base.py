@@ -1,0 +1,217 @@
+"""What every generation backend shares: the model spec, requests, results, the registry.
+
+A backend only turns requests into results. Building the chat messages, the cache key,
+the decoding hash and the normalisation of empty or failed answers happen here, once,
+so the vLLM, transformers, OpenAI-compatible and recorded-file backends cannot drift
+apart in what they send or what they record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from xlcons.schemas import NO_ANSWER
+
+
+class GenerationError(RuntimeError):
+    """A model cannot be run as configured; the message names the model and what to change."""
+
+
+@dataclass(frozen=True)
+class Decoding:
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_new_tokens: int | None = None
+    repetition_penalty: float = 1.0
+    seed: int = 0
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0.0
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One configured model, resolved: where its weights are and how to run it.
+
+    `location` is the local directory/file of the weights (a configured path or the
+    fetched copy under resources/models), or None for an API model. `options` holds the
+    backend's own section of the config (`vllm`, `hf` or `api`).
+    """
+
+    name: str
+    backend: str
+    location: str | None
+    decoding: Decoding = field(default_factory=Decoding)
+    system_prompt: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    hf_id: str | None = None
+    revision: str | None = None
+
+    @classmethod
+    def from_config(cls, name: str, spec: Mapping[str, Any], location: str | None) -> "ModelSpec":
+        backend = spec["backend"]
+        section = {"vllm": "vllm", "hf": "hf", "openai": "api"}.get(backend)
+        return cls(
+            name=name,
+            backend=backend,
+            location=location,
+            decoding=Decoding(**spec["decoding"]),
+            system_prompt=spec.get("system_prompt"),
+            options=dict(spec.get(section, {})) if section else {},
+            hf_id=spec.get("hf_id"),
+            revision=spec.get("revision"),
+        )
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two runs of this model comparable: not where the files happen to lie."""
+        served = self.options.get("model") if self.backend == "openai" else None
+        if self.backend == "file":  # recorded responses: the file's content is the model
+            served = "sha256:" + hashlib.sha256(Path(self.location).read_bytes()).hexdigest()
+        return {
+            "backend": self.backend,
+            "model": served or self.hf_id or (Path(self.location).name if self.location else self.name),
+            "revision": self.revision,
+            "system_prompt": self.system_prompt,
+        }
+
+
+@dataclass(frozen=True)
+class Request:
+    """One prompt to answer. `key` identifies it in the cache."""
+
+    key: str
+    item_id: str
+    lang: str
+    messages: tuple[Mapping[str, str], ...]
+    max_new_tokens: int
+
+    @property
+    def prompt(self) -> str:
+        return self.messages[-1]["content"]
+
+
+@dataclass(frozen=True)
+class Result:
+    """A backend's answer to one request (or the reason there is none)."""
+
+    key: str
+    response: str
+    finish_reason: str  # stop | length | refused | empty | error
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    error: str | None = None
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "response": self.response,
+            "finish_reason": self.finish_reason,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "Result":
+        return cls(**{name: record.get(name) for name in ("key", "response", "finish_reason", "prompt_tokens", "completion_tokens", "error")})
+
+
+def _digest(payload: Any) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def decoding_hash(spec: ModelSpec, max_new_tokens: int) -> str:
+    """Model identity + decoding parameters (with the effective token cap), short."""
+    decoding = {**spec.decoding.__dict__, "max_new_tokens": max_new_tokens}
+    return _digest({"model": spec.identity(), "decoding": decoding})[:16]
+
+
+def chat_messages(spec: ModelSpec, prompt: str) -> tuple[dict[str, str], ...]:
+    """The conversation sent for one prompt: the config's system prompt (if any), then the prompt."""
+    system = ({"role": "system", "content": spec.system_prompt},) if spec.system_prompt else ()
+    return system + ({"role": "user", "content": prompt},)
+
+
+def build_requests(spec: ModelSpec, rows: Iterable[Mapping[str, str]], max_new_tokens: int) -> list[Request]:
+    """Requests for prompt rows (`item_id`, `lang`, `prompt`); the key covers all that shapes the answer."""
+    model_hash = decoding_hash(spec, max_new_tokens)
+    requests = []
+    for row in rows:
+        messages = chat_messages(spec, row["prompt"])
+        payload = {"decoding": model_hash, "messages": messages}
+        if spec.backend == "file":  # recorded answers belong to an item, not to a prompt text
+            payload["item"] = [row["item_id"], row["lang"]]
+        key = _digest(payload)
+        requests.append(Request(key, row["item_id"], row["lang"], messages, max_new_tokens))
+    return requests
+
+
+def effective_max_new_tokens(spec: ModelSpec, dataset_cap: int) -> int:
+    """A model's own cap wins over the data set's."""
+    return spec.decoding.max_new_tokens or dataset_cap
+
+
+def finalize(result: Result) -> Result:
+    """One rule for every backend: an answer without text is recorded as "No answer" with a reason."""
+    if result.finish_reason in ("error", "refused") or not result.response.strip():
+        reason = result.finish_reason if result.finish_reason in ("error", "refused") else "empty"
+        why = result.error or ("the model returned no text" if reason == "empty" else reason)
+        return Result(result.key, NO_ANSWER, reason, result.prompt_tokens, result.completion_tokens, why)
+    return result
+
+
+class Backend(ABC):
+    """Turns requests into results. One instance per job: the model is loaded once, in __init__."""
+
+    name: ClassVar[str]
+    # How many requests the stage hands over at once; the cache is flushed after each chunk,
+    # so this bounds the work a killed job loses. Backends that batch internally take many.
+    chunk_size: ClassVar[int] = 64
+
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+
+    @abstractmethod
+    def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
+        """Yield one result per request, in any order, as they complete."""
+
+    def close(self) -> None:
+        """Free the model (GPU memory, threads); called once at the end of the job."""
+
+
+BACKENDS: dict[str, type[Backend]] = {}
+# Where each backend lives; imported on first use so that, say, vllm is never imported
+# by a job that runs transformers.
+BACKEND_MODULES = {
+    "hf": "xlcons.generation.backends.hf",
+    "vllm": "xlcons.generation.backends.vllm",
+    "openai": "xlcons.generation.backends.openai_api",
+    "file": "xlcons.generation.backends.recorded",
+}
+
+
+def register(cls: type[Backend]) -> type[Backend]:
+    """Class decorator: make a backend available under its `name`."""
+    BACKENDS[cls.name] = cls
+    return cls
+
+
+def backend_class(name: str) -> type[Backend]:
+    if name not in BACKEND_MODULES:
+        raise GenerationError(f"unknown generation backend '{name}'; known: {', '.join(sorted(BACKEND_MODULES))}")
+    if name not in BACKENDS:
+        importlib.import_module(BACKEND_MODULES[name])
+    return BACKENDS[name]
+
+
+def load_backend(spec: ModelSpec) -> Backend:
+    """The backend instance for a model (loads the model)."""
+    return backend_class(spec.backend)(spec)

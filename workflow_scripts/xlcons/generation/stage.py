@@ -1,0 +1,140 @@
+"""The generation job: prompts of one data set in, one response table per language out.
+
+The model is loaded only when something is missing from the cache, once, and serves
+every language; identical prompts (MultiQ's he/iw, zh/zh-CN) are generated once. Results
+reach the cache as the backend yields them, so a killed job resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from xlcons.generation.base import (
+    Backend,
+    ModelSpec,
+    Request,
+    Result,
+    build_requests,
+    decoding_hash,
+    effective_max_new_tokens,
+    finalize,
+    load_backend,
+)
+from xlcons.generation.cache import ResponseCache
+from xlcons.schemas import PROMPTS, RESPONSES
+from xlcons.tables import read_table, write_table
+
+log = logging.getLogger(__name__)
+
+
+def _chunks(requests: Sequence[Request], size: int) -> Iterable[Sequence[Request]]:
+    for start in range(0, len(requests), size):
+        yield requests[start : start + size]
+
+
+def _progress(total: int):
+    """A progress bar with items/s in the job log (tqdm writes to stderr, which the script sends there)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="item", mininterval=10, smoothing=0.1, dynamic_ncols=False)
+
+
+def generate_missing(
+    spec: ModelSpec,
+    requests: Sequence[Request],
+    cache: ResponseCache,
+    backend_factory: Callable[[ModelSpec], Backend] = load_backend,
+) -> dict[str, Result]:
+    """Answer every request not in the cache; returns this run's failed results by key."""
+    unique = list({request.key: request for request in requests if request.key not in cache}.values())
+    failures: dict[str, Result] = {}
+    if not unique:
+        log.info("%s: all %d requests answered from the cache", spec.name, len(requests))
+        return failures
+    log.info("%s: %d of %d requests to generate (%d cached)", spec.name, len(unique), len(requests), len(cache))
+    started = time.perf_counter()
+    backend = backend_factory(spec)
+    bar = _progress(len(unique))
+    try:
+        for chunk in _chunks(unique, backend.chunk_size):
+            for raw in backend.generate(chunk):
+                result = finalize(raw)
+                cache.put(result)
+                if result.finish_reason == "error":
+                    failures[result.key] = result
+                bar.update(1)
+            cache.flush()
+    finally:
+        bar.close()
+        cache.flush()
+        backend.close()
+    seconds = time.perf_counter() - started
+    log.info("%s: generated %d in %.1f s (%.2f items/s), %d failed", spec.name, len(unique), seconds, len(unique) / seconds, len(failures))
+    return failures
+
+
+def response_table(spec: ModelSpec, rows: Sequence[Mapping[str, Any]], requests: Sequence[Request], results: Mapping[str, Result], max_new_tokens: int) -> pa.Table:
+    """The RESPONSES rows for prompt rows, in prompt order."""
+    model_hash = decoding_hash(spec, max_new_tokens)
+    records = []
+    for row, request in zip(rows, requests):
+        result = results[request.key]
+        records.append(
+            {
+                "dataset": row["dataset"],
+                "model": spec.name,
+                "item_id": row["item_id"],
+                "lang": row["lang"],
+                "prompt": row["prompt"],
+                "response": result.response,
+                "finish_reason": result.finish_reason,
+                "prompt_tokens": result.prompt_tokens,
+                "completion_tokens": result.completion_tokens,
+                "backend": spec.backend,
+                "decoding_hash": model_hash,
+                "error": result.error,
+            }
+        )
+    return pa.Table.from_pylist(records, schema=RESPONSES)
+
+
+def run_generation(
+    spec: ModelSpec,
+    prompts: pa.Table,
+    dataset_max_new_tokens: int,
+    cache_path: Path | str,
+    backend_factory: Callable[[ModelSpec], Backend] = load_backend,
+) -> pa.Table:
+    """Responses for every prompt row, generating only what the cache lacks."""
+    max_new_tokens = effective_max_new_tokens(spec, dataset_max_new_tokens)
+    rows = prompts.to_pylist()
+    requests = build_requests(spec, rows, max_new_tokens)
+    cache = ResponseCache(cache_path)
+    failures = generate_missing(spec, requests, cache, backend_factory)
+    results = {request.key: failures.get(request.key) or cache.get(request.key) for request in requests}
+    return response_table(spec, rows, requests, results, max_new_tokens)
+
+
+def run_generation_job(
+    spec: ModelSpec,
+    prompt_files: Sequence[Path | str],
+    response_files: Sequence[Path | str],
+    dataset_max_new_tokens: int,
+    cache_path: Path | str,
+    backend_factory: Callable[[ModelSpec], Backend] = load_backend,
+) -> None:
+    """The rule's job: read the per-language prompt files, write the per-language responses."""
+    if len(prompt_files) != len(response_files):
+        raise ValueError("one response file per prompt file")
+    tables = [read_table(path, PROMPTS) for path in prompt_files]
+    responses = run_generation(spec, pa.concat_tables(tables), dataset_max_new_tokens, cache_path, backend_factory)
+    start = 0
+    for table, out in zip(tables, response_files):
+        write_table(responses.slice(start, table.num_rows), out, RESPONSES)
+        start += table.num_rows

@@ -1,0 +1,53 @@
+"""Reading and writing the stage tables: schema-checked, written atomically."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+class SchemaError(ValueError):
+    """A table does not have the columns or types its schema demands."""
+
+
+def conform(table: pa.Table, schema: pa.Schema, *, what: str) -> pa.Table:
+    """Select and cast the schema's columns, or say which are missing or unconvertible."""
+    missing = [name for name in schema.names if name not in table.column_names]
+    if missing:
+        raise SchemaError(f"{what}: missing columns {missing} (has {table.column_names})")
+    columns = []
+    for field in schema:
+        column = table.column(field.name)
+        try:
+            column = column.cast(field.type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+            raise SchemaError(f"{what}: column '{field.name}' cannot be read as {field.type}: {error}") from None
+        if not field.nullable and column.null_count:
+            raise SchemaError(f"{what}: column '{field.name}' has {column.null_count} empty values")
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def write_table(table: pa.Table, path: Path | str, schema: pa.Schema) -> Path:
+    """Write `table` as Parquet at `path` via a temporary file and a rename (never half a file)."""
+    path = Path(path)
+    table = conform(table, schema, what=str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    try:
+        pq.write_table(table, temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_table(path: Path | str, schema: pa.Schema) -> pa.Table:
+    """Read a stage table and check it against its schema."""
+    return conform(pq.read_table(path), schema, what=str(path))
