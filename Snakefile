@@ -18,6 +18,7 @@ include: "rules/common.smk"
 include: "rules/fetch.smk"
 include: "rules/prompts.smk"
 include: "rules/generate.smk"
+include: "rules/evaluate_multiq.smk"
 
 
 rule all:

@@ -9,7 +9,7 @@ from snakemake.logging import logger
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
 from xlcons.config import ConfigError, validate_config
-from xlcons.plan import Plan, alternation
+from xlcons.plan import Plan, alternation, generation_env, llm_gpus
 
 try:
     validate_config(config, base_dir=Path.cwd())
@@ -114,4 +114,65 @@ def generation_cache(dataset):
 
 def get_final_targets():
     """Everything the enabled stages produce; each stage adds its outputs here."""
-    return get_fetch_targets() + PLAN.generation_targets()
+    return get_fetch_targets() + PLAN.generation_targets() + multiq_targets()
+
+
+# -- MultiQ evaluation ------------------------------------------------------------------
+
+JUDGE = "evaluators.judge.llm"
+LANGUAGE_ID = "evaluators.language_id.model"
+
+
+def get_language_id_model(wildcards):
+    """The LID model's marker or file, as an input."""
+    return PLAN.model_location(LANGUAGE_ID, RESOURCES)
+
+
+def get_language_id_path(wildcards):
+    return PLAN.local_path(LANGUAGE_ID, RESOURCES)
+
+
+def get_judge_weights(wildcards):
+    return PLAN.llm_inputs(JUDGE, RESOURCES)
+
+
+def get_judge_spec(wildcards):
+    return PLAN.llm_spec(JUDGE, RESOURCES)
+
+
+def get_judge_env(wildcards):
+    backend = config["evaluators"]["judge"]["llm"]["backend"]
+    return str(Path(workflow.basedir) / "envs" / f"{generation_env(backend)}.yaml")
+
+
+def get_judge_gpus(wildcards):
+    return llm_gpus(config["evaluators"]["judge"]["llm"])
+
+
+def get_tokenizer_path(wildcards):
+    return PLAN.local_path(f"models.{wildcards.model}", RESOURCES)
+
+
+def multiq_evaluation(model, name):
+    return f"{RESULTS}/evaluations/multiq/{model}/{name}.parquet"
+
+
+def multiq_report_outputs():
+    """Every table and figure the MultiQ report writes for the configured models."""
+    from xlcons.reports.multiq import report_outputs
+
+    output = config["output"]
+    return [
+        str(path)
+        for path in report_outputs(
+            f"{RESULTS}/tables/multiq",
+            PLAN.generators(),
+            output["table_formats"],
+            output["figure_formats"],
+            tokenization=bool(PLAN.tokenizer_models()),
+        )
+    ]
+
+
+def multiq_targets():
+    return multiq_report_outputs() if "multiq" in PLAN.generation_datasets() else []

@@ -136,33 +136,41 @@ class Plan:
     def generators(self) -> list[str]:
         return list(self.config["models"])
 
+    def local_path(self, key: str, resources: str) -> str | None:
+        """Where a model's files are on disk: its configured path, or its fetched folder (or the
+        fetched file, for single-file models such as GlotLID); None for an API model."""
+        source = self.sources[key]
+        if source.get("path"):
+            return source["path"]
+        if not _needs_weights(source):
+            return None
+        folder = f"{resources}/models/{self.names[key]}"
+        return f"{folder}/{source['hf_file']}" if source.get("hf_file") else folder
+
+    def llm_spec(self, key: str, resources: str) -> dict[str, Any]:
+        """An LLM's config plus `location`, what the generation backends need to run it."""
+        return {**self.sources[key], "location": self.local_path(key, resources)}
+
+    def llm_inputs(self, key: str, resources: str) -> list[str]:
+        """The weights' marker or local path of an LLM (nothing for an API model)."""
+        return [self.model_location(key, resources)] if _needs_weights(self.sources[key]) else []
+
     def generator_spec(self, model: str, resources: str) -> dict[str, Any]:
         """The model's config plus where its weights (or recorded responses) are on disk."""
-        spec = dict(self.config["models"][model])
-        key = f"models.{model}"
-        if spec.get("path"):
-            spec["location"] = spec["path"]
-        elif _needs_weights(spec):
-            spec["location"] = f"{resources}/models/{self.names[key]}"
-        else:
-            spec["location"] = None
-        return spec
+        return self.llm_spec(f"models.{model}", resources)
 
     def generator_inputs(self, model: str, resources: str) -> list[str]:
-        """The weights' marker or local path (nothing for an API model)."""
-        spec = self.config["models"][model]
-        return [self.model_location(f"models.{model}", resources)] if _needs_weights(spec) else []
+        return self.llm_inputs(f"models.{model}", resources)
 
     def generator_gpus(self, model: str) -> int:
-        spec = self.config["models"][model]
-        if spec["backend"] == "vllm":
-            return spec["vllm"]["tensor_parallel_size"]
-        if spec["backend"] == "hf":
-            return 0 if spec["hf"]["device"] == "cpu" else 1
-        return 0
+        return llm_gpus(self.config["models"][model])
 
     def generator_env(self, model: str) -> str:
         return generation_env(self.config["models"][model]["backend"])
+
+    def tokenizer_models(self) -> list[str]:
+        """Generators whose tokenizer is on disk (not API models, not recorded responses)."""
+        return [name for name, spec in self.config["models"].items() if spec["backend"] in ("hf", "vllm")]
 
     def generation_targets(self) -> list[str]:
         return [
@@ -177,6 +185,15 @@ class Plan:
         models = [self.model_location(key, resources) for key in self.required_model_keys() if not self.sources[key].get("path")]
         data = [f"{resources}/data/{source}/MANIFEST.json" for source in self.fetched_sources()]
         return list(dict.fromkeys(models + data))
+
+
+def llm_gpus(spec: Mapping[str, Any]) -> int:
+    """GPUs a job running this LLM asks for: vLLM's tensor-parallel size; one for transformers unless on CPU."""
+    if spec["backend"] == "vllm":
+        return spec["vllm"]["tensor_parallel_size"]
+    if spec["backend"] == "hf":
+        return 0 if spec["hf"]["device"] == "cpu" else 1
+    return 0
 
 
 def generation_env(backend: str) -> str:

@@ -1,0 +1,17 @@
+"""Rule multiq_language_id: the language of every response of one model, and its fidelity class."""
+
+import sys
+
+sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
+sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+from xlcons.evaluators.language_id import run_language_id  # noqa: E402
+
+params = snakemake.params  # noqa: F821
+run_language_id(
+    snakemake.input.responses,  # noqa: F821
+    snakemake.output.fidelity,  # noqa: F821
+    params.model_path,
+    params.label_scheme,
+    params.unsupported,
+    params.robust,
+)

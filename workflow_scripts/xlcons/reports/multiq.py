@@ -1,0 +1,456 @@
+"""MultiQ report (paper 004): Tables 3-5, Figures 3-4 and per-language results, for any models.
+
+Inputs are the evaluators' tables of one or more models: FIDELITY (language ID),
+JUDGMENTS (LLM judge) and, optionally, TOKENIZATION. Rows are matched on (dataset,
+model, item_id, lang). Languages are MultiQ's prompt codes, near-duplicates (he/iw,
+zh/zh-CN, jv/jw, tl/fil) counted as languages of their own, as the paper's 137 are.
+
+Denominators (all figures are percentages):
+
+Accuracy (Tables 3 and 5, per-language results)
+    share of responses judged ``yes`` among *all* responses of the group: ``no``,
+    ``unparseable`` (the judge said neither, or both, or failed) and ``no_answer`` (the
+    model gave no answer, so the judge was not asked) all count as not correct, as in
+    the paper, whose verdict normaliser read everything it could not parse as
+    "incorrect". Nothing is guessed in the JUDGMENTS table itself, and the counts of
+    unparseable and no_answer verdicts stand beside every accuracy.
+Table 3
+    ``all``: pooled over every response of the model; ``en``: on English prompts;
+    ``top10/20/50``: the mean of the per-language accuracies of the model's own N best
+    languages (empty when the model has fewer than N languages).
+Table 4 (accuracy by fidelity class)
+    accuracy among the responses of each class (same, English, other); responses that
+    are ``excluded`` from fidelity (unsupported languages, "No answer", ...) are in no
+    class and are left out, as the paper left out Dogri and Meiteilon.
+Table 5 (accuracy by tokenization class)
+    accuracy pooled over every response in the languages of that class (the class of the
+    prompt language under the model's own tokenizer); languages with no TOKENIZATION row
+    are left out.
+Fidelity shares (Figure 3, fidelity table)
+    share of same / English / other among the responses that are not excluded; the
+    excluded ones are counted beside (``n_excluded``). The table has the paper's
+    robustness variant (numeric questions and responses under 10 characters dropped too)
+    as a second row per model.
+Language matrix (Figure 4)
+    per model, for each prompt language (rows in registry order), the share of its scored
+    (not excluded) responses in each response language. Response languages are named by registry code (the
+    FIDELITY ``response_lang``), else by the raw LID label; the `TOP_RESPONSE_LANGUAGES`
+    most frequent over the model's responses get a column, the rest are summed in "other".
+    The colour scale is fixed at 0-100%.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from xlcons.evaluators.fidelity import robust_variant
+from xlcons.languages import LanguageRegistry
+from xlcons.schemas import FIDELITY, JUDGMENTS, TOKENIZATION
+from xlcons.tables import conform, read_table
+
+TOP_N = (10, 20, 50)
+TOP_RESPONSE_LANGUAGES = 15
+FIDELITY_COLUMNS = ("same", "english", "other")
+FIDELITY_TITLES = {"same": "Same", "english": "English", "other": "Other"}
+TOKEN_COLUMNS = ("subword", "character", "ascii")
+TOKEN_TITLES = {"subword": "Subword", "character": "Character", "ascii": "ASCII"}
+KEYS = ["dataset", "model", "item_id", "lang"]
+TABLE_SUFFIXES = {"csv": ".csv", "markdown": ".md", "latex": ".tex"}
+FIGURE_FORMATS = ("png", "pdf")
+FIDELITY_COLOURS = {"same": "#43A047", "english": "#7CCEFD", "other": "#9667D0"}
+
+TABLE3 = "table3_accuracy"
+TABLE4 = "table4_accuracy_by_fidelity"
+TABLE5 = "table5_accuracy_by_tokenization"
+FIDELITY_TABLE = "fidelity_shares"
+PER_LANGUAGE = "per_language"
+FIGURE3 = "figure3_fidelity"
+FIGURE4 = "figure4_language_matrix"
+
+
+def _frame(table: pa.Table | pl.DataFrame) -> pl.DataFrame:
+    return table if isinstance(table, pl.DataFrame) else pl.from_arrow(table)
+
+
+def _models(*frames: pl.DataFrame) -> list[str]:
+    """Models in the order they first appear (the order of the input files)."""
+    seen: dict[str, None] = {}
+    for frame in frames:
+        for model in frame["model"].to_list():
+            seen.setdefault(model, None)
+    return list(seen)
+
+
+def _registry_order(codes: Iterable[str]) -> list[str]:
+    """Codes in the order of the language registry (its table is sorted by code); unknown ones last."""
+    position = {code: index for index, code in enumerate(LanguageRegistry.load().codes)}
+    codes = list(codes)
+    return sorted(codes, key=lambda code: (position.get(code, len(position)), codes.index(code)))
+
+
+def _verdict_counts(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    return frame.group_by(by, maintain_order=True).agg(
+        n=pl.len(),
+        n_yes=(pl.col("verdict") == "yes").sum(),
+        n_no=(pl.col("verdict") == "no").sum(),
+        n_unparseable=(pl.col("verdict") == "unparseable").sum(),
+        n_no_answer=(pl.col("verdict") == "no_answer").sum(),
+    ).with_columns(accuracy=100.0 * pl.col("n_yes") / pl.col("n"))
+
+
+# -- Tables ---------------------------------------------------------------------------
+
+
+def accuracy_by_language(judgments: pa.Table | pl.DataFrame) -> pl.DataFrame:
+    """model, lang, n, n_yes, n_no, n_unparseable, n_no_answer, accuracy (%)."""
+    return _verdict_counts(_frame(judgments), ["model", "lang"])
+
+
+def accuracy_table(judgments: pa.Table | pl.DataFrame, top_n: Sequence[int] = TOP_N) -> pl.DataFrame:
+    """Table 3: accuracy overall, on English and on each model's top-N languages."""
+    judgments = _frame(judgments)
+    by_language = accuracy_by_language(judgments)
+    overall = _verdict_counts(judgments, ["model"])
+    rows = []
+    for model in _models(judgments):
+        languages = by_language.filter(pl.col("model") == model)
+        ranked = sorted(languages["accuracy"].to_list(), reverse=True)
+        english = languages.filter(pl.col("lang") == "en")["accuracy"].to_list()
+        total = overall.filter(pl.col("model") == model).row(0, named=True)
+        row = {
+            "model": model,
+            "n_languages": languages.height,
+            "n_responses": total["n"],
+            "all": total["accuracy"],
+            "en": english[0] if english else None,
+        }
+        for n in top_n:
+            row[f"top{n}"] = float(np.mean(ranked[:n])) if len(ranked) >= n else None
+        row["n_unparseable"] = total["n_unparseable"]
+        row["n_no_answer"] = total["n_no_answer"]
+        rows.append(row)
+    schema = {"model": pl.String, "n_languages": pl.Int64, "n_responses": pl.Int64, "all": pl.Float64, "en": pl.Float64}
+    schema |= {f"top{n}": pl.Float64 for n in top_n} | {"n_unparseable": pl.Int64, "n_no_answer": pl.Int64}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def _wide(counts: pl.DataFrame, column: str, classes: Sequence[str], models: list[str]) -> pl.DataFrame:
+    """One row per model: accuracy per class, then the number of responses per class."""
+    rows = []
+    for model in models:
+        row = {"model": model}
+        for name in classes:
+            found = counts.filter((pl.col("model") == model) & (pl.col(column) == name))
+            row[name] = found["accuracy"][0] if found.height else None
+        for name in classes:
+            found = counts.filter((pl.col("model") == model) & (pl.col(column) == name))
+            row[f"n_{name}"] = int(found["n"][0]) if found.height else 0
+        rows.append(row)
+    schema = {"model": pl.String} | {name: pl.Float64 for name in classes} | {f"n_{name}": pl.Int64 for name in classes}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def accuracy_by_fidelity(judgments: pa.Table | pl.DataFrame, fidelity: pa.Table | pl.DataFrame) -> pl.DataFrame:
+    """Table 4: accuracy among the responses in the same language, in English, in another."""
+    judgments, fidelity = _frame(judgments), _frame(fidelity)
+    joined = judgments.join(fidelity.select([*KEYS, "fidelity"]), on=KEYS, how="inner")
+    joined = joined.filter(pl.col("fidelity").is_in(list(FIDELITY_COLUMNS)))
+    return _wide(_verdict_counts(joined, ["model", "fidelity"]), "fidelity", FIDELITY_COLUMNS, _models(judgments))
+
+
+def accuracy_by_tokenization(judgments: pa.Table | pl.DataFrame, tokenization: pa.Table | pl.DataFrame) -> pl.DataFrame:
+    """Table 5: accuracy in the languages each model's tokenizer splits into subwords, characters, bytes."""
+    judgments, tokenization = _frame(judgments), _frame(tokenization)
+    classes = tokenization.select(["model", "lang", "token_class"]).unique(["model", "lang"], keep="first")
+    joined = judgments.join(classes, on=["model", "lang"], how="inner")
+    table = _wide(_verdict_counts(joined, ["model", "token_class"]), "token_class", TOKEN_COLUMNS, _models(judgments))
+    languages = classes.group_by(["model", "token_class"]).agg(n=pl.len())
+    extra = []
+    for model in table["model"].to_list():
+        row = {"model": model}
+        for name in TOKEN_COLUMNS:
+            found = languages.filter((pl.col("model") == model) & (pl.col("token_class") == name))
+            row[f"languages_{name}"] = int(found["n"][0]) if found.height else 0
+        unique = tokenization.filter(pl.col("model") == model)["unique_tokens_all_languages"]
+        row["unique_tokens"] = int(unique[0]) if unique.len() else None
+        extra.append(row)
+    schema = {"model": pl.String} | {f"languages_{name}": pl.Int64 for name in TOKEN_COLUMNS} | {"unique_tokens": pl.Int64}
+    return table.join(pl.DataFrame(extra, schema=schema, orient="row"), on="model", how="left", maintain_order="left")
+
+
+def fidelity_shares(fidelity: pa.Table | pl.DataFrame, *, robust: bool = True) -> pl.DataFrame:
+    """Figure 3's numbers: per model (and variant), % same / English / other of the scored responses."""
+    frame = _frame(fidelity)
+    variants = [("main", frame)]
+    if robust:
+        variants.append(("robust", _frame(robust_variant(conform(frame.to_arrow(), FIDELITY, what="fidelity")))))
+    rows = []
+    for model in _models(frame):
+        for variant, table in variants:
+            rows_of_model = table.filter(pl.col("model") == model)
+            scored = rows_of_model.filter(pl.col("fidelity") != "excluded")
+            row = {"model": model, "variant": variant, "n_scored": scored.height, "n_excluded": rows_of_model.height - scored.height}
+            for name in FIDELITY_COLUMNS:
+                count = scored.filter(pl.col("fidelity") == name).height
+                row[name] = 100.0 * count / scored.height if scored.height else None
+            rows.append(row)
+    schema = {"model": pl.String, "variant": pl.String, "n_scored": pl.Int64, "n_excluded": pl.Int64}
+    schema |= {name: pl.Float64 for name in FIDELITY_COLUMNS}
+    return pl.DataFrame(rows, schema=schema, orient="row").select(["model", "variant", *FIDELITY_COLUMNS, "n_scored", "n_excluded"])
+
+
+def language_matrix(fidelity: pa.Table | pl.DataFrame, model: str, top: int = TOP_RESPONSE_LANGUAGES) -> pl.DataFrame:
+    """Figure 4's numbers: one row per prompt language, one column per response language (+ other), % of the row."""
+    frame = _frame(fidelity).filter(pl.col("model") == model)
+    prompt_languages = _registry_order(dict.fromkeys(frame["lang"].to_list()))
+    scored = frame.filter(pl.col("fidelity") != "excluded").with_columns(
+        response=pl.coalesce(pl.col("response_lang"), pl.col("label"), pl.lit("none"))
+    )
+    totals = scored.group_by("response").agg(n=pl.len()).sort(["n", "response"], descending=[True, False])
+    kept = totals["response"].to_list()[:top]
+    columns = kept + (["other"] if totals.height > len(kept) else [])
+    counts = scored.with_columns(response=pl.when(pl.col("response").is_in(kept)).then(pl.col("response")).otherwise(pl.lit("other")))
+    counts = counts.group_by(["lang", "response"]).agg(n=pl.len())
+    lookup = {(row["lang"], row["response"]): row["n"] for row in counts.iter_rows(named=True)}
+    rows = []
+    for lang in prompt_languages:
+        total = sum(lookup.get((lang, column), 0) for column in columns)
+        row = {"prompt_lang": lang, "n_scored": total}
+        for column in columns:
+            row[column] = 100.0 * lookup.get((lang, column), 0) / total if total else None
+        rows.append(row)
+    schema = {"prompt_lang": pl.String, "n_scored": pl.Int64} | {column: pl.Float64 for column in columns}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def per_language(
+    judgments: pa.Table | pl.DataFrame,
+    fidelity: pa.Table | pl.DataFrame,
+    tokenization: pa.Table | pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Per model and prompt language: accuracy with its counts, fidelity shares, tokenization class."""
+    judgments, fidelity = _frame(judgments), _frame(fidelity)
+    accuracy = accuracy_by_language(judgments)
+    shares = fidelity.group_by(["model", "lang"], maintain_order=True).agg(
+        n_fidelity_scored=(pl.col("fidelity") != "excluded").sum(),
+        n_fidelity_excluded=(pl.col("fidelity") == "excluded").sum(),
+        **{f"n_{name}": (pl.col("fidelity") == name).sum() for name in FIDELITY_COLUMNS},
+    )
+    for name in FIDELITY_COLUMNS:
+        shares = shares.with_columns(
+            pl.when(pl.col("n_fidelity_scored") > 0)
+            .then(100.0 * pl.col(f"n_{name}") / pl.col("n_fidelity_scored"))
+            .otherwise(None)
+            .alias(f"fidelity_{name}")
+        ).drop(f"n_{name}")
+    table = accuracy.join(shares, on=["model", "lang"], how="full", coalesce=True, maintain_order="left")
+    if tokenization is not None:
+        classes = _frame(tokenization).select(["model", "lang", "token_class", "tokens_per_prompt", "unique_tokens"]).unique(["model", "lang"], keep="first")
+        table = table.join(classes, on=["model", "lang"], how="left", maintain_order="left")
+    return table
+
+
+# -- Writers --------------------------------------------------------------------------
+
+
+def _cell(value, decimals: int) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{decimals}f}"
+    return str(value)
+
+
+def to_markdown(frame: pl.DataFrame, decimals: int = 1) -> str:
+    header = "| " + " | ".join(frame.columns) + " |"
+    rule = "|" + "|".join("---:" if frame[column].dtype.is_numeric() else "---" for column in frame.columns) + "|"
+    body = ["| " + " | ".join(_cell(value, decimals).replace("|", "\\|") for value in row) + " |" for row in frame.iter_rows()]
+    return "\n".join([header, rule, *body]) + "\n"
+
+
+def _latex_escape(text: str) -> str:
+    for char, replacement in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
+        text = text.replace(char, replacement)
+    return text
+
+
+def to_latex(frame: pl.DataFrame, decimals: int = 1) -> str:
+    align = "".join("r" if frame[column].dtype.is_numeric() else "l" for column in frame.columns)
+    lines = [f"\\begin{{tabular}}{{{align}}}", "\\hline", " & ".join(_latex_escape(column) for column in frame.columns) + r" \\", "\\hline"]
+    lines += [" & ".join(_latex_escape(_cell(value, decimals)) for value in row) + r" \\" for row in frame.iter_rows()]
+    return "\n".join([*lines, "\\hline", "\\end{tabular}"]) + "\n"
+
+
+def write_table_files(frame: pl.DataFrame, base: Path | str, formats: Iterable[str] = ("csv", "markdown")) -> list[Path]:
+    """`base` + .csv (full precision) / .md / .tex (one decimal), as asked."""
+    base = Path(base)
+    base.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in formats:
+        path = base.with_name(base.name + TABLE_SUFFIXES[name])
+        if name == "csv":
+            frame.write_csv(path)
+        elif name == "markdown":
+            path.write_text(to_markdown(frame), encoding="utf-8")
+        else:
+            path.write_text(to_latex(frame), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _save(figure, base: Path, formats: Iterable[str]) -> list[Path]:
+    base.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in formats:
+        path = base.with_name(f"{base.name}.{name}")
+        figure.savefig(path, dpi=200, bbox_inches="tight")
+        written.append(path)
+    return written
+
+
+def plot_fidelity(shares: pl.DataFrame, base: Path | str, formats: Iterable[str] = FIGURE_FORMATS) -> list[Path]:
+    """Figure 3: one stacked horizontal bar per model, same / English / other (% of scored responses)."""
+    import seaborn as sns
+    from matplotlib.figure import Figure
+
+    main = shares.filter(pl.col("variant") == "main")
+    models = main["model"].to_list()
+    with sns.axes_style("whitegrid"):
+        figure = Figure(figsize=(8, 1.2 + 0.5 * max(len(models), 1)))
+        axis = figure.subplots()
+        left = np.zeros(len(models))
+        for name in FIDELITY_COLUMNS:
+            values = np.array([value or 0.0 for value in main[name].to_list()])
+            bars = axis.barh(models, values, left=left, color=FIDELITY_COLOURS[name], label=FIDELITY_TITLES[name], edgecolor="white")
+            for bar, value in zip(bars, values):
+                if value >= 5:
+                    axis.text(bar.get_x() + bar.get_width() / 2, bar.get_y() + bar.get_height() / 2, f"{value:.1f}", ha="center", va="center", fontsize=8, color="black")
+            left += values
+        axis.set_xlim(0, 100)
+        axis.set_xlabel("Responses (%)")
+        axis.set_ylabel("Model")
+        axis.invert_yaxis()
+        axis.set_title("Language fidelity: response in the prompt's language, in English, or in another")
+        axis.legend(title="Response language", loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(models) < 4 else -0.12), ncol=3, frameon=False)
+        return _save(figure, Path(base), formats)
+
+
+def plot_language_matrix(matrix: pl.DataFrame, model: str, base: Path | str, formats: Iterable[str] = FIGURE_FORMATS) -> list[Path]:
+    """Figure 4: heatmap of response-language shares per prompt language (fixed 0-100% scale)."""
+    import seaborn as sns
+    from matplotlib.figure import Figure
+
+    columns = [column for column in matrix.columns if column not in ("prompt_lang", "n_scored")]
+    rows = [f"{lang} ({n})" for lang, n in zip(matrix["prompt_lang"].to_list(), matrix["n_scored"].to_list())]
+    values = np.array([[np.nan if value is None else value for value in matrix[column].to_list()] for column in columns], dtype=float).T
+    if values.size == 0:
+        values = np.full((max(len(rows), 1), max(len(columns), 1)), np.nan)
+    small = values.size <= 600
+    height = min(2 + 0.28 * max(len(rows), 1), 45)
+    figure = Figure(figsize=(min(3.5 + 0.45 * max(len(columns), 1), 30), height))
+    axis = figure.subplots()
+    sns.heatmap(
+        values,
+        ax=axis,
+        vmin=0,
+        vmax=100,
+        cmap="viridis",
+        annot=small,
+        fmt=".0f",
+        annot_kws={"fontsize": 7},
+        xticklabels=columns or False,
+        yticklabels=rows or False,
+        cbar_kws={"label": "Responses of the prompt language (%)", "shrink": min(1.0, 6 / height)},
+        linewidths=0.3 if small else 0,
+        linecolor="white",
+    )
+    axis.set_xlabel("Response language (registry code, else LID label)")
+    axis.set_ylabel("Prompt language (scored responses)")
+    axis.set_title(f"{model}: prompt language × response language")
+    axis.tick_params(axis="x", labelrotation=90)
+    axis.tick_params(axis="y", labelrotation=0)
+    return _save(figure, Path(base), formats)
+
+
+# -- The report job -------------------------------------------------------------------
+
+
+def report_outputs(
+    out_dir: Path | str,
+    models: Sequence[str],
+    table_formats: Sequence[str] = ("csv", "markdown"),
+    figure_formats: Sequence[str] = FIGURE_FORMATS,
+    tokenization: bool = True,
+) -> list[Path]:
+    """Every file `run_report` writes for these models (for the rule's output)."""
+    out = Path(out_dir)
+    tables = [TABLE3, TABLE4, FIDELITY_TABLE] + ([TABLE5] if tokenization else [])
+    paths = [out / f"{name}{TABLE_SUFFIXES[kind]}" for name in tables for kind in table_formats]
+    paths.append(out / f"{PER_LANGUAGE}.csv")
+    paths += [out / f"{FIGURE3}.{kind}" for kind in figure_formats]
+    for model in models:
+        paths.append(out / f"{FIGURE4}_{model}.csv")
+        paths += [out / f"{FIGURE4}_{model}.{kind}" for kind in figure_formats]
+    return paths
+
+
+def _read_all(paths: Sequence[Path | str], schema: pa.Schema) -> pa.Table:
+    tables = [read_table(path, schema) for path in paths]
+    return pa.concat_tables(tables) if tables else schema.empty_table()
+
+
+def build_report(
+    fidelity: pa.Table,
+    judgments: pa.Table,
+    out_dir: Path | str,
+    tokenization: pa.Table | None = None,
+    table_formats: Sequence[str] = ("csv", "markdown"),
+    figure_formats: Sequence[str] = FIGURE_FORMATS,
+    top_response_languages: int = TOP_RESPONSE_LANGUAGES,
+) -> list[Path]:
+    """Write every table and figure of the report into `out_dir`; returns the paths written."""
+    out = Path(out_dir)
+    unknown = sorted(set(table_formats) - set(TABLE_SUFFIXES)) + sorted(set(figure_formats) - set(FIGURE_FORMATS))
+    if unknown:
+        raise ValueError(f"unknown output formats {unknown}; tables: {sorted(TABLE_SUFFIXES)}, figures: {list(FIGURE_FORMATS)}")
+    written = []
+    written += write_table_files(accuracy_table(judgments), out / TABLE3, table_formats)
+    written += write_table_files(accuracy_by_fidelity(judgments, fidelity), out / TABLE4, table_formats)
+    shares = fidelity_shares(fidelity)
+    written += write_table_files(shares, out / FIDELITY_TABLE, table_formats)
+    if tokenization is not None:
+        written += write_table_files(accuracy_by_tokenization(judgments, tokenization), out / TABLE5, table_formats)
+    written += write_table_files(per_language(judgments, fidelity, tokenization), out / PER_LANGUAGE, ["csv"])
+    written += plot_fidelity(shares, out / FIGURE3, figure_formats)
+    for model in _models(_frame(fidelity)):
+        matrix = language_matrix(fidelity, model, top_response_languages)
+        written += write_table_files(matrix, out / f"{FIGURE4}_{model}", ["csv"])
+        written += plot_language_matrix(matrix, model, out / f"{FIGURE4}_{model}", figure_formats)
+    return written
+
+
+def run_report(
+    fidelity_files: Sequence[Path | str],
+    judgment_files: Sequence[Path | str],
+    out_dir: Path | str,
+    tokenization_files: Sequence[Path | str] = (),
+    table_formats: Sequence[str] = ("csv", "markdown"),
+    figure_formats: Sequence[str] = FIGURE_FORMATS,
+    top_response_languages: int = TOP_RESPONSE_LANGUAGES,
+) -> list[Path]:
+    """The rule's job: FIDELITY, JUDGMENTS (and TOKENIZATION) files of all models in, the report out."""
+    tokenization = _read_all(tokenization_files, TOKENIZATION) if tokenization_files else None
+    return build_report(
+        _read_all(fidelity_files, FIDELITY),
+        _read_all(judgment_files, JUDGMENTS),
+        out_dir,
+        tokenization,
+        table_formats,
+        figure_formats,
+        top_response_languages,
+    )
