@@ -416,10 +416,9 @@ def test_urdu_closing_quotes_stay_with_their_sentence_and_urls_are_not_split():
 # Which splitter serves which language
 # --------------------------------------------------------------------------------------
 
-# The registry names a library that does not know these codes: indic-nlp covers Hindi,
-# Marathi, Nepali, Sanskrit and Konkani among the Devanagari languages, not Bhojpuri,
-# Dogri or Maithili, and not Meetei Mayek.
-EXPECTED_FALLBACKS = {"bho", "doi", "mai", "mni-Mtei"}
+# Every registry choice is served as named (Bhojpuri, Dogri and Maithili by indic-nlp's
+# Hindi rules; Meetei Mayek by spaCy), so nothing falls back.
+EXPECTED_FALLBACKS: set[str] = set()
 
 PAPER_000_SPLITTERS = {
     "pysbd:ar": "ar", "indicnlp:bn": "bn", "spacy:blank-cs+sentencizer": "cs", "pysbd:de": "de",
@@ -521,7 +520,7 @@ def test_an_installed_trained_pipeline_takes_over(fresh_splitters, monkeypatch):
 def test_the_multilingual_pipeline_only_replaces_blank_spacy(fresh_splitters, monkeypatch):
     _fake_trained_pipeline(monkeypatch, {"xx_sent_ud_sm"})
     assert splitter_name("pt") == "spacy:xx_sent_ud_sm"  # registry: spacy
-    assert splitter_name("bho") == "spacy:xx_sent_ud_sm"  # a fallback to spacy
+    assert splitter_name("mni-Mtei") == "spacy:xx_sent_ud_sm"  # registry: spacy, no blank class
     assert splitter_name("de") == "pysbd:de"  # a dedicated library stays
 
 

@@ -209,8 +209,10 @@ class SplitterInfo:
 _PYSBD_LANGUAGES = frozenset(
     "am ar bg da de el en es fa fr hi hy it ja kk mr my nl pl ru sk ur zh".split()
 )  # pysbd 0.3.4's LANGUAGE_CODES; checked against the installed package when it loads
-# indic-nlp's own codes for registry codes that differ (Konkani is 'kK' there).
-_INDICNLP_CODES = {"gom": "kK"}
+# indic-nlp's own codes for registry codes that differ (Konkani is 'kK' there). Bhojpuri,
+# Maithili and Dogri are written in Devanagari with Hindi's sentence marks (danda, ?, !),
+# which indic-nlp's Hindi rules split; it has no rules of its own for them.
+_INDICNLP_CODES = {"gom": "kK", "bho": "hi", "mai": "hi", "doi": "hi"}
 # spaCy's codes for registry codes that differ (after the registry's canonical code).
 _SPACY_CODES = {"no": "nb", "zh-TW": "zh", "zh-CN": "zh", "iw": "he", "jw": "jv", "fil": "tl"}
 _TRAINED_SUFFIXES = ("core_news_sm", "core_web_sm", "core_news_md", "core_web_md",
