@@ -19,6 +19,7 @@ include: "rules/fetch.smk"
 include: "rules/prompts.smk"
 include: "rules/generate.smk"
 include: "rules/evaluate_multiq.smk"
+include: "rules/evaluate_knowledge.smk"
 
 
 rule all:

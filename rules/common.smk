@@ -9,6 +9,7 @@ from snakemake.logging import logger
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
 from xlcons.config import ConfigError, validate_config
+from xlcons.datasets import dataset_options
 from xlcons.plan import Plan, alternation, generation_env, llm_gpus
 
 try:
@@ -63,6 +64,13 @@ def get_dataset_items(wildcards):
     return PLAN.config["datasets"][wildcards.dataset]["items"]
 
 
+def get_dataset_options(wildcards):
+    """The data set's own loader options (MAKQA: domains, few-shot, variants, seed)."""
+    return dataset_options(
+        wildcards.dataset, PLAN.config["datasets"][wildcards.dataset]
+    )
+
+
 # -- generation -------------------------------------------------------------------------
 
 
@@ -114,7 +122,12 @@ def generation_cache(dataset):
 
 def get_final_targets():
     """Everything the enabled stages produce; each stage adds its outputs here."""
-    return get_fetch_targets() + PLAN.generation_targets() + multiq_targets()
+    return (
+        get_fetch_targets()
+        + PLAN.generation_targets()
+        + multiq_targets()
+        + knowledge_targets()
+    )
 
 
 # -- MultiQ evaluation ------------------------------------------------------------------
@@ -176,3 +189,41 @@ def multiq_report_outputs():
 
 def multiq_targets():
     return multiq_report_outputs() if "multiq" in PLAN.generation_datasets() else []
+
+
+# -- knowledge consistency (MAKQA) ------------------------------------------------------
+
+EMBEDDER = "evaluators.knowledge.embedder"
+
+
+def get_embedder_weights(wildcards):
+    return (
+        [PLAN.model_location(EMBEDDER, RESOURCES)] if EMBEDDER in PLAN.sources else []
+    )
+
+
+def get_embedder_path(wildcards):
+    return PLAN.local_path(EMBEDDER, RESOURCES) if EMBEDDER in PLAN.sources else None
+
+
+def knowledge_evaluation(model, name):
+    return f"{RESULTS}/evaluations/makqa/{model}/knowledge_{name}.parquet"
+
+
+def knowledge_report_outputs():
+    from xlcons.reports.knowledge import report_outputs
+
+    output = config["output"]
+    return [
+        str(path)
+        for path in report_outputs(
+            f"{RESULTS}/tables/makqa",
+            PLAN.generators(),
+            output["table_formats"],
+            output["figure_formats"],
+        )
+    ]
+
+
+def knowledge_targets():
+    return knowledge_report_outputs() if "makqa" in PLAN.generation_datasets() else []

@@ -21,5 +21,6 @@ rule prompts:
     params:
         folder=get_dataset_folder,
         selection=get_dataset_items,
+        options=get_dataset_options,
     script:
         "../workflow_scripts/prompts.py"

@@ -20,9 +20,8 @@ from xlcons.reports.multiq import (
     per_language,
     report_outputs,
     run_report,
-    to_latex,
-    to_markdown,
 )
+from xlcons.reports.formats import to_latex, to_markdown
 from xlcons.schemas import FIDELITY, JUDGMENTS, TOKENIZATION
 from xlcons.tables import write_table
 
@@ -222,7 +221,8 @@ def test_markdown_and_latex_render_one_decimal_and_empty_cells():
     assert markdown.splitlines()[0] == "| model | n_languages | n_responses | all | en | top10 | top20 | top50 | n_unparseable | n_no_answer |"
     assert "| A | 4 | 16 | 37.5 | 75.0 | – | – | – | 2 | 1 |" in markdown
     latex = to_latex(frame)
-    assert latex.startswith("\\begin{tabular}{lrrrrrrrrr}") and "n\\_languages" in latex and "A & 4 & 16 & 37.5 & 75.0" in latex
+    assert latex.startswith("\\begin{tabular}{lrrrrrrrrr}\n\\toprule") and "n\\_languages" in latex and "A & 4 & 16 & 37.5 & 75.0" in latex
+    assert latex.rstrip().endswith("\\bottomrule\n\\end{tabular}"), "booktabs rules"
 
 
 def test_run_report_writes_every_table_and_figure(tmp_path):

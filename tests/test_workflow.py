@@ -63,8 +63,13 @@ class TestDryRuns:
         result = snakemake("-n", "--forceall")
         assert result.returncode == 0, result.output
         counts = job_counts(result.stdout)
-        # 6 models and 3 data sets to fetch; MultiQ's 7 languages; one generation job per model.
-        assert counts == {"fetch_model": 6, "fetch_dataset": 3, "prompts": 7, "generate_multiq": 2, "all": 1}
+        # 6 models and 3 data sets to fetch; MultiQ's 7 and MAKQA's 6 languages; one job per
+        # model and data set for generation and for each evaluator.
+        assert counts == {
+            "fetch_model": 6, "fetch_dataset": 3, "prompts": 13, "generate_multiq": 2, "generate_makqa": 2, "all": 1,
+            "multiq_language_id": 2, "multiq_judge": 2, "multiq_tokenization": 2, "multiq_report": 1,
+            "knowledge_scores": 2, "knowledge_report": 1,
+        }
 
     def test_the_fetch_target_downloads_the_same_and_nothing_else(self):
         result = snakemake("-n", "--forceall", "fetch")
@@ -81,13 +86,18 @@ class TestDryRuns:
         result = snakemake("-n", "--configfile", "config/paper/xing2024-knowledge.yaml")
         assert "qwen2.5-0.5b-instruct" not in result.stdout
         assert "resources/models/mistral-7b/" in result.stdout
-        assert "gpt-3.5-turbo" not in result.stdout, "API models have nothing to fetch"
+        assert "resources/models/gpt-3.5-turbo" not in result.stdout, "API models have nothing to fetch"
+        assert "results/responses/makqa/gpt-3.5-turbo/en.parquet" in result.stdout, "but they answer"
 
     def test_offline_config_needs_no_download(self, offline_models):
         result = snakemake("-n", "--forceall", "--configfile", "config/offline.yaml")
         assert result.returncode == 0, result.output
         assert "fetch_model" not in result.stdout and "fetch_dataset" not in result.stdout
-        assert job_counts(result.stdout) == {"prompts": 5, "generate_multiq": 2, "all": 1}
+        assert job_counts(result.stdout) == {
+            "prompts": 9, "generate_multiq": 2, "generate_makqa": 2, "all": 1,
+            "multiq_language_id": 2, "multiq_judge": 2, "multiq_tokenization": 2, "multiq_report": 1,
+            "knowledge_scores": 2, "knowledge_report": 1,
+        }
 
     def test_paper_004_schedules_one_generation_job_per_model_over_137_languages(self):
         result = snakemake("-n", "--forceall", "--configfile", "config/paper/holtermann2024-multiq.yaml")

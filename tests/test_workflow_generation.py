@@ -60,17 +60,19 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
     again = snakemake(*run, "-n")
     assert "Nothing to be done" in again.output, "a finished run is a no-op"
 
-    # A new language: one prompts job, one generation job, and only its 3 items generated.
+    # A new language: one prompts job, the model's generation job (which generates only the
+    # new language's 3 items), and its evaluators and the report, which read every language.
+    evaluators = {"multiq_language_id": 1, "multiq_judge": 1, "multiq_tokenization": 1, "multiq_report": 1, "all": 1}
     run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"])
     planned = snakemake(*run, "-n")
-    assert job_counts(planned.stdout) == {"prompts": 1, "generate_multiq": 1, "all": 1}
+    assert job_counts(planned.stdout) == {"prompts": 1, "generate_multiq": 1, **evaluators}
     assert snakemake(*run).returncode == 0
     assert generated_count(log.read_text()) == (3, 9)
 
-    # A new model: only its generation job.
+    # A new model: only its own jobs (and the report over all models).
     run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"], models=("tiny-llm", "tiny-llm-2"))
     planned = snakemake(*run, "-n")
-    assert job_counts(planned.stdout) == {"generate_multiq": 1, "all": 1}
+    assert job_counts(planned.stdout) == {"generate_multiq": 1, **evaluators}
     assert "results/responses/multiq/tiny-llm-2/en.parquet" in planned.stdout
 
 

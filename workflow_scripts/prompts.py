@@ -9,6 +9,7 @@ from xlcons.schemas import PROMPTS  # noqa: E402
 from xlcons.tables import write_table  # noqa: E402
 
 wildcards = snakemake.wildcards  # noqa: F821
-table = load_prompts(wildcards.dataset, snakemake.params.folder, [wildcards.lang], snakemake.params.selection)  # noqa: F821
+params = snakemake.params  # noqa: F821
+table = load_prompts(wildcards.dataset, params.folder, [wildcards.lang], params.selection, params.options)
 write_table(table, snakemake.output.prompts, PROMPTS)  # noqa: F821
 print(f"{wildcards.dataset}/{wildcards.lang}: {table.num_rows} prompts", file=sys.stderr)

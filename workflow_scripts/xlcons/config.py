@@ -113,7 +113,8 @@ def iter_model_sources(config: Mapping[str, Any]) -> Iterator[tuple[str, Mapping
     yield "evaluators.judge.llm", evaluators["judge"]["llm"]
     yield "evaluators.information.llm", evaluators["information"]["llm"]
     yield "evaluators.empathy.encoder", evaluators["empathy"]["encoder"]
-    yield "evaluators.knowledge.embedder", evaluators["knowledge"]["embedder"]
+    if evaluators["knowledge"]["embedder"] is not None:
+        yield "evaluators.knowledge.embedder", evaluators["knowledge"]["embedder"]
 
 
 def resource_name(key: str, source: Mapping[str, Any]) -> str:
@@ -183,6 +184,16 @@ def _check_model_languages(name: str, spec: Mapping[str, Any], datasets: Mapping
             )
 
 
+def _is_recorded_responses(path: Path) -> bool:
+    return path.is_file() or (path.is_dir() and any(path.glob("result_*.json")))
+
+
+def add_released_model(config: dict) -> None:
+    """Released outputs (`released_outputs`) join the models as a recorded-responses model."""
+    if config.get("released_outputs"):
+        config["models"][config["released_model"]] = {"backend": "file", "path": config["released_outputs"]}
+
+
 def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path) -> list[str]:
     """Everything the schema cannot express; returns the problems found (empty when valid)."""
     problems: list[str] = []
@@ -201,8 +212,11 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
         problems += _check_languages(f"models.{name}.training_languages", spec.get("training_languages"), registry, False)
         problems += _check_languages(f"models.{name}.languages", spec.get("languages"), registry, False)
         problems += _check_model_languages(name, spec, config["datasets"], registry)
-        if spec["backend"] == "file" and spec.get("path") and not (base_dir / spec["path"]).is_file():
-            problems.append(f"config key 'models.{name}.path': backend file needs a responses file, '{spec['path']}' is not one")
+        if spec["backend"] == "file" and spec.get("path") and not _is_recorded_responses(base_dir / spec["path"]):
+            problems.append(
+                f"config key 'models.{name}.path': backend file needs a responses file (CSV/JSONL/Parquet) "
+                f"or a folder of released MAKQA outputs (result_<domain>.json); '{spec['path']}' is neither"
+            )
     problems += _check_languages(
         "evaluators.language_id.unsupported_languages", config["evaluators"]["language_id"]["unsupported_languages"], registry, False
     )
@@ -220,6 +234,9 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
 def validate_config(config: dict, *, base_dir: Path | str = ".", registry: LanguageRegistry | None = None) -> dict:
     """Schema validation with defaults, then the semantic checks; returns the filled config."""
     validate_schema(config)
+    if config.get("released_outputs"):
+        add_released_model(config)
+        validate_schema(config)  # fills the added model's defaults
     problems = check_semantics(config, registry or LanguageRegistry.load(), Path(base_dir))
     if problems:
         raise ConfigError("invalid config:\n  " + "\n  ".join(problems))

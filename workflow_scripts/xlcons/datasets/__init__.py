@@ -19,6 +19,7 @@ class DatasetInfo:
     languages: tuple[str, ...] | None  # the languages `all` means; None = every registry language
     max_new_tokens: int  # the generation cap when the config gives none (papers' settings)
     source: str | None  # the released data set it is built from (xlcons.data_sources), if any
+    options: tuple[str, ...] = ()  # keys of datasets.<name> passed on to `load`
 
 
 DATASETS = {
@@ -26,6 +27,15 @@ DATASETS = {
     for info in (
         # Paper 004: no system prompt, greedy, 256 new tokens.
         DatasetInfo("multiq", "xlcons.datasets.multiq", None, 256, "multiq"),
+        # Paper 001: short answers after five in-context examples, in its 12 languages.
+        DatasetInfo(
+            "makqa",
+            "xlcons.datasets.makqa",
+            ("zh", "en", "fr", "es", "ru", "ja", "it", "de", "pt", "ko", "el", "nl"),
+            64,
+            "makqa",
+            ("domains", "few_shot", "variants", "seed"),
+        ),
     )
 }
 
@@ -36,6 +46,11 @@ def dataset_info(name: str) -> DatasetInfo:
     return DATASETS[name]
 
 
-def load_prompts(name: str, folder, languages, items):
+def load_prompts(name: str, folder, languages, items, options=None):
     """The prompts of a data set in the given languages (PROMPTS schema)."""
-    return importlib.import_module(dataset_info(name).module).load(folder, languages, items)
+    return importlib.import_module(dataset_info(name).module).load(folder, languages, items, **(options or {}))
+
+
+def dataset_options(name: str, spec) -> dict:
+    """The data set's own loader options, from its config section."""
+    return {key: spec[key] for key in dataset_info(name).options}

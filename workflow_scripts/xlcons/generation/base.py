@@ -74,7 +74,7 @@ class ModelSpec:
         """What makes two runs of this model comparable: not where the files happen to lie."""
         served = self.options.get("model") if self.backend == "openai" else None
         if self.backend == "file":  # recorded responses: the file's content is the model
-            served = "sha256:" + hashlib.sha256(Path(self.location).read_bytes()).hexdigest()
+            served = "sha256:" + _content_hash(Path(self.location))
         return {
             "backend": self.backend,
             "model": served or self.hf_id or (Path(self.location).name if self.location else self.name),
@@ -122,6 +122,14 @@ class Result:
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "Result":
         return cls(**{name: record.get(name) for name in ("key", "response", "finish_reason", "prompt_tokens", "completion_tokens", "error")})
+
+
+def _content_hash(path: Path) -> str:
+    """A file's sha256, or one over a folder's files (name and content), for recorded responses."""
+    if path.is_file():
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    files = sorted(p for p in path.rglob("*") if p.is_file())
+    return _digest([[p.relative_to(path).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest()] for p in files])
 
 
 def _digest(payload: Any) -> str:

@@ -50,6 +50,7 @@ import pyarrow as pa
 
 from xlcons.evaluators.fidelity import robust_variant
 from xlcons.languages import LanguageRegistry
+from xlcons.reports.formats import TABLE_SUFFIXES, save_figure as _save, write_table_files
 from xlcons.schemas import FIDELITY, JUDGMENTS, TOKENIZATION
 from xlcons.tables import conform, read_table
 
@@ -60,7 +61,6 @@ FIDELITY_TITLES = {"same": "Same", "english": "English", "other": "Other"}
 TOKEN_COLUMNS = ("subword", "character", "ascii")
 TOKEN_TITLES = {"subword": "Subword", "character": "Character", "ascii": "ASCII"}
 KEYS = ["dataset", "model", "item_id", "lang"]
-TABLE_SUFFIXES = {"csv": ".csv", "markdown": ".md", "latex": ".tex"}
 FIGURE_FORMATS = ("png", "pdf")
 FIDELITY_COLOURS = {"same": "#43A047", "english": "#7CCEFD", "other": "#9667D0"}
 
@@ -253,64 +253,6 @@ def per_language(
         classes = _frame(tokenization).select(["model", "lang", "token_class", "tokens_per_prompt", "unique_tokens"]).unique(["model", "lang"], keep="first")
         table = table.join(classes, on=["model", "lang"], how="left", maintain_order="left")
     return table
-
-
-# -- Writers --------------------------------------------------------------------------
-
-
-def _cell(value, decimals: int) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "–"
-    if isinstance(value, float):
-        return f"{value:.{decimals}f}"
-    return str(value)
-
-
-def to_markdown(frame: pl.DataFrame, decimals: int = 1) -> str:
-    header = "| " + " | ".join(frame.columns) + " |"
-    rule = "|" + "|".join("---:" if frame[column].dtype.is_numeric() else "---" for column in frame.columns) + "|"
-    body = ["| " + " | ".join(_cell(value, decimals).replace("|", "\\|") for value in row) + " |" for row in frame.iter_rows()]
-    return "\n".join([header, rule, *body]) + "\n"
-
-
-def _latex_escape(text: str) -> str:
-    for char, replacement in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
-        text = text.replace(char, replacement)
-    return text
-
-
-def to_latex(frame: pl.DataFrame, decimals: int = 1) -> str:
-    align = "".join("r" if frame[column].dtype.is_numeric() else "l" for column in frame.columns)
-    lines = [f"\\begin{{tabular}}{{{align}}}", "\\hline", " & ".join(_latex_escape(column) for column in frame.columns) + r" \\", "\\hline"]
-    lines += [" & ".join(_latex_escape(_cell(value, decimals)) for value in row) + r" \\" for row in frame.iter_rows()]
-    return "\n".join([*lines, "\\hline", "\\end{tabular}"]) + "\n"
-
-
-def write_table_files(frame: pl.DataFrame, base: Path | str, formats: Iterable[str] = ("csv", "markdown")) -> list[Path]:
-    """`base` + .csv (full precision) / .md / .tex (one decimal), as asked."""
-    base = Path(base)
-    base.parent.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in formats:
-        path = base.with_name(base.name + TABLE_SUFFIXES[name])
-        if name == "csv":
-            frame.write_csv(path)
-        elif name == "markdown":
-            path.write_text(to_markdown(frame), encoding="utf-8")
-        else:
-            path.write_text(to_latex(frame), encoding="utf-8")
-        written.append(path)
-    return written
-
-
-def _save(figure, base: Path, formats: Iterable[str]) -> list[Path]:
-    base.parent.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in formats:
-        path = base.with_name(f"{base.name}.{name}")
-        figure.savefig(path, dpi=200, bbox_inches="tight")
-        written.append(path)
-    return written
 
 
 def plot_fidelity(shares: pl.DataFrame, base: Path | str, formats: Iterable[str] = FIGURE_FORMATS) -> list[Path]:

@@ -22,12 +22,17 @@ READERS = {".csv": pacsv.read_csv, ".jsonl": pajson.read_json, ".json": pajson.r
 
 
 def read_recorded(path: Path | str) -> dict[tuple[str, str], dict]:
-    """(item_id, language) -> record of a recorded-responses file."""
+    """(item_id, language) -> record of a recorded-responses file (or a folder of released MAKQA outputs)."""
     path = Path(path)
-    reader = READERS.get(path.suffix.lower())
-    if reader is None:
-        raise GenerationError(f"{path}: recorded responses must be .csv, .jsonl or .parquet")
-    table: pa.Table = reader(path)
+    if path.is_dir():
+        from xlcons.released import released_records
+
+        table = pa.Table.from_pylist(released_records(path))
+    else:
+        reader = READERS.get(path.suffix.lower())
+        if reader is None:
+            raise GenerationError(f"{path}: recorded responses must be .csv, .jsonl or .parquet, or a folder of result_<domain>.json")
+        table = reader(path)
     if "lang" in table.column_names and "language" not in table.column_names:
         table = table.rename_columns(["language" if name == "lang" else name for name in table.column_names])
     missing = [name for name in ("item_id", "language", "response") if name not in table.column_names]

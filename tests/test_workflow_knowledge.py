@@ -1,0 +1,74 @@
+"""Knowledge consistency through the workflow: Table 6 from the released GPT-3.5 outputs, and MAKQA offline."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from test_workflow import REPO, snakemake
+from xlcons.schemas import KNOWLEDGE_SCORES
+
+
+def read_csv(path):
+    with open(path) as handle:
+        return list(csv.DictReader(handle))
+
+
+def value(cell: str) -> float:
+    return float(cell) if cell not in ("", None) else math.nan
+
+
+def test_released_gpt35_outputs_reproduce_table6(tmp_path, shared_data):
+    """The README's reproduction command, on a machine without LaBSE: xSC and xC stay missing."""
+    override = tmp_path / "here.yaml"
+    override.write_text(yaml.safe_dump({"datasets": {"makqa": {"path": str(shared_data / "makqa")}}, "evaluators": {"knowledge": {"embedder": None}}}))
+    result = snakemake(
+        "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--cores", "2",
+        "--configfile", str(REPO / "config/paper/xing2024-released.yaml"), str(override),
+        "--config", f"released_outputs={shared_data / 'makqa' / 'result_gpt35'}", "released_model=gpt-3.5",
+        timeout=600,
+    )
+    assert result.returncode == 0, result.output
+    tables = tmp_path / "results" / "tables" / "makqa"
+    (row,) = read_csv(tables / "table6_consistency.csv")
+    assert row["model"] == "gpt-3.5"
+    assert value(row["xAC"]) == pytest.approx(0.4893, abs=0.0005)
+    assert value(row["xTC"]) == pytest.approx(0.5078, abs=0.0005)
+    assert math.isnan(value(row["xSC"])) and math.isnan(value(row["xC"])), "missing, not zero"
+    domains = {r["metric"]: r for r in read_csv(tables / "table4_domains.csv")}["xAC"]
+    published = {"geo": 0.5403, "history": 0.5112, "literature": 0.5561, "sport_club": 0.3903, "science": 0.3807, "movie": 0.4444}
+    assert {d: round(value(domains[d]), 4) for d in published} == pytest.approx(published, abs=0.0005)
+    versus = {r["metric"]: r for r in read_csv(tables / "table6_vs_published.csv")}
+    assert value(versus["xAC"]["published"]) == 0.489 and abs(value(versus["xAC"]["difference"])) < 0.001
+    assert (tables / "figure2_pairs_gpt-3.5.png").stat().st_size > 0
+    # The released answers became the model's responses, 12 languages, nothing generated.
+    assert pq.read_table(tmp_path / "results/responses/makqa/gpt-3.5/el.parquet").num_rows == 2027
+
+
+def test_makqa_generates_few_shot_and_scores_offline(tmp_path, offline_models, shared_data):
+    config = {
+        "models": {
+            "smollm2-135m": {
+                "path": str(offline_models["smollm2-135m-instruct"]), "backend": "hf",
+                "hf": {"device": "cpu", "batch_size": 4}, "decoding": {"max_new_tokens": 12},
+            }
+        },
+        "evaluators": {"knowledge": {"embedder": {"path": str(offline_models["all-minilm-l6-v2"])}}},
+        "datasets": {"makqa": {"path": str(shared_data / "makqa"), "languages": ["en", "de"], "domains": ["geo", "timeliness"], "items": {"limit": 2}}},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    run = ["--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--configfile", str(tmp_path / "config.yaml"), "--cores", "2"]
+    result = snakemake(*run, timeout=900)
+    assert result.returncode == 0, result.output
+    prompt = pq.read_table(tmp_path / "results/prompts/makqa/de.parquet").to_pylist()[0]
+    assert prompt["item_id"].startswith("geo/") and prompt["references"], "gold answers travel with the prompt"
+    assert prompt["prompt"].count("\n\n") >= 5, "five in-context examples before the question"
+    scores = pq.read_table(tmp_path / "results/evaluations/makqa/smollm2-135m/knowledge_scores.parquet")
+    assert scores.schema.names == KNOWLEDGE_SCORES.names
+    overall = {row["metric"]: row["value"] for row in scores.to_pylist() if row["domain"] == "all"}
+    assert 0.0 <= overall["xSC"] <= 1.0, "an embedder was configured, so xSC is computed"
+    assert (tmp_path / "results/tables/makqa/table6_consistency.md").exists()

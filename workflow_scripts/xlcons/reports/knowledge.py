@@ -1,0 +1,165 @@
+"""Knowledge-consistency report (paper 001): Tables 3, 4 and 6 and the language-pair heatmaps.
+
+Inputs are the KNOWLEDGE_SCORES and KNOWLEDGE_PAIRS tables of one or more models (one
+file each, from the scoring rule). A metric that could not be computed (xSC without an
+embedder, and so xC) stays empty ("–"), never 0. Where a model's name matches a model of
+the paper (GPT-3.5, Llama2-7B, Mixtral-8x7B, Baichuan2-7B, Mistral-7B, compared without
+case or punctuation, `-turbo`/`-chat`/`-instruct` ignored), `table6_vs_published` puts the
+published Table 6 value beside ours with the difference.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from xlcons.reports.formats import save_figure, write_table_files
+from xlcons.schemas import KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
+from xlcons.tables import read_table
+
+OVERALL = "all"
+MAIN_METRICS = ("xSC", "xAC", "xTC", "xC")
+DOMAIN_METRICS = ("xSC", "xAC")
+HEATMAP_METRICS = ("xSC", "xAC")
+# Paper 001, Table 6 (xSC, xAC, xTC, xC), as METHODS.md §2 restates it.
+PUBLISHED_TABLE6 = {
+    "gpt35": (0.706, 0.489, 0.508, 0.552),
+    "llama27b": (0.577, 0.243, 0.297, 0.326),
+    "mixtral8x7b": (0.666, 0.430, 0.450, 0.496),
+    "baichuan27b": (0.530, 0.342, 0.413, 0.415),
+    "mistral7b": (0.527, 0.245, 0.349, 0.339),
+}
+TABLE3, TABLE4, TABLE6, VERSUS = "table3_xsc", "table4_domains", "table6_consistency", "table6_vs_published"
+HEATMAP = "figure2_pairs"
+FIGURE_FORMATS = ("png", "pdf")
+
+
+def paper_key(model: str) -> str:
+    name = re.sub(r"-(turbo|chat|instruct)\b.*$", "", model.lower())
+    return re.sub(r"[^a-z0-9]", "", name)
+
+
+DEFAULT_VARIANT = "few_shot"
+
+
+def _labelled(table: pa.Table) -> pl.DataFrame:
+    """Rows of a prompt variant other than the paper's are reported as `model (variant)`."""
+    frame = pl.from_arrow(table)
+    label = pl.when(pl.col("variant") == DEFAULT_VARIANT).then(pl.col("model")).otherwise(pl.col("model") + " (" + pl.col("variant") + ")")
+    return frame.with_columns(model=label)
+
+
+_scores = _labelled
+
+
+def _value(frame: pl.DataFrame, model: str, metric: str, domain: str = OVERALL) -> float | None:
+    rows = frame.filter((pl.col("model") == model) & (pl.col("metric") == metric) & (pl.col("domain") == domain))
+    value = rows["value"][0] if rows.height else None
+    return None if value is None or (isinstance(value, float) and np.isnan(value)) else float(value)
+
+
+def _models(frame: pl.DataFrame) -> list[str]:
+    return sorted(set(frame["model"].to_list()))
+
+
+def table6(scores: pa.Table) -> pl.DataFrame:
+    """One row per model: xSC, xAC, xTC and their harmonic mean xC (overall)."""
+    frame = _scores(scores)
+    rows = [{"model": m, **{metric: _value(frame, m, metric) for metric in MAIN_METRICS}} for m in _models(frame)]
+    return pl.DataFrame(rows, schema={"model": pl.String, **{metric: pl.Float64 for metric in MAIN_METRICS}})
+
+
+def table3(scores: pa.Table) -> pl.DataFrame:
+    """xSC per model, and the Oracle (gold answers) once."""
+    frame = _scores(scores)
+    rows = [{"model": m, "xSC": _value(frame, m, "xSC")} for m in _models(frame)]
+    oracle = [value for m in _models(frame) if (value := _value(frame, m, "xSC_oracle")) is not None]
+    if oracle:
+        rows.append({"model": "Oracle", "xSC": oracle[0]})
+    return pl.DataFrame(rows, schema={"model": pl.String, "xSC": pl.Float64})
+
+
+def table4(scores: pa.Table) -> pl.DataFrame:
+    """Per model and metric (xSC, xAC), one column per domain, then the overall value."""
+    frame = _scores(scores)
+    domains = sorted(set(frame["domain"].to_list()) - {OVERALL, "timeliness"})
+    rows = [
+        {"model": m, "metric": metric, **{d: _value(frame, m, metric, d) for d in domains + [OVERALL]}}
+        for m in _models(frame)
+        for metric in DOMAIN_METRICS
+    ]
+    return pl.DataFrame(rows, schema={"model": pl.String, "metric": pl.String, **{d: pl.Float64 for d in domains + [OVERALL]}})
+
+
+def versus_published(scores: pa.Table) -> pl.DataFrame:
+    """Our Table 6 values beside the paper's, for models the paper has."""
+    ours = table6(scores)
+    rows = []
+    for row in ours.iter_rows(named=True):
+        published = PUBLISHED_TABLE6.get(paper_key(row["model"]))
+        for metric, reference in zip(MAIN_METRICS, published or ()):
+            value = row[metric]
+            rows.append({"model": row["model"], "metric": metric, "ours": value, "published": reference, "difference": None if value is None else value - reference})
+    return pl.DataFrame(rows, schema={"model": pl.String, "metric": pl.String, "ours": pl.Float64, "published": pl.Float64, "difference": pl.Float64})
+
+
+def plot_pairs(pairs: pa.Table, model: str, base: Path, formats: Iterable[str]) -> list[Path]:
+    """Paper Figure 2: language × language matrices of xSC and xAC (overall), one panel each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    frame = _labelled(pairs).filter((pl.col("model") == model) & (pl.col("domain") == OVERALL))
+    metrics = [m for m in HEATMAP_METRICS if frame.filter(pl.col("metric") == m).height]
+    figure, axes = plt.subplots(1, max(1, len(metrics)), figsize=(6.5 * max(1, len(metrics)), 5.5), squeeze=False)
+    for axis, metric in zip(axes[0], metrics):
+        part = frame.filter(pl.col("metric") == metric)
+        languages = list(dict.fromkeys(part["lang_i"].to_list() + part["lang_j"].to_list()))
+        matrix = np.full((len(languages), len(languages)), np.nan)
+        for row in part.iter_rows(named=True):
+            matrix[languages.index(row["lang_i"]), languages.index(row["lang_j"])] = row["value"] if row["value"] is not None else np.nan
+        sns.heatmap(matrix, ax=axis, xticklabels=languages, yticklabels=languages, vmin=0, vmax=1, cmap="viridis",
+                    annot=len(languages) <= 12, fmt=".2f", annot_kws={"size": 7}, cbar_kws={"label": metric})
+        axis.set_title(f"{model}: {metric} by language pair")
+        axis.set_xlabel("language j")
+        axis.set_ylabel("language i")
+    if not metrics:
+        axes[0][0].set_axis_off()
+        axes[0][0].set_title(f"{model}: no language-pair scores")
+    written = save_figure(figure, base, formats)
+    plt.close(figure)
+    return written
+
+
+def report_outputs(out_dir: Path | str, models: Sequence[str], table_formats: Sequence[str], figure_formats: Sequence[str] = FIGURE_FORMATS) -> list[Path]:
+    from xlcons.reports.formats import TABLE_SUFFIXES
+
+    out = Path(out_dir)
+    paths = [out / f"{name}{TABLE_SUFFIXES[kind]}" for name in (TABLE3, TABLE4, TABLE6, VERSUS) for kind in table_formats]
+    paths += [out / f"{HEATMAP}_{model}.{kind}" for model in models for kind in figure_formats]
+    return paths
+
+
+def _read_all(paths: Sequence[Path | str], schema: pa.Schema) -> pa.Table:
+    tables = [read_table(path, schema) for path in paths]
+    return pa.concat_tables(tables) if tables else schema.empty_table()
+
+
+def run_report(score_files: Sequence[Path | str], pair_files: Sequence[Path | str], out_dir: Path | str,
+               table_formats: Sequence[str] = ("csv", "markdown"), figure_formats: Sequence[str] = FIGURE_FORMATS) -> list[Path]:
+    """The rule's job: every model's scores and pairs in, Tables 3, 4, 6 and the heatmaps out."""
+    scores, pairs = _read_all(score_files, KNOWLEDGE_SCORES), _read_all(pair_files, KNOWLEDGE_PAIRS)
+    out = Path(out_dir)
+    written = []
+    for name, frame in ((TABLE3, table3(scores)), (TABLE4, table4(scores)), (TABLE6, table6(scores)), (VERSUS, versus_published(scores))):
+        written += write_table_files(frame, out / name, table_formats, decimals=3)
+    for model in sorted(set(pl.from_arrow(scores)["model"].to_list())):
+        written += plot_pairs(pairs, model, out / f"{HEATMAP}_{model}", figure_formats)  # the paper's prompt variant
+    return written
