@@ -20,6 +20,7 @@ include: "rules/prompts.smk"
 include: "rules/generate.smk"
 include: "rules/evaluate_multiq.smk"
 include: "rules/evaluate_knowledge.smk"
+include: "rules/translate.smk"
 
 
 rule all:

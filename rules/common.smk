@@ -127,6 +127,7 @@ def get_final_targets():
         + PLAN.generation_targets()
         + multiq_targets()
         + knowledge_targets()
+        + PLAN.translation_targets()
     )
 
 
@@ -227,3 +228,47 @@ def knowledge_report_outputs():
 
 def knowledge_targets():
     return knowledge_report_outputs() if "makqa" in PLAN.generation_datasets() else []
+
+
+# -- translation ------------------------------------------------------------------------
+
+TRANSLATOR = "translator.model"
+
+
+def get_translator_weights(wildcards):
+    """The checkpoint's marker or path; for CTranslate2, the converted model instead."""
+    converted = PLAN.ctranslate2_dir(RESOURCES)
+    return converted or PLAN.model_location(TRANSLATOR, RESOURCES)
+
+
+def get_translator_checkpoint(wildcards):
+    return PLAN.model_location(TRANSLATOR, RESOURCES)
+
+
+def get_translator_dir(wildcards):
+    return PLAN.local_path(TRANSLATOR, RESOURCES)
+
+
+def get_translation_lid(wildcards):
+    if config["translator"]["detect_response_language"]:
+        return PLAN.model_location(LANGUAGE_ID, RESOURCES)
+    return []
+
+
+def get_translation_lid_path(wildcards):
+    if config["translator"]["detect_response_language"]:
+        return PLAN.local_path(LANGUAGE_ID, RESOURCES)
+    return None
+
+
+def translation_patterns(dataset, kind):
+    return [
+        PLAN.translation_file(dataset, "{model}", lang, kind)
+        for lang in PLAN.languages(dataset)
+    ]
+
+
+def get_ctranslate2_quantization(wildcards):
+    from xlcons.translation.translators import quantization_for
+
+    return quantization_for(config["translator"]["compute_type"])

@@ -41,12 +41,22 @@ def normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+# The default config, with MultiQ's answers translated too, so that every rule file defines
+# its rules (translation and the CTranslate2 conversion included).
+EVERY_STAGE = {"translator": {"datasets": ["multiq", "information", "empathy"]}}
+
+
 def load_rules():
     from snakemake.api import SnakemakeApi
-    from snakemake.settings.types import OutputSettings, ResourceSettings
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
     with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
-        workflow_api = api.workflow(resource_settings=ResourceSettings(), snakefile=REPO / "Snakefile", workdir=REPO)
+        workflow_api = api.workflow(
+            resource_settings=ResourceSettings(),
+            config_settings=ConfigSettings(config=EVERY_STAGE),
+            snakefile=REPO / "Snakefile",
+            workdir=REPO,
+        )
         workflow_api.dag()
         workflow = workflow_api._workflow
         return list(workflow.rules), workflow.globals["PLAN"]
@@ -113,7 +123,9 @@ def rule_script(rule) -> Path:
 
 
 def test_the_workflow_has_rules_to_check():
-    assert {"fetch_model", "fetch_dataset"} <= {rule.name for rule in COMPUTING_RULES}
+    names = {rule.name for rule in COMPUTING_RULES}
+    assert {"fetch_model", "fetch_dataset", "prompts", "generate_multiq", "multiq_judge", "knowledge_scores"} <= names
+    assert {"translate_multiq", "convert_translator"} <= names
 
 
 def needed_distributions(*paths: Path) -> set[str]:

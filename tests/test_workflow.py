@@ -96,7 +96,7 @@ class TestDryRuns:
         assert job_counts(result.stdout) == {
             "prompts": 9, "generate_multiq": 2, "generate_makqa": 2, "all": 1,
             "multiq_language_id": 2, "multiq_judge": 2, "multiq_tokenization": 2, "multiq_report": 1,
-            "knowledge_scores": 2, "knowledge_report": 1,
+            "knowledge_scores": 2, "knowledge_report": 1, "translate_multiq": 2,
         }
 
     def test_paper_004_schedules_one_generation_job_per_model_over_137_languages(self):

@@ -25,6 +25,7 @@ def offline_subset(workdir, shared_data, languages, limit):
 
     absolute(config)
     config["datasets"] = {"multiq": {"path": str(shared_data / "multiq"), "languages": languages, "items": {"limit": limit}}}
+    assert "multiq" in config["translator"]["datasets"]
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     return ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "2"]
 
@@ -49,4 +50,11 @@ def test_multiq_runs_end_to_end_for_smollm2_and_the_tiny_model(tmp_path, offline
     # SmolLM2 answers English prompts in English: fidelity is 'same' for them.
     english = [row for row in pq.read_table(evaluations / "smollm2-135m" / "fidelity.parquet").to_pylist() if row["lang"] == "en"]
     assert {row["fidelity"] for row in english} == {"same"}
+    # The answers are translated to English too (translator.datasets includes multiq offline).
+    for model in ("tiny-llm", "smollm2-135m"):
+        translations = pq.read_table(tmp_path / "results" / "translations" / "multiq" / model / "de.parquet")
+        assert translations.num_rows == 2 and "translation_path" in translations.schema.names
+    english = pq.read_table(tmp_path / "results/translations/multiq/smollm2-135m/en.parquet").to_pylist()
+    assert {row["translation_path"] for row in english} == {"passthrough_english"}
+    assert [row["translation"] for row in english] == [row["response"] for row in english]
     assert "Nothing to be done" in snakemake(*run, "-n").output

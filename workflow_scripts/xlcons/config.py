@@ -26,9 +26,14 @@ from xlcons.languages import LanguageRegistry, NotTranslatableError, UnknownLang
 
 SCHEMA_PATH = REPO_ROOT / "config" / "schema" / "config.schema.yaml"
 
-# Data sets whose prompts exist in English only and whose responses are translated
-# back to English (paper 000): every language they use needs an NLLB code.
+# Data sets whose prompts exist in English only and are translated into every language
+# (paper 000); their answers are translated back, as are those of `translator.datasets`.
 TRANSLATED_DATASETS = ("information", "empathy")
+
+
+def translated_datasets(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """Data sets whose languages all need an NLLB code (prompts or answers are translated)."""
+    return tuple(dict.fromkeys(TRANSLATED_DATASETS + tuple(config["translator"]["datasets"])))
 
 
 class ConfigError(ValueError):
@@ -222,7 +227,7 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
     )
     for dataset, spec in config["datasets"].items():
         problems += _check_languages(
-            f"datasets.{dataset}.languages", spec["languages"], registry, dataset in TRANSLATED_DATASETS and spec["enabled"]
+            f"datasets.{dataset}.languages", spec["languages"], registry, dataset in translated_datasets(config) and spec["enabled"]
         )
         if spec.get("path"):
             path = Path(spec["path"])

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from xlcons.config import TRANSLATED_DATASETS, dataset_languages, iter_model_sources, resource_name
+from xlcons.config import dataset_languages, iter_model_sources, resource_name, translated_datasets
 from xlcons.data_sources import DATA_SOURCES
 from xlcons.datasets import DATASETS
 from xlcons.languages import LanguageRegistry
@@ -81,7 +81,7 @@ class Plan:
         """Config keys of the models the enabled stages load, in config order."""
         datasets = set(self.enabled_datasets())
         evaluators = self.config["evaluators"]
-        translated = bool(datasets & set(TRANSLATED_DATASETS))
+        translated = bool(datasets & set(translated_datasets(self.config)))
         needed = {key for key in self.sources if key.startswith("models.") and datasets}
         if translated:
             needed.add("translator.model")
@@ -171,6 +171,29 @@ class Plan:
     def tokenizer_models(self) -> list[str]:
         """Generators whose tokenizer is on disk (not API models, not recorded responses)."""
         return [name for name, spec in self.config["models"].items() if spec["backend"] in ("hf", "vllm")]
+
+    def translation_datasets(self) -> list[str]:
+        """Data sets whose answers the workflow translates to English (and can build prompts for)."""
+        return [name for name in self.generation_datasets() if name in self.config["translator"]["datasets"]]
+
+    def translation_file(self, dataset: str, model: str, lang: str, kind: str = "translations") -> str:
+        suffix = "" if kind == "translations" else f".{kind}"
+        return f"{self.results}/translations/{dataset}/{model}/{lang}{suffix}.parquet"
+
+    def translation_targets(self) -> list[str]:
+        return [
+            self.translation_file(dataset, model, lang)
+            for dataset in self.translation_datasets()
+            for model in self.generators()
+            for lang in self.languages(dataset)
+        ]
+
+    def ctranslate2_dir(self, resources: str) -> str | None:
+        """Where the translator converted to CTranslate2 goes (ctranslate2 backend only)."""
+        translator = self.config["translator"]
+        if translator["backend"] != "ctranslate2":
+            return None
+        return f"{resources}/ctranslate2/{self.names['translator.model']}-{translator['compute_type']}"
 
     def generation_targets(self) -> list[str]:
         return [

@@ -192,3 +192,95 @@ KNOWLEDGE_ITEMS = pa.schema(
     ]
 )
 KNOWLEDGE_STATUSES = ("ok", "empty", "missing")
+
+
+# -- translation
+
+TRANSLATION_PATHS = ("passthrough_english", "prompt_language", "other_language", "no_answer", "untranslatable")
+
+# One row per response of one (data set, model, prompt language): how it was translated to
+# English. `translation_path` is one of TRANSLATION_PATHS; `source_lang_detected` the registry
+# code language ID gave (null when detection is off or the label stands for no registry
+# language), `lid_label` the raw label; `response_lang` the language it was translated from
+# (`en` for English passed through; null for no_answer and untranslatable). `translation` is
+# the English text (the response itself for passthrough_english and untranslatable, "No
+# answer" for no_answer). `n_degenerate` counts sentences whose first translation was
+# degenerate, `n_repaired` those of them a sampled attempt fixed. `splitter` names the
+# sentence splitter (null when nothing was split), `translator` the translation system.
+TRANSLATIONS = pa.schema(
+    [
+        pa.field("dataset", pa.string(), nullable=False),
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("item_id", pa.string(), nullable=False),
+        pa.field("lang", pa.string(), nullable=False),
+        pa.field("response", pa.string(), nullable=False),
+        pa.field("translation_path", pa.string(), nullable=False),
+        pa.field("source_lang_detected", pa.string()),
+        pa.field("lid_label", pa.string()),
+        pa.field("response_lang", pa.string()),
+        pa.field("translation", pa.string(), nullable=False),
+        pa.field("n_sentences", pa.int32(), nullable=False),
+        pa.field("n_degenerate", pa.int32(), nullable=False),
+        pa.field("n_repaired", pa.int32(), nullable=False),
+        pa.field("splitter", pa.string()),
+        pa.field("translator", pa.string(), nullable=False),
+    ]
+)
+
+# One row per translated sentence (sentence_index counts the response's sentences from 0).
+# `source_lang` is the registry code it was translated from. `degenerate_reason` is why the
+# first (greedy or beam) translation was degenerate, null when it was not; `repaired` says a
+# sampled attempt replaced it; `attempts` counts the sampled attempts made. A sentence with
+# a reason and repaired false kept a degenerate translation.
+TRANSLATED_SENTENCES = pa.schema(
+    [
+        pa.field("dataset", pa.string(), nullable=False),
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("item_id", pa.string(), nullable=False),
+        pa.field("lang", pa.string(), nullable=False),
+        pa.field("sentence_index", pa.int32(), nullable=False),
+        pa.field("source_lang", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("translation", pa.string(), nullable=False),
+        pa.field("degenerate_reason", pa.string()),
+        pa.field("repaired", pa.bool_(), nullable=False),
+        pa.field("attempts", pa.int32(), nullable=False),
+    ]
+)
+
+# One row per English response of the translationese check: `pivot` is its translation into
+# `lang`, `round_trip` the pivot translated back to English. `translation_path` is
+# `round_trip`, or `no_answer` (both texts are then "No answer"). Counts cover both directions.
+ROUND_TRIPS = pa.schema(
+    [
+        pa.field("dataset", pa.string(), nullable=False),
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("item_id", pa.string(), nullable=False),
+        pa.field("lang", pa.string(), nullable=False),
+        pa.field("response", pa.string(), nullable=False),
+        pa.field("translation_path", pa.string(), nullable=False),
+        pa.field("pivot", pa.string(), nullable=False),
+        pa.field("round_trip", pa.string(), nullable=False),
+        pa.field("n_sentences", pa.int32(), nullable=False),
+        pa.field("n_degenerate", pa.int32(), nullable=False),
+        pa.field("n_repaired", pa.int32(), nullable=False),
+        pa.field("translator", pa.string(), nullable=False),
+    ]
+)
+
+# Per (data set, model, language): responses by translation path and sentence counts.
+TRANSLATION_COUNTS = pa.schema(
+    [
+        pa.field("dataset", pa.string(), nullable=False),
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("lang", pa.string(), nullable=False),
+        pa.field("n_responses", pa.int32(), nullable=False),
+        *[pa.field(path, pa.int32(), nullable=False) for path in TRANSLATION_PATHS],
+        pa.field("n_sentences", pa.int32(), nullable=False),
+        pa.field("n_degenerate", pa.int32(), nullable=False),
+        pa.field("n_repaired", pa.int32(), nullable=False),
+        pa.field("n_unrepaired", pa.int32(), nullable=False),
+    ]
+)
+
+REVIEW_COLUMNS = ("dataset", "item_id", "lang", "source", "translation", "n_sentences", "n_degenerate", "n_repaired")
