@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+# The keys that identify a row across the stage tables: (data set, model, item, language).
+DATASET = pa.field("dataset", pa.string(), nullable=False)
+MODEL = pa.field("model", pa.string(), nullable=False)
+ITEM_ID = pa.field("item_id", pa.string(), nullable=False)
+LANG = pa.field("lang", pa.string(), nullable=False)
+
 # One row per (item, language) of a prompt set: what is sent to the model, and what the
 # evaluators need about the item. `references` holds gold answers where a data set has
 # them (MAKQA), `category` its domain/subject, `source_lang` the language the prompt was
 # written in (the item's own language, or `en` for prompts translated from English).
 PROMPTS = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("lang", pa.string(), nullable=False),
+        DATASET,
+        ITEM_ID,
+        LANG,
         pa.field("prompt", pa.string(), nullable=False),
         pa.field("category", pa.string()),
         pa.field("references", pa.list_(pa.string())),
@@ -31,10 +37,10 @@ PROMPTS = pa.schema(
 # `decoding_hash` identifies the model + decoding configuration that produced the row.
 RESPONSES = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("lang", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
         pa.field("prompt", pa.string(), nullable=False),
         pa.field("response", pa.string(), nullable=False),
         pa.field("finish_reason", pa.string(), nullable=False),
@@ -60,10 +66,10 @@ FINISH_REASONS = ("stop", "length", "refused", "empty", "error")
 # `response_chars` is the length of the stripped response, for the robustness variant.
 FIDELITY = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("lang", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
         pa.field("label", pa.string()),
         pa.field("probability", pa.float64()),
         pa.field("response_lang", pa.string()),
@@ -88,10 +94,10 @@ FIDELITY_EXCLUSIONS = (
 # is the judge's raw text (null for no_answer), `judge_finish_reason` its finish reason.
 JUDGMENTS = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("lang", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
         pa.field("verdict", pa.string(), nullable=False),
         pa.field("judge_response", pa.string()),
         pa.field("judge_finish_reason", pa.string()),
@@ -107,10 +113,10 @@ VERDICTS = ("yes", "no", "unparseable", "no_answer")
 # counts distinct tokens over every prompt of the table (the same value on every row).
 TOKENIZATION = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
         pa.field("tokenizer", pa.string(), nullable=False),
-        pa.field("lang", pa.string(), nullable=False),
+        LANG,
         pa.field("n_prompts", pa.int32(), nullable=False),
         pa.field("n_tokens", pa.int64(), nullable=False),
         pa.field("tokens_per_prompt", pa.float64(), nullable=False),
@@ -141,8 +147,8 @@ TOKEN_CLASSES = ("ascii", "character", "subword")
 # (`recency` or `list_position`), on the xTC and xC rows. Counts are null on xC rows.
 KNOWLEDGE_SCORES = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
         pa.field("variant", pa.string(), nullable=False),
         pa.field("metric", pa.string(), nullable=False),
         pa.field("domain", pa.string(), nullable=False),
@@ -161,8 +167,8 @@ KNOWLEDGE_METRICS = ("xSC", "xSC_oracle", "xAC", "xTC", "xC")
 # `n_items` is the number of questions both languages answered.
 KNOWLEDGE_PAIRS = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
         pa.field("variant", pa.string(), nullable=False),
         pa.field("metric", pa.string(), nullable=False),
         pa.field("domain", pa.string(), nullable=False),
@@ -179,12 +185,12 @@ KNOWLEDGE_PAIRS = pa.schema(
 # answer matches none). Null scores where the answer is missing.
 KNOWLEDGE_ITEMS = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
         pa.field("variant", pa.string(), nullable=False),
         pa.field("domain", pa.string(), nullable=False),
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("lang", pa.string(), nullable=False),
+        ITEM_ID,
+        LANG,
         pa.field("status", pa.string(), nullable=False),
         pa.field("chrf", pa.float64()),
         pa.field("tscore", pa.float64()),
@@ -209,10 +215,10 @@ TRANSLATION_PATHS = ("passthrough_english", "prompt_language", "other_language",
 # sentence splitter (null when nothing was split), `translator` the translation system.
 TRANSLATIONS = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("lang", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
         pa.field("response", pa.string(), nullable=False),
         pa.field("translation_path", pa.string(), nullable=False),
         pa.field("source_lang_detected", pa.string()),
@@ -234,10 +240,10 @@ TRANSLATIONS = pa.schema(
 # a reason and repaired false kept a degenerate translation.
 TRANSLATED_SENTENCES = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("lang", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
         pa.field("sentence_index", pa.int32(), nullable=False),
         pa.field("source_lang", pa.string(), nullable=False),
         pa.field("source", pa.string(), nullable=False),
@@ -253,10 +259,10 @@ TRANSLATED_SENTENCES = pa.schema(
 # `round_trip`, or `no_answer` (both texts are then "No answer"). Counts cover both directions.
 ROUND_TRIPS = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("lang", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
         pa.field("response", pa.string(), nullable=False),
         pa.field("translation_path", pa.string(), nullable=False),
         pa.field("pivot", pa.string(), nullable=False),
@@ -271,9 +277,9 @@ ROUND_TRIPS = pa.schema(
 # Per (data set, model, language): responses by translation path and sentence counts.
 TRANSLATION_COUNTS = pa.schema(
     [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
-        pa.field("lang", pa.string(), nullable=False),
+        DATASET,
+        MODEL,
+        LANG,
         pa.field("n_responses", pa.int32(), nullable=False),
         *[pa.field(path, pa.int32(), nullable=False) for path in TRANSLATION_PATHS],
         pa.field("n_sentences", pa.int32(), nullable=False),
