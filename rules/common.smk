@@ -94,10 +94,13 @@ def get_generator_spec(wildcards):
     return PLAN.generator_spec(wildcards.model, RESOURCES)
 
 
+def env_file(name):
+    """The path of envs/<name>.yaml, for a conda: directive chosen by a function."""
+    return str(Path(workflow.basedir) / "envs" / f"{name}.yaml")
+
+
 def get_generator_env(wildcards):
-    return str(
-        Path(workflow.basedir) / "envs" / f"{PLAN.generator_env(wildcards.model)}.yaml"
-    )
+    return env_file(PLAN.generator_env(wildcards.model))
 
 
 def get_generator_gpus(wildcards):
@@ -155,8 +158,7 @@ def get_judge_spec(wildcards):
 
 
 def get_judge_env(wildcards):
-    backend = config["evaluators"]["judge"]["llm"]["backend"]
-    return str(Path(workflow.basedir) / "envs" / f"{generation_env(backend)}.yaml")
+    return env_file(generation_env(config["evaluators"]["judge"]["llm"]["backend"]))
 
 
 def get_judge_gpus(wildcards):

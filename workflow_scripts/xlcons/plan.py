@@ -181,12 +181,7 @@ class Plan:
         return f"{self.results}/translations/{dataset}/{model}/{lang}{suffix}.parquet"
 
     def translation_targets(self) -> list[str]:
-        return [
-            self.translation_file(dataset, model, lang)
-            for dataset in self.translation_datasets()
-            for model in self.generators()
-            for lang in self.languages(dataset)
-        ]
+        return self._per_model_and_language(self.translation_datasets(), self.translation_file)
 
     def ctranslate2_dir(self, resources: str) -> str | None:
         """Where the translator converted to CTranslate2 goes (ctranslate2 backend only)."""
@@ -196,12 +191,11 @@ class Plan:
         return f"{resources}/ctranslate2/{self.names['translator.model']}-{translator['compute_type']}"
 
     def generation_targets(self) -> list[str]:
-        return [
-            self.response_file(dataset, model, lang)
-            for dataset in self.generation_datasets()
-            for model in self.generators()
-            for lang in self.languages(dataset)
-        ]
+        return self._per_model_and_language(self.generation_datasets(), self.response_file)
+
+    def _per_model_and_language(self, datasets: list[str], path_of) -> list[str]:
+        """`path_of(dataset, model, lang)` for every generator and every language of the data sets."""
+        return [path_of(dataset, model, lang) for dataset in datasets for model in self.generators() for lang in self.languages(dataset)]
 
     # -- targets -----------------------------------------------------------------------
     def fetch_targets(self, resources: str) -> list[str]:
