@@ -131,6 +131,7 @@ def get_final_targets():
         + multiq_targets()
         + knowledge_targets()
         + PLAN.translation_targets()
+        + PLAN.round_trip_targets()
     )
 
 
@@ -209,8 +210,19 @@ def get_embedder_path(wildcards):
     return PLAN.local_path(EMBEDDER, RESOURCES) if EMBEDDER in PLAN.sources else None
 
 
-def knowledge_evaluation(model, name):
-    return f"{RESULTS}/evaluations/makqa/{model}/knowledge_{name}.parquet"
+def knowledge_evaluation(model, name, dataset="makqa"):
+    return PLAN.knowledge_file(dataset, model, name)
+
+
+def get_knowledge_prompts(wildcards):
+    return prompt_files(wildcards.dataset)
+
+
+def get_knowledge_responses(wildcards):
+    return [
+        PLAN.response_file(wildcards.dataset, wildcards.model, lang)
+        for lang in PLAN.languages(wildcards.dataset)
+    ]
 
 
 def knowledge_report_outputs():
@@ -229,7 +241,8 @@ def knowledge_report_outputs():
 
 
 def knowledge_targets():
-    return knowledge_report_outputs() if "makqa" in PLAN.generation_datasets() else []
+    tables = knowledge_report_outputs() if "makqa" in PLAN.knowledge_datasets() else []
+    return PLAN.knowledge_targets() + tables
 
 
 # -- translation ------------------------------------------------------------------------
@@ -267,6 +280,33 @@ def translation_patterns(dataset, kind):
     return [
         PLAN.translation_file(dataset, "{model}", lang, kind)
         for lang in PLAN.languages(dataset)
+    ]
+
+
+def get_translator_mem_mb(wildcards, attempt):
+    """Translation jobs hold the translator (the 54B MoE needs far more); grows with the retry."""
+    return 16000 * attempt
+
+
+def translated_prompt_files(dataset):
+    return [
+        PLAN.prompt_file(dataset, lang)
+        for lang in PLAN.prompt_translation_languages(dataset)
+    ]
+
+
+def prompt_review_files(dataset):
+    return [
+        PLAN.prompt_review_file(dataset, lang)
+        for lang in PLAN.prompt_translation_languages(dataset)
+    ]
+
+
+def round_trip_patterns():
+    """The round-trip files of one model ({model} left open), one per check language."""
+    return [
+        PLAN.round_trip_file("information", "{model}", lang)
+        for lang in PLAN.round_trip_languages()
     ]
 
 

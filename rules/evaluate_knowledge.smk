@@ -1,22 +1,25 @@
-# Knowledge consistency (paper 001) on MAKQA: xSC (sentence embeddings), xAC and xTC
-# (chrF + Spearman across language pairs) and their harmonic mean xC, per model, then
-# the paper's Tables 3, 4 and 6 and the language-pair heatmaps over all models.
+# Knowledge consistency (paper 001): xSC (sentence embeddings), xAC and xTC (chrF +
+# Spearman across language pairs) and their harmonic mean xC, per (data set, model);
+# for MAKQA then the paper's Tables 3, 4 and 6 and the language-pair heatmaps over all
+# models. Other data sets with parallel items (MultiQ) get xSC.
 
-if "makqa" in PLAN.generation_datasets():
+if PLAN.knowledge_datasets():
 
     rule knowledge_scores:
         input:
-            prompts=prompt_files("makqa"),
-            responses=response_patterns("makqa"),
+            prompts=get_knowledge_prompts,
+            responses=get_knowledge_responses,
             embedder=get_embedder_weights,
         output:
-            scores=knowledge_evaluation("{model}", "scores"),
-            pairs=knowledge_evaluation("{model}", "pairs"),
-            per_item=knowledge_evaluation("{model}", "items"),
+            scores=knowledge_evaluation("{model}", "scores", "{dataset}"),
+            pairs=knowledge_evaluation("{model}", "pairs", "{dataset}"),
+            per_item=knowledge_evaluation("{model}", "items", "{dataset}"),
         log:
-            "logs/evaluate/makqa/{model}/knowledge.log",
+            "logs/evaluate/{dataset}/{model}/knowledge.log",
         benchmark:
-            f"{RESULTS}/benchmarks/evaluate/makqa/{{model}}/knowledge.tsv"
+            f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{model}}/knowledge.tsv"
+        wildcard_constraints:
+            dataset=alternation(PLAN.knowledge_datasets()),
         conda:
             "../envs/evaluate.yaml"
         threads: 2
@@ -30,6 +33,9 @@ if "makqa" in PLAN.generation_datasets():
             oracle_answers=config["evaluators"]["knowledge"]["oracle_answers"],
         script:
             "../workflow_scripts/knowledge_scores.py"
+
+
+if "makqa" in PLAN.knowledge_datasets():
 
     rule knowledge_report:
         input:

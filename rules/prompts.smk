@@ -1,9 +1,12 @@
 # Prompt sets: one table per (data set, language), in the PROMPTS schema.
-# A new language adds a file and leaves the others untouched.
+# A new language adds a file and leaves the others untouched. Sets written in English
+# only (paper 000's) get their English table here; rules/translate.smk carries it into
+# the other languages.
 
 
 localrules:
     prompts,
+    source_prompts,
 
 
 rule prompts:
@@ -13,6 +16,8 @@ rule prompts:
         prompts=f"{RESULTS}/prompts/{{dataset}}/{{lang}}.parquet",
     log:
         "logs/prompts/{dataset}/{lang}.log",
+    wildcard_constraints:
+        dataset=alternation(PLAN.native_datasets()),
     conda:
         "../envs/generate.yaml"
     resources:
@@ -24,3 +29,9 @@ rule prompts:
         options=get_dataset_options,
     script:
         "../workflow_scripts/prompts.py"
+
+
+use rule prompts as source_prompts with:
+    wildcard_constraints:
+        dataset=alternation(PLAN.prompt_translated_datasets()),
+        lang=alternation(PLAN.source_languages()),

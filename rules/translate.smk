@@ -45,7 +45,7 @@ for dataset in PLAN.translation_datasets():
         threads: 2
         resources:
             gpu=config["translator"]["gpus"],
-            mem_mb=16000,
+            mem_mb=get_translator_mem_mb,
             runtime=720,
         params:
             translator=config["translator"],
@@ -56,3 +56,68 @@ for dataset in PLAN.translation_datasets():
             cache=f"{RESULTS}/cache/translate/{dataset}/{{model}}.jsonl",
         script:
             "../workflow_scripts/translate.py"
+
+
+# Prompt sets written in English only (paper 000): one job per data set carries the
+# English prompts into every other configured language, with a review file per language.
+for dataset in PLAN.prompt_translated_datasets():
+
+    rule:
+        name:
+            f"translate_prompts_{dataset}"
+        input:
+            prompts=PLAN.prompt_file(dataset, "en"),
+            weights=get_translator_weights,
+        output:
+            prompts=translated_prompt_files(dataset),
+            reviews=prompt_review_files(dataset),
+        log:
+            f"logs/translate_prompts/{dataset}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/translate_prompts/{dataset}.tsv"
+        conda:
+            "../envs/translate.yaml"
+        threads: 2
+        resources:
+            gpu=config["translator"]["gpus"],
+            mem_mb=get_translator_mem_mb,
+            runtime=240,
+        params:
+            langs=PLAN.prompt_translation_languages(dataset),
+            translator=config["translator"],
+            checkpoint=get_translator_dir,
+            converted=PLAN.ctranslate2_dir(RESOURCES),
+            cache=f"{RESULTS}/cache/translate_prompts/{dataset}.jsonl",
+        script:
+            "../workflow_scripts/translate_prompts.py"
+
+
+# Translationese check (paper 000): each model's English information answers go
+# en -> l -> en, to be scored against the originals.
+if PLAN.round_trip_languages():
+
+    rule round_trip:
+        input:
+            responses=PLAN.response_file("information", "{model}", "en"),
+            weights=get_translator_weights,
+        output:
+            round_trips=round_trip_patterns(),
+        log:
+            "logs/round_trip/{model}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/round_trip/{{model}}.tsv"
+        conda:
+            "../envs/translate.yaml"
+        threads: 2
+        resources:
+            gpu=config["translator"]["gpus"],
+            mem_mb=get_translator_mem_mb,
+            runtime=480,
+        params:
+            langs=PLAN.round_trip_languages(),
+            translator=config["translator"],
+            checkpoint=get_translator_dir,
+            converted=PLAN.ctranslate2_dir(RESOURCES),
+            cache=f"{RESULTS}/cache/round_trip/{{model}}.jsonl",
+        script:
+            "../workflow_scripts/round_trip.py"

@@ -150,6 +150,12 @@ class TestErrorsNameTheKey:
         assert "datasets.information.languages[1]" in message
         assert untranslatable in message and "NLLB" in message
 
+    def test_pivot_languages_of_the_translationese_check_must_be_translatable(self):
+        registry = LanguageRegistry.load()
+        untranslatable = next(code for code in registry.codes if not registry[code].translatable)
+        message = errors_of({"evaluators": {"information": {"round_trip_languages": ["hi", untranslatable]}}})
+        assert "evaluators.information.round_trip_languages[1]" in message and "NLLB" in message
+
     def test_missing_local_model_path(self, tmp_path):
         message = errors_of({"models": {"m": {"path": "models/nowhere", "backend": "hf"}}}, tmp_path)
         assert "models.m.path" in message and "models/nowhere" in message and "does not exist" in message

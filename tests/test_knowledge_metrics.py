@@ -210,6 +210,48 @@ def test_xsc_embeds_each_text_once_and_matches_a_brute_force_double_loop():
     assert (row["n_items"], row["n_excluded"], row["n_empty"]) == (3, 1, 1)
 
 
+def test_xsc_runs_on_any_parallel_data_set_without_gold_answers():
+    """MultiQ-like rows: no references, numeric ids, categories. xSC only; xAC absent; xC missing."""
+    langs = ["en", "de", "sw"]
+    prompts = [
+        {"dataset": "multiq", "item_id": str(i), "lang": lang, "prompt": "?", "category": cat, "references": None, "source_lang": lang}
+        for i, cat in ((0, "science"), (1, "science"), (2, None)) for lang in langs
+    ]
+    answers = {("0", "en"): "Water", ("0", "de"): "Wasser", ("0", "sw"): "Maji",
+               ("1", "en"): "Mars", ("1", "de"): "Mars", ("1", "sw"): "",
+               ("2", "en"): "Seven", ("2", "de"): "Sieben"}  # sw missing
+    responses = [{"model": "m", "item_id": i, "lang": lang, "response": t} for (i, lang), t in answers.items()]
+    embed = FakeEmbedder()
+    result = score_knowledge(responses, prompts, dataset="multiq", embed=embed)
+    metrics = {(r["metric"], r["domain"]) for r in result.scores.to_pylist()}
+    assert metrics == {("xSC", "science"), ("xSC", "uncategorised"), ("xSC", "all"), ("xC", "all")}
+    assert np.isnan(result.value("xC")), "without gold answers there is no xAC, so xC is missing, not zero"
+
+    def unit(text):
+        v = embed.vectors[text]
+        return v / np.linalg.norm(v)
+
+    pairs = []
+    for i, j in itertools.permutations(langs, 2):
+        cos = [0.0 if not answers[(q, i)] or not answers[(q, j)] else float(unit(answers[(q, i)]) @ unit(answers[(q, j)]))
+               for q in ("0", "1", "2") if (q, i) in answers and (q, j) in answers]
+        pairs.append(sum(cos) / len(cos))
+    assert result.value("xSC") == pytest.approx(sum(pairs) / len(pairs)), "all categories pooled under 'all'"
+    items = result.items.to_pylist()
+    assert len(items) == 9 and all(row["chrf"] is None for row in items)
+    assert sorted(row["status"] for row in items).count("missing") == 1
+
+
+def test_a_data_set_with_gold_answers_gets_xac_grouped_by_category():
+    langs, golds, prompts, answers, responses = _geo_case()
+    generic = [{**row, "dataset": "quiz", "item_id": row["item_id"].split("/")[1], "category": "capitals"} for row in prompts]
+    renamed = [{**row, "item_id": row["item_id"].split("/")[1]} for row in responses]
+    ours = score_knowledge(renamed, generic, model="m", dataset="quiz")
+    makqa = score_knowledge(responses, prompts, model="m")
+    assert ours.value("xAC", "capitals") == pytest.approx(makqa.value("xAC", "geo"))
+    assert ours.value("xAC") == pytest.approx(makqa.value("xAC"))
+
+
 def test_pair_tables_hold_every_ordered_pair_and_are_symmetric():
     langs, _, prompts, _, responses = _geo_case()
     result = score_knowledge(responses, prompts, model="m", embed=FakeEmbedder())

@@ -74,7 +74,40 @@ def test_a_model_used_in_two_roles_is_fetched_once():
 def test_a_local_data_set_folder_replaces_the_download(tmp_path):
     plan = plan_of({"datasets": {"multiq": {"path": str(tmp_path)}}})
     assert not any("/data/" in t for t in plan.fetch_targets(R))
-    assert plan.dataset_location("multiq", R) == str(tmp_path)
+    assert plan.dataset_location("multiq", R) == [str(tmp_path)]
+
+
+def test_the_information_prompts_ship_with_xlcons_and_depend_on_no_download():
+    plan = plan_of({"datasets": {"information": {"languages": ["de"]}}})
+    assert plan.dataset_location("information", R) == [] and plan.dataset_folder("information", R) is None
+
+
+def test_english_only_prompt_sets_are_translated_into_every_other_language_with_english_as_reference():
+    plan = plan_of({"datasets": {"multiq": {"languages": ["de"]}, "information": {"languages": ["de", "ar"]}, "empathy": {"languages": ["en", "hi"]}}})
+    assert plan.native_datasets() == ["multiq"]
+    assert plan.prompt_translated_datasets() == ["information", "empathy"]
+    assert plan.source_languages() == ["en"]
+    assert plan.languages("information") == ["en", "de", "ar"], "English is added: every language is compared with it"
+    assert plan.languages("multiq") == ["de"]
+    assert plan.prompt_translation_languages("information") == ["de", "ar"]
+    assert plan.prompt_translation_languages("empathy") == ["hi"]
+    assert plan.prompt_review_file("empathy", "hi") == "results/prompts/empathy/review/hi.tsv"
+
+
+def test_all_languages_of_an_english_only_prompt_set_are_paper_000s_thirty_plus_english():
+    from xlcons.languages import PAPER_000_LANGUAGES
+
+    assert plan_of({"datasets": {"information": {}}}).languages("information") == ["en", *PAPER_000_LANGUAGES]
+
+
+def test_the_translationese_check_runs_per_model_for_the_configured_pivot_languages():
+    config = {"models": {"a": {"hf_id": "org/a"}, "b": {"hf_id": "org/b"}},
+              "evaluators": {"information": {"round_trip_languages": ["hi", "ja"]}},
+              "datasets": {"information": {"languages": ["de"]}}}
+    plan = plan_of(config)
+    assert plan.round_trip_targets() == [f"results/round_trips/information/{m}/{lang}.parquet" for m in "ab" for lang in ("hi", "ja")]
+    config["datasets"]["information"]["enabled"] = False
+    assert plan_of(config).round_trip_targets() == [], "the check scores information answers: none without that set"
 
 
 def test_fetch_parameters_carry_the_hub_coordinates_and_the_makqa_base_url():

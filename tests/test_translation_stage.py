@@ -407,23 +407,28 @@ def test_the_job_on_the_tiny_nllb_gives_the_same_english_with_both_backends(nllb
     assert rows["1"]["translator"] == "tiny-nllb|ctranslate2|float32|beam1"
 
 
-def test_prompt_and_round_trip_jobs_write_their_files(nllb_specs, tmp_path):
+def test_prompt_and_round_trip_jobs_write_one_file_per_language(nllb_specs, tmp_path):
     from xlcons.schemas import RESPONSES
 
     spec = nllb_specs["ctranslate2"]
     prompts_path = tmp_path / "en.parquet"
     write_table(_english_prompts(2), prompts_path, PROMPTS)
-    run_prompt_translation_job(spec, prompts_path, "zh", tmp_path / "zh.parquet", tmp_path / "zh.tsv", tmp_path / "p.jsonl",
+    langs = ["zh", "de"]
+    run_prompt_translation_job(spec, prompts_path, langs, [tmp_path / f"{lang}.parquet" for lang in langs],
+                               [tmp_path / f"{lang}.tsv" for lang in langs], tmp_path / "p.jsonl",
                                degeneration=DegenerationSpec(tries=1))
-    translated = pq.read_table(tmp_path / "zh.parquet")
-    assert translated["lang"].to_pylist() == ["zh", "zh"] and translated["source_lang"].to_pylist() == ["en", "en"]
-    assert (tmp_path / "zh.tsv").read_text(encoding="utf-8").startswith("\t".join(REVIEW_COLUMNS))
+    for lang in langs:
+        translated = pq.read_table(tmp_path / f"{lang}.parquet")
+        assert translated["lang"].to_pylist() == [lang, lang] and translated["source_lang"].to_pylist() == ["en", "en"]
+        assert (tmp_path / f"{lang}.tsv").read_text(encoding="utf-8").startswith("\t".join(REVIEW_COLUMNS))
 
     responses_path = tmp_path / "r.parquet"
     write_table(response_rows([("1", "en", "Water is H2O. It boils at 100 degrees.")]), responses_path, RESPONSES)
-    run_round_trip_job(spec, responses_path, "hi", tmp_path / "rt.parquet", tmp_path / "rt.jsonl", degeneration=DegenerationSpec(tries=1))
-    trip = pq.read_table(tmp_path / "rt.parquet").to_pylist()[0]
-    assert trip["lang"] == "hi" and trip["pivot"] and trip["round_trip"] and trip["n_sentences"] == 2
+    run_round_trip_job(spec, responses_path, ["hi", "fr"], [tmp_path / "hi.rt.parquet", tmp_path / "fr.rt.parquet"],
+                       tmp_path / "rt.jsonl", degeneration=DegenerationSpec(tries=1))
+    for lang in ("hi", "fr"):
+        trip = pq.read_table(tmp_path / f"{lang}.rt.parquet").to_pylist()[0]
+        assert trip["lang"] == lang and trip["pivot"] and trip["round_trip"] and trip["n_sentences"] == 2
 
 
 def test_repair_on_the_real_model_samples_a_new_translation_for_the_looping_sentence(nllb_specs, monkeypatch):

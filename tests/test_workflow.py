@@ -64,11 +64,15 @@ class TestDryRuns:
         assert result.returncode == 0, result.output
         counts = job_counts(result.stdout)
         # 6 models and 3 data sets to fetch; MultiQ's 7 and MAKQA's 6 languages; one job per
-        # model and data set for generation and for each evaluator.
+        # model and data set for generation and for each evaluator. The English-only sets get
+        # their English prompts, one translation job each (into the other 6 languages), and
+        # their answers are translated back by NLLB, converted once to CTranslate2.
         assert counts == {
             "fetch_model": 6, "fetch_dataset": 3, "prompts": 13, "generate_multiq": 2, "generate_makqa": 2, "all": 1,
             "multiq_language_id": 2, "multiq_judge": 2, "multiq_tokenization": 2, "multiq_report": 1,
             "knowledge_scores": 2, "knowledge_report": 1,
+            "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1, "convert_translator": 1,
+            "generate_information": 2, "generate_empathy": 2, "translate_information": 2, "translate_empathy": 2,
         }
 
     def test_the_fetch_target_downloads_the_same_and_nothing_else(self):
@@ -96,7 +100,12 @@ class TestDryRuns:
         assert job_counts(result.stdout) == {
             "prompts": 9, "generate_multiq": 2, "generate_makqa": 2, "all": 1,
             "multiq_language_id": 2, "multiq_judge": 2, "multiq_tokenization": 2, "multiq_report": 1,
-            "knowledge_scores": 2, "knowledge_report": 1, "translate_multiq": 2,
+            "knowledge_scores": 4, "knowledge_report": 1, "translate_multiq": 2,
+            # paper 000's English-only sets: English prompts, translated into de/ar, answered,
+            # answers translated back; the English information answers also go en -> ar -> en
+            "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1,
+            "generate_information": 2, "generate_empathy": 2, "translate_information": 2, "translate_empathy": 2,
+            "round_trip": 2,
         }
 
     def test_paper_004_schedules_one_generation_job_per_model_over_137_languages(self):

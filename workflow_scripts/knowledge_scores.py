@@ -1,11 +1,11 @@
-"""Rule knowledge_scores: xSC, xAC, xTC and xC of one model's MAKQA answers."""
+"""Rule knowledge_scores: xSC, xAC, xTC and xC of one model's answers to one data set."""
 
-import os
 import sys
 
-os.environ.setdefault("OMP_NUM_THREADS", str(snakemake.threads))  # noqa: F821 (before torch loads)
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+from xlcons.job import start_job  # noqa: E402
+
+start_job(snakemake)  # noqa: F821
 from xlcons.evaluators.knowledge import run_knowledge_scores  # noqa: E402
 
 params, output = snakemake.params, snakemake.output  # noqa: F821

@@ -163,7 +163,9 @@ def _check_languages(key: str, codes, registry: LanguageRegistry, translated: bo
 def dataset_languages(dataset: str, spec: Mapping[str, Any], registry: LanguageRegistry) -> list[str]:
     """The languages a data set runs in: its list, or what `all` means for it."""
     if spec["languages"] != "all":
-        return list(spec["languages"])
+        codes = list(spec["languages"])
+        # The English answers are the reference every other language is compared with.
+        return codes if dataset not in TRANSLATED_DATASETS or "en" in codes else ["en", *codes]
     from xlcons.datasets import DATASETS
 
     info = DATASETS.get(dataset)
@@ -222,6 +224,9 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
                 f"config key 'models.{name}.path': backend file needs a responses file (CSV/JSONL/Parquet) "
                 f"or a folder of released MAKQA outputs (result_<domain>.json); '{spec['path']}' is neither"
             )
+    problems += _check_languages(
+        "evaluators.information.round_trip_languages", config["evaluators"]["information"]["round_trip_languages"], registry, True
+    )
     problems += _check_languages(
         "evaluators.language_id.unsupported_languages", config["evaluators"]["language_id"]["unsupported_languages"], registry, False
     )

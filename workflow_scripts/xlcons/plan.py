@@ -72,9 +72,14 @@ class Plan:
                 )
         return messages
 
-    def dataset_location(self, dataset: str, resources: str) -> str:
+    def dataset_location(self, dataset: str, resources: str) -> list[str]:
+        """The input a prompts job depends on: the local folder, the fetch manifest, or nothing
+        (a set that ships with xlcons)."""
         path = self.config["datasets"][dataset].get("path")
-        return path or f"{resources}/data/{DATASET_SOURCES[dataset]}/MANIFEST.json"
+        if path:
+            return [path]
+        source = DATASET_SOURCES.get(dataset)
+        return [f"{resources}/data/{source}/MANIFEST.json"] if source else []
 
     # -- models ------------------------------------------------------------------------
     def required_model_keys(self) -> list[str]:
@@ -93,7 +98,7 @@ class Plan:
             needed.add("evaluators.information.llm")
         if "empathy" in datasets and evaluators["empathy"]["classifier"] == "encoder":
             needed.add("evaluators.empathy.encoder")
-        if "makqa" in datasets:
+        if self.knowledge_datasets():
             needed.add("evaluators.knowledge.embedder")
         return [key for key in self.sources if key in needed and _needs_weights(self.sources[key])]
 
@@ -125,7 +130,9 @@ class Plan:
 
     def dataset_folder(self, dataset: str, resources: str) -> str:
         """Where a data set's released files are: its configured path or the fetched copy."""
-        return self.config["datasets"][dataset].get("path") or f"{resources}/data/{DATASET_SOURCES[dataset]}"
+        path = self.config["datasets"][dataset].get("path")
+        source = DATASET_SOURCES.get(dataset)
+        return path or (f"{resources}/data/{source}" if source else None)
 
     def prompt_file(self, dataset: str, lang: str) -> str:
         return f"{self.results}/prompts/{dataset}/{lang}.parquet"
@@ -172,6 +179,50 @@ class Plan:
         """Generators whose tokenizer is on disk (not API models, not recorded responses)."""
         return [name for name, spec in self.config["models"].items() if spec["backend"] in ("hf", "vllm")]
 
+    def prompt_translated_datasets(self) -> list[str]:
+        """Data sets written in one language whose prompts the translator carries into the others."""
+        return [name for name in self.generation_datasets() if DATASETS[name].translated_from]
+
+    def native_datasets(self) -> list[str]:
+        """Data sets whose loader gives the prompts of every language itself."""
+        return [name for name in self.generation_datasets() if not DATASETS[name].translated_from]
+
+    def source_languages(self) -> list[str]:
+        """The languages the translated prompt sets are written in."""
+        return sorted({DATASETS[name].translated_from for name in self.prompt_translated_datasets()})
+
+    def prompt_translation_languages(self, dataset: str) -> list[str]:
+        source = DATASETS[dataset].translated_from
+        return [lang for lang in self.languages(dataset) if lang != source]
+
+    def prompt_review_file(self, dataset: str, lang: str) -> str:
+        return f"{self.results}/prompts/{dataset}/review/{lang}.tsv"
+
+    def round_trip_languages(self) -> list[str]:
+        """Languages of the translationese check (English answers of the information set, en -> l -> en)."""
+        if "information" not in self.generation_datasets():
+            return []
+        return list(self.config["evaluators"]["information"]["round_trip_languages"])
+
+    def round_trip_file(self, dataset: str, model: str, lang: str) -> str:
+        return f"{self.results}/round_trips/{dataset}/{model}/{lang}.parquet"
+
+    def round_trip_targets(self) -> list[str]:
+        langs = self.round_trip_languages()
+        return [self.round_trip_file("information", model, lang) for model in self.generators() for lang in langs]
+
+    def knowledge_datasets(self) -> list[str]:
+        """Enabled data sets scored for knowledge consistency (xSC, and xAC/xTC where gold answers exist)."""
+        wanted = self.config["evaluators"]["knowledge"]["datasets"]
+        return [name for name in self.generation_datasets() if name in wanted]
+
+    def knowledge_file(self, dataset: str, model: str, name: str) -> str:
+        return f"{self.results}/evaluations/{dataset}/{model}/knowledge_{name}.parquet"
+
+    def knowledge_targets(self) -> list[str]:
+        """The per-model score tables of every knowledge data set (MAKQA's report comes on top)."""
+        return self._per_model(self.knowledge_datasets(), lambda dataset, model: self.knowledge_file(dataset, model, "scores"))
+
     def translation_datasets(self) -> list[str]:
         """Data sets whose answers the workflow translates to English (and can build prompts for)."""
         return [name for name in self.generation_datasets() if name in self.config["translator"]["datasets"]]
@@ -192,6 +243,9 @@ class Plan:
 
     def generation_targets(self) -> list[str]:
         return self._per_model_and_language(self.generation_datasets(), self.response_file)
+
+    def _per_model(self, datasets: list[str], path_of) -> list[str]:
+        return [path_of(dataset, model) for dataset in datasets for model in self.generators()]
 
     def _per_model_and_language(self, datasets: list[str], path_of) -> list[str]:
         """`path_of(dataset, model, lang)` for every generator and every language of the data sets."""

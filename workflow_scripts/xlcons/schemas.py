@@ -290,3 +290,288 @@ TRANSLATION_COUNTS = pa.schema(
 )
 
 REVIEW_COLUMNS = ("dataset", "item_id", "lang", "source", "translation", "n_sentences", "n_degenerate", "n_repaired")
+
+
+# -- results: per-item scores, aggregation with confidence intervals, group tables, model comparison
+# (METHODS.md §1 Aggregation; written and read by xlcons.reports.results / .groups / .comparison,
+# whatever evaluator produced the scores)
+
+EVALUATOR = pa.field("evaluator", pa.string(), nullable=False)
+METRIC = pa.field("metric", pa.string(), nullable=False)
+
+# The common input of aggregation: one row per (data set, evaluator, model, item, language,
+# metric), converted from an evaluator's own table by a small adapter. `value` is the item's
+# score (a float: precision / recall / f1 of information consistency, 0/1 empathy
+# consistency or per-mechanism agreement, 0/1 MultiQ fidelity same / english and accuracy
+# yes/no); `status` is `ok` for a scored item, else a short reason why the item is excluded
+# (e.g. `no_answer`, `no_facts`, `unparseable`), and `value` is then null. An `ok` row must
+# have a finite value; nothing is dropped silently, excluded rows are counted by reason.
+ITEM_SCORES = pa.schema(
+    [
+        DATASET,
+        EVALUATOR,
+        MODEL,
+        ITEM_ID,
+        LANG,
+        METRIC,
+        pa.field("value", pa.float64()),
+        pa.field("status", pa.string(), nullable=False),
+    ]
+)
+ITEM_STATUS_OK = "ok"
+
+# One row per (data set, evaluator, model, language, metric). `kind` is `mean` (the mean of
+# the item values) or `derived` (a function of several metrics' means, e.g. information F =
+# harmonic mean of mean precision and mean recall). `n_items` counts the items behind the
+# value (for a derived metric: items with at least one of its inputs scored), `n_excluded`
+# the excluded items and `excluded_reasons` their reasons as "reason:count; ..." (most
+# frequent first; null when none). `ci_low`/`ci_high`: percentile bootstrap interval at
+# `ci_level` over `n_resamples` resamples of the items (null with 0 resamples or < 2 items).
+# `value` is null when no item was scored.
+RESULTS = pa.schema(
+    [
+        DATASET,
+        EVALUATOR,
+        MODEL,
+        LANG,
+        METRIC,
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("value", pa.float64()),
+        pa.field("ci_low", pa.float64()),
+        pa.field("ci_high", pa.float64()),
+        pa.field("n_items", pa.int32(), nullable=False),
+        pa.field("n_excluded", pa.int32(), nullable=False),
+        pa.field("excluded_reasons", pa.string()),
+        pa.field("n_resamples", pa.int32(), nullable=False),
+        pa.field("ci_level", pa.float64(), nullable=False),
+    ]
+)
+RESULT_KINDS = ("mean", "derived")
+
+# One row per (data set, evaluator, metric, model, grouping, group): the unweighted mean of
+# the per-language values of the group's languages (the reference language, English, left
+# out). `grouping` is `all` (group `all`), `script` / `family` (paper 000's groups from the
+# language registry, plus `ungrouped` for languages in none), or `training` (`In` / `Out`
+# of the model's documented training languages). `languages` lists the codes averaged
+# (space-separated; "" for an empty group; null where the model's training languages are
+# unknown, and `value` is then null too); `languages_without_value` those of the group that
+# had no scored item.
+GROUP_TABLE = pa.schema(
+    [
+        DATASET,
+        EVALUATOR,
+        METRIC,
+        MODEL,
+        pa.field("grouping", pa.string(), nullable=False),
+        pa.field("group", pa.string(), nullable=False),
+        pa.field("value", pa.float64()),
+        pa.field("n_languages", pa.int32(), nullable=False),
+        pa.field("languages", pa.string()),
+        pa.field("languages_without_value", pa.string()),
+    ]
+)
+GROUPINGS = ("all", "script", "family", "training")
+
+# One row per (data set, evaluator, metric, language, model pair), and one with lang
+# `pooled` (all languages but the reference: the mean over languages of the per-language
+# differences, items resampled / swapped within their language). Items are paired on
+# (item_id, lang) and kept when both models scored them (derived metrics: when both have
+# rows). `difference` = value_a - value_b on the paired items; `ci_low`/`ci_high` its
+# paired percentile bootstrap interval; `p_value` the two-sided paired permutation test
+# (swapping the two models' scores within items), exact when `exact` (all 2^n swaps).
+COMPARISONS = pa.schema(
+    [
+        DATASET,
+        EVALUATOR,
+        METRIC,
+        LANG,
+        pa.field("model_a", pa.string(), nullable=False),
+        pa.field("model_b", pa.string(), nullable=False),
+        pa.field("n_items", pa.int32(), nullable=False),
+        pa.field("n_languages", pa.int32(), nullable=False),
+        pa.field("value_a", pa.float64()),
+        pa.field("value_b", pa.float64()),
+        pa.field("difference", pa.float64()),
+        pa.field("ci_low", pa.float64()),
+        pa.field("ci_high", pa.float64()),
+        pa.field("p_value", pa.float64()),
+        pa.field("n_resamples", pa.int32(), nullable=False),
+        pa.field("n_permutations", pa.int64(), nullable=False),
+        pa.field("exact", pa.bool_(), nullable=False),
+        pa.field("ci_level", pa.float64(), nullable=False),
+    ]
+)
+POOLED = "pooled"
+
+
+# -- information consistency
+# (paper 000, FActScore-style; METHODS.md §1; written by xlcons.evaluators.information.stage,
+# rules for sides without facts in xlcons.evaluators.information.scores)
+# `comparison` is `translation` (English response vs the English translation of the response
+# in `lang`) or `round_trip` (English response vs its en→lang→en round trip, the
+# translationese check). The *english* side is the English response, the *translated* side
+# the translation or round trip. `evaluator_model` identifies the extraction/verification LLM.
+
+# One row per (item, language) compared. `english_status`/`translated_status` are one of
+# INFORMATION_SIDE_STATUSES. `n_supported_english` counts English facts the translated side
+# supports (recall's numerator), `n_supported_translated` translated facts the English side
+# supports (precision's). `n_unparseable` counts verdicts that could not be read (scored as
+# not supported), `n_extraction_failed` extraction requests that failed. `precision`,
+# `recall` and `f1` are null when the item is excluded (`excluded_reason` one of
+# INFORMATION_EXCLUSIONS, else null); `one_sided` items (facts on one side only) score 0.
+# `n_llm_calls` counts the distinct LLM prompts the row's scores rest on (extraction of both
+# sides' sentences + verification), whether answered now or from the cache.
+INFORMATION_ITEMS = pa.schema(
+    [
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
+        pa.field("comparison", pa.string(), nullable=False),
+        pa.field("evaluator_model", pa.string(), nullable=False),
+        pa.field("translation_path", pa.string()),
+        pa.field("english_status", pa.string(), nullable=False),
+        pa.field("translated_status", pa.string(), nullable=False),
+        pa.field("n_sentences_english", pa.int32(), nullable=False),
+        pa.field("n_sentences_translated", pa.int32(), nullable=False),
+        pa.field("n_facts_english", pa.int32(), nullable=False),
+        pa.field("n_facts_translated", pa.int32(), nullable=False),
+        pa.field("n_supported_english", pa.int32(), nullable=False),
+        pa.field("n_supported_translated", pa.int32(), nullable=False),
+        pa.field("n_unparseable", pa.int32(), nullable=False),
+        pa.field("n_extraction_failed", pa.int32(), nullable=False),
+        pa.field("precision", pa.float64()),
+        pa.field("recall", pa.float64()),
+        pa.field("f1", pa.float64()),
+        pa.field("one_sided", pa.bool_(), nullable=False),
+        pa.field("excluded_reason", pa.string()),
+        pa.field("n_llm_calls", pa.int32(), nullable=False),
+    ]
+)
+INFORMATION_COMPARISONS = ("translation", "round_trip")
+INFORMATION_SIDE_STATUSES = ("facts", "no_facts", "no_answer", "refusal", "extraction_failed")
+INFORMATION_EXCLUSIONS = ("extraction_failed", "no_answer", "refusal", "no_facts")
+
+# One row per extracted fact. `side` is `english` (a fact of the English response, checked
+# against the translated side) or `translated`; `sentence_index` counts the side's sentences
+# from 0, `fact_index` the side's facts from 0. `verdict` is `supported`, `not_supported`,
+# `unparseable` or `unchecked` (the item was not verified: one-sided or excluded);
+# `verifier_response`/`verifier_finish_reason` are the raw answer (null when unchecked).
+INFORMATION_FACTS = pa.schema(
+    [
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
+        pa.field("comparison", pa.string(), nullable=False),
+        pa.field("evaluator_model", pa.string(), nullable=False),
+        pa.field("side", pa.string(), nullable=False),
+        pa.field("sentence_index", pa.int32(), nullable=False),
+        pa.field("sentence", pa.string(), nullable=False),
+        pa.field("fact_index", pa.int32(), nullable=False),
+        pa.field("fact", pa.string(), nullable=False),
+        pa.field("verdict", pa.string(), nullable=False),
+        pa.field("verifier_response", pa.string()),
+        pa.field("verifier_finish_reason", pa.string()),
+    ]
+)
+INFORMATION_VERDICTS = ("supported", "not_supported", "unparseable", "unchecked")
+
+# One row per (data set, model, language, comparison, evaluator model). `c_precision` = mean
+# P, `c_recall` = mean R over the scored items, `f` their harmonic mean (the paper's score),
+# `mean_f1` the mean per-item F1; all null when no item was scored. `n_items` counts all
+# rows, `n_scored` the scored ones (`n_one_sided` of them scored 0 by rule), `n_excluded`
+# the rest, `excluded_reasons` them by reason as "reason:count; ..." (most frequent first;
+# null when none). Fact and unparseable-verdict counts are summed over all rows.
+INFORMATION_SCORES = pa.schema(
+    [
+        DATASET,
+        MODEL,
+        LANG,
+        pa.field("comparison", pa.string(), nullable=False),
+        pa.field("evaluator_model", pa.string(), nullable=False),
+        pa.field("c_precision", pa.float64()),
+        pa.field("c_recall", pa.float64()),
+        pa.field("f", pa.float64()),
+        pa.field("mean_f1", pa.float64()),
+        pa.field("n_items", pa.int32(), nullable=False),
+        pa.field("n_scored", pa.int32(), nullable=False),
+        pa.field("n_one_sided", pa.int32(), nullable=False),
+        pa.field("n_excluded", pa.int32(), nullable=False),
+        pa.field("excluded_reasons", pa.string()),
+        pa.field("n_facts_english", pa.int32(), nullable=False),
+        pa.field("n_facts_translated", pa.int32(), nullable=False),
+        pa.field("n_unparseable", pa.int32(), nullable=False),
+    ]
+)
+
+
+# -- empathy consistency
+# Paper 000 on EPITOME seeker posts (xlcons.evaluators.empathy.profiles). A response's empathy
+# profile is one 0/1 per mechanism, ER (emotional reactions), IP (interpretations), EX
+# (explorations), from classifiers on (English seeker post, response); the English response's
+# profile (`*_en`) is compared with that of the response in `lang`, translated to English.
+
+# Why an (item, language) cell is left out of the scores, checked in this order: no English
+# seeker post; no English response; the English response is "No answer"; no translated
+# response in `lang`; the response in `lang` is "No answer"; it could not be translated.
+EMPATHY_EXCLUSIONS = (
+    "missing_prompt",
+    "missing_english",
+    "no_answer_english",
+    "missing_translation",
+    "no_answer",
+    "untranslatable",
+)
+
+# One row per (item, language other than English). `status` is `ok` | `excluded` (then
+# `excluded_reason` is one of EMPATHY_EXCLUSIONS, else null). `er_en`/`ip_en`/`ex_en` and
+# `er`/`ip`/`ex` are the two profiles (null for a side that cannot be classified), `profile_en`
+# and `profile` the same written as `ER1-IP0-EX1`. `equal` and the `*_agree` flags are null on
+# excluded rows. `translation_path` is the translation stage's (null when no translation row);
+# `classifier` the classifiers' kind (`tfidf`, `encoder`).
+EMPATHY_ITEMS = pa.schema(
+    [
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("excluded_reason", pa.string()),
+        pa.field("translation_path", pa.string()),
+        pa.field("profile_en", pa.string()),
+        pa.field("profile", pa.string()),
+        pa.field("er_en", pa.int8()),
+        pa.field("ip_en", pa.int8()),
+        pa.field("ex_en", pa.int8()),
+        pa.field("er", pa.int8()),
+        pa.field("ip", pa.int8()),
+        pa.field("ex", pa.int8()),
+        pa.field("equal", pa.bool_()),
+        pa.field("er_agree", pa.bool_()),
+        pa.field("ip_agree", pa.bool_()),
+        pa.field("ex_agree", pa.bool_()),
+        pa.field("classifier", pa.string(), nullable=False),
+    ]
+)
+EMPATHY_STATUSES = ("ok", "excluded")
+
+# One row per (data set, model, language): `consistency` is the share of scored items whose
+# two profiles are equal, `*_agreement` the share agreeing on one mechanism (null when no item
+# is scored). `n_items` counts scored items, `n_excluded` the excluded ones, split by reason
+# in the `n_<reason>` columns (one per EMPATHY_EXCLUSIONS entry).
+EMPATHY_SCORES = pa.schema(
+    [
+        DATASET,
+        MODEL,
+        LANG,
+        pa.field("consistency", pa.float64()),
+        pa.field("er_agreement", pa.float64()),
+        pa.field("ip_agreement", pa.float64()),
+        pa.field("ex_agreement", pa.float64()),
+        pa.field("n_items", pa.int32(), nullable=False),
+        pa.field("n_excluded", pa.int32(), nullable=False),
+        *[pa.field(f"n_{reason}", pa.int32(), nullable=False) for reason in EMPATHY_EXCLUSIONS],
+        pa.field("classifier", pa.string(), nullable=False),
+    ]
+)

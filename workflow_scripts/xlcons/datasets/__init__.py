@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from xlcons.languages import PAPER_000_LANGUAGES
+
 
 @dataclass(frozen=True)
 class DatasetInfo:
@@ -20,6 +22,9 @@ class DatasetInfo:
     max_new_tokens: int  # the generation cap when the config gives none (papers' settings)
     source: str | None  # the released data set it is built from (xlcons.data_sources), if any
     options: tuple[str, ...] = ()  # keys of datasets.<name> passed on to `load`
+    # The one language the set is written in, when the other languages are machine
+    # translations of it (paper 000's prompts); `load` then returns that language only.
+    translated_from: str | None = None
 
 
 DATASETS = {
@@ -36,6 +41,9 @@ DATASETS = {
             "makqa",
             ("domains", "few_shot", "variants", "seed"),
         ),
+        # Paper 000: English prompts machine-translated into its 30 languages; long answers.
+        DatasetInfo("information", "xlcons.datasets.information", ("en", *PAPER_000_LANGUAGES), 1024, None, translated_from="en"),
+        DatasetInfo("empathy", "xlcons.datasets.empathy", ("en", *PAPER_000_LANGUAGES), 512, "epitome", translated_from="en"),
     )
 }
 

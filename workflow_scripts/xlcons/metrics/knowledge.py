@@ -52,6 +52,13 @@ Empty and missing answers
 
 Prompt variants (``variant:`` item-id prefixes of :mod:`xlcons.datasets.makqa`) are scored
 separately; the default variant has no prefix.
+
+Other data sets
+    Nothing here is tied to MAKQA but its item ids. Any data set with parallel items (the
+    same item id in several languages) gets xSC; one with gold answers (``references``)
+    also gets xAC, and xTC when it has a ``timeliness`` category. Items are grouped by their
+    ``category`` (``uncategorised`` without one), all non-timeliness groups pooled under
+    ``all``. MultiQ has no gold answers, so it gets xSC only, and xC stays missing.
 """
 
 from __future__ import annotations
@@ -65,12 +72,14 @@ import pyarrow as pa
 from sacrebleu.metrics import CHRF
 from scipy.stats import rankdata
 
-from xlcons.datasets.makqa import KNOWLEDGE_DOMAINS, TIMELINESS, parse_item_id
+from xlcons.datasets.makqa import TIMELINESS, parse_item_id
 from xlcons.schemas import KNOWLEDGE_ITEMS, KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
 
 RANKINGS = ("recency", "list_position")
 DEFAULT_RANKING = "recency"
 OVERALL = "all"
+UNCATEGORISED = "uncategorised"
+GENERIC_VARIANT = "default"  # the prompts as the data set gives them (MAKQA names its variants)
 ORACLE_ANSWERS = ("joined", "first")
 EMPTY_REASONS = frozenset({"empty", "refused"})
 MISSING_REASONS = frozenset({"error"})
@@ -270,9 +279,9 @@ class Grid:
     item_ids: list[str]
     status: np.ndarray  # (n, L) MISSING / OK / EMPTY
     answers: list[list[str]]  # (n, L), "" where missing or empty
-    references: list[list[list[str] | None]]  # (n, L), None where the item was not prompted in that language
-    prompted: np.ndarray = field(default=None)  # (n, L) bool
-    acc: np.ndarray = field(default=None)  # (n, L) chrF, NaN where missing
+    references: list[list[list[str] | None]]  # (n, L), None where there are no gold answers
+    prompted: np.ndarray = field(default=None)  # (n, L) bool: the item was asked in that language
+    acc: np.ndarray = field(default=None)  # (n, L) chrF, NaN where missing; None without gold answers
     tscore: np.ndarray = field(default=None)
     best_rank: np.ndarray = field(default=None)
 
@@ -312,14 +321,25 @@ def _one_value(rows: list[dict], column: str, given: str | None, what: str) -> s
     return values.pop()
 
 
-def build_grids(responses: list[dict], prompts: list[dict]) -> tuple[list[str], list[Grid]]:
+def _group_of(row: dict, makqa: bool) -> tuple[str, str]:
+    """(variant, domain) of a prompt row: MAKQA's come from its item ids, others' from the category."""
+    if makqa:
+        variant, domain, _ = parse_item_id(row["item_id"])
+        return variant, row.get("category") or domain
+    return GENERIC_VARIANT, row.get("category") or UNCATEGORISED
+
+
+def has_gold(grid: Grid) -> bool:
+    return any(refs is not None for row in grid.references for refs in row)
+
+
+def build_grids(responses: list[dict], prompts: list[dict], *, makqa: bool = True) -> tuple[list[str], list[Grid]]:
     languages = list(dict.fromkeys(row["lang"] for row in prompts))
     column = {lang: index for index, lang in enumerate(languages)}
     refs: dict[tuple[str, str], list[str] | None] = {}
     layout: dict[tuple[str, str], list[str]] = {}
     for row in prompts:
-        variant, domain, _ = parse_item_id(row["item_id"])
-        domain = row.get("category") or domain
+        variant, domain = _group_of(row, makqa)
         key = (row["item_id"], row["lang"])
         if key in refs:
             raise ValueError(f"prompts: item {key[0]!r} in language {key[1]!r} appears twice")
@@ -358,14 +378,16 @@ def build_grids(responses: list[dict], prompts: list[dict]) -> tuple[list[str], 
         for row_index, item in enumerate(ids):
             for lang, col in column.items():
                 references[row_index][col] = refs.get((item, lang))
-                if (item, lang) in answers and references[row_index][col] is not None:
+                if (item, lang) in answers:
                     status[row_index, col], texts[row_index][col] = answers[(item, lang)]
-        prompted = np.array([[refs is not None for refs in row] for row in references], dtype=bool).reshape(status.shape)
+        prompted = np.array([[(item, lang) in refs for lang in languages] for item in ids], dtype=bool).reshape(status.shape)
         grids.append(Grid(variant, domain, ids, status, texts, references, prompted))
     return languages, grids
 
 
 def _score_chrf(grid: Grid, scorer: ChrF, ranking: str) -> None:
+    if not has_gold(grid):
+        return
     n, k = grid.status.shape
     grid.acc = np.full((n, k), np.nan)
     timeliness = grid.domain == TIMELINESS
@@ -421,11 +443,12 @@ def score_knowledge(
     oracle: bool = True,
     oracle_answers: str = "joined",
 ) -> KnowledgeResult:
-    """Score one model's MAKQA responses (rows with item_id, lang, response[, finish_reason]).
+    """Score one model's responses (rows with item_id, lang, response[, finish_reason]).
 
     `prompts` are the PROMPTS rows the responses answer (references and domains come from
     them); every (item, language) of the prompts without a usable response is counted as
-    excluded. Without `embed`, xSC is not computed and xC is NaN.
+    excluded. Without `embed`, xSC is not computed and xC is NaN. MAKQA (the default data
+    set) groups items by its item ids; any other data set by category.
     """
     if ranking not in RANKINGS:
         raise ValueError(f"unknown timeliness ranking {ranking!r}; choose one of {RANKINGS}")
@@ -435,7 +458,7 @@ def score_knowledge(
     model = _one_value(response_rows, "model", model, "responses")
     if dataset is None:
         dataset = _one_value(prompt_rows, "dataset", None, "prompts") if any(r.get("dataset") for r in prompt_rows) else "makqa"
-    languages, grids = build_grids(response_rows, prompt_rows)
+    languages, grids = build_grids(response_rows, prompt_rows, makqa=dataset == "makqa")
     scorer = ChrF()
     for grid in grids:
         _score_chrf(grid, scorer, ranking)
@@ -491,29 +514,33 @@ def score_knowledge(
     variants = list(dict.fromkeys(grid.variant for grid in grids))
     for variant in variants:
         mine = [grid for grid in grids if grid.variant == variant]
-        pooled = [grid for grid in mine if grid.domain in KNOWLEDGE_DOMAINS]
+        pooled = [grid for grid in mine if grid.domain != TIMELINESS]
+        graded = [grid for grid in pooled if grid.acc is not None]
         headline: dict[str, float | None] = {"xSC": None, "xAC": None, "xTC": None}
         # xAC per domain and pooled
         for grid in mine:
+            if grid.acc is None:
+                continue
             rho, shared = spearman_matrix(grid.acc)
             emit(variant, "xAC", grid.domain, rho, shared, grid.status, grid.prompted, mean_over_pairs(rho))
-        if pooled:
-            acc = np.vstack([grid.acc for grid in pooled])
-            status = np.vstack([grid.status for grid in pooled])
-            prompted = np.vstack([grid.prompted for grid in pooled])
+        if graded:
+            acc = np.vstack([grid.acc for grid in graded])
+            status = np.vstack([grid.status for grid in graded])
+            prompted = np.vstack([grid.prompted for grid in graded])
             rho, shared = spearman_matrix(acc)
             headline["xAC"] = mean_over_pairs(rho)
             emit(variant, "xAC", OVERALL, rho, shared, status, prompted, headline["xAC"])
         # xTC
         for grid in mine:
-            if grid.domain == TIMELINESS:
+            if grid.domain == TIMELINESS and grid.tscore is not None:
                 rho, shared = spearman_matrix(grid.tscore)
                 headline["xTC"] = mean_over_pairs(rho)
                 for domain in (TIMELINESS, OVERALL):
                     emit(variant, "xTC", domain, rho, shared, grid.status, grid.prompted, headline["xTC"], ranking)
         # xSC and its oracle
         if embed is not None:
-            for metric, gold in (("xSC", False), ("xSC_oracle", True)) if oracle else (("xSC", False),):
+            with_oracle = oracle and all(has_gold(grid) for grid in mine)
+            for metric, gold in (("xSC", False), ("xSC_oracle", True)) if with_oracle else (("xSC", False),):
                 blocks = {}
                 for grid in mine:
                     v, present = grid_vectors(grid, gold)
@@ -545,14 +572,14 @@ def score_knowledge(
     for grid in grids:
         for t, item in enumerate(grid.item_ids):
             for j, lang in enumerate(languages):
-                if grid.references[t][j] is None:
+                if not grid.prompted[t, j]:
                     continue
                 state = int(grid.status[t, j])
                 timeliness = grid.tscore is not None
                 item_rows.append({
                     "variant": grid.variant, "domain": grid.domain, "item_id": item, "lang": lang,
                     "status": STATUS_NAMES[state],
-                    "chrf": None if state == MISSING else float(grid.acc[t, j]),
+                    "chrf": None if state == MISSING or grid.acc is None else float(grid.acc[t, j]),
                     "tscore": float(grid.tscore[t, j]) if timeliness and state != MISSING else None,
                     "best_rank": int(grid.best_rank[t, j]) if timeliness and state != MISSING and grid.best_rank[t, j] else None,
                 })

@@ -428,6 +428,14 @@ def run_translation_job(
     log.info("%d sentences translated by the model (the rest came from the cache)", engine.model_calls)
 
 
+def job_translator(params, threads: int) -> tuple[TranslatorSpec, DegenerationSpec]:
+    """The translator and repair settings of a translation rule, from its params (translator
+    section, checkpoint, converted CTranslate2 folder)."""
+    section = params.translator
+    spec = TranslatorSpec.from_config(section, params.checkpoint, params.converted, threads=threads)
+    return spec, DegenerationSpec.from_config(section.get("degeneration"))
+
+
 # --------------------------------------------------------------------------------------
 # English prompts → language l
 # --------------------------------------------------------------------------------------
@@ -471,20 +479,29 @@ def write_review(rows: Iterable[Mapping[str, Any]], path: Path | str) -> Path:
 def run_prompt_translation_job(
     spec: TranslatorSpec,
     prompts: Path | str,
-    lang: str,
-    prompts_out: Path | str,
-    review_out: Path | str,
+    langs: Sequence[str],
+    prompts_out: Sequence[Path | str],
+    review_out: Sequence[Path | str],
     cache_path: Path | str,
     *,
     degeneration: DegenerationSpec = DegenerationSpec(),
     translator_factory: Callable[[TranslatorSpec], Translator] = load_translator,
 ) -> None:
-    """The rule's job: an English PROMPTS file in; PROMPTS in ``lang`` and the review TSV out."""
+    """The rule's job: an English PROMPTS file in; per language, its PROMPTS and review TSV out.
+
+    One job serves every language, so the translator is loaded once; the sentence cache makes
+    a language added later cost only its own sentences.
+    """
+    if not len(langs) == len(prompts_out) == len(review_out):
+        raise ValueError("one prompts file and one review file per language")
+    english = read_table(prompts, PROMPTS)
     engine = SentenceTranslator(spec, TranslationCache(cache_path), degeneration, translator_factory)
     with engine:
-        table, review = translate_prompts(read_table(prompts, PROMPTS), lang, engine)
-    write_table(table, prompts_out, PROMPTS)
-    write_review(review, review_out)
+        for lang, table_out, review_path in zip(langs, prompts_out, review_out):
+            table, review = translate_prompts(english, lang, engine)
+            write_table(table, table_out, PROMPTS)
+            write_review(review, review_path)
+            log.info("prompts en -> %s: %d translated", lang, table.num_rows)
 
 
 # --------------------------------------------------------------------------------------
@@ -526,15 +543,20 @@ def round_trip(responses: pa.Table, lang: str, engine: SentenceTranslator,
 def run_round_trip_job(
     spec: TranslatorSpec,
     responses: Path | str,
-    lang: str,
-    out: Path | str,
+    langs: Sequence[str],
+    outs: Sequence[Path | str],
     cache_path: Path | str,
     *,
     degeneration: DegenerationSpec = DegenerationSpec(),
     translator_factory: Callable[[TranslatorSpec], Translator] = load_translator,
 ) -> None:
-    """The rule's job: an English RESPONSES file in, its ROUND_TRIPS through ``lang`` out."""
+    """The rule's job: an English RESPONSES file in, its ROUND_TRIPS through each language out."""
+    if len(langs) != len(outs):
+        raise ValueError("one round-trip file per language")
+    english = read_table(responses, RESPONSES)
     engine = SentenceTranslator(spec, TranslationCache(cache_path), degeneration, translator_factory)
     with engine:
-        table = round_trip(read_table(responses, RESPONSES), lang, engine)
-    write_table(table, out, ROUND_TRIPS)
+        for lang, out in zip(langs, outs):
+            table = round_trip(english, lang, engine)
+            write_table(table, out, ROUND_TRIPS)
+            log.info("round trip en -> %s -> en: %d responses", lang, table.num_rows)
