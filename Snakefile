@@ -21,6 +21,8 @@ include: "rules/generate.smk"
 include: "rules/evaluate_multiq.smk"
 include: "rules/evaluate_knowledge.smk"
 include: "rules/translate.smk"
+include: "rules/evaluate_information.smk"
+include: "rules/evaluate_empathy.smk"
 
 
 rule all:

@@ -132,6 +132,8 @@ def get_final_targets():
         + knowledge_targets()
         + PLAN.translation_targets()
         + PLAN.round_trip_targets()
+        + information_targets()
+        + empathy_targets()
     )
 
 
@@ -314,3 +316,140 @@ def get_ctranslate2_quantization(wildcards):
     from xlcons.translation.translators import quantization_for
 
     return quantization_for(config["translator"]["compute_type"])
+
+
+# -- information consistency ------------------------------------------------------------
+
+INFORMATION_LLM = "evaluators.information.llm"
+
+
+def information_evaluation(model, name, check="information"):
+    """An output of the information evaluator (`check`: information or translationese)."""
+    return f"{RESULTS}/evaluations/information/{model}/{check}_{name}.parquet"
+
+
+def non_english_translation_patterns(dataset):
+    """The translated answers of one model ({model} left open), every language but English."""
+    return [
+        PLAN.translation_file(dataset, "{model}", lang)
+        for lang in PLAN.languages(dataset)
+        if lang != "en"
+    ]
+
+
+def get_information_llm_weights(wildcards):
+    return PLAN.llm_inputs(INFORMATION_LLM, RESOURCES)
+
+
+def get_information_llm_spec(wildcards):
+    return PLAN.llm_spec(INFORMATION_LLM, RESOURCES)
+
+
+def get_information_llm_env(wildcards):
+    return env_file(
+        generation_env(config["evaluators"]["information"]["llm"]["backend"])
+    )
+
+
+def get_information_llm_gpus(wildcards):
+    return llm_gpus(config["evaluators"]["information"]["llm"])
+
+
+def get_information_llm_mem_mb(wildcards, attempt):
+    base = {"vllm": 64000, "hf": 16000}.get(
+        config["evaluators"]["information"]["llm"]["backend"], 2000
+    )
+    return base * attempt
+
+
+def get_information_options(wildcards):
+    section = config["evaluators"]["information"]
+    return {
+        key: section[key]
+        for key in (
+            "extraction_max_new_tokens",
+            "verification_max_new_tokens",
+            "max_facts_per_sentence",
+        )
+    }
+
+
+def information_targets():
+    if "information" not in PLAN.generation_datasets():
+        return []
+    models = PLAN.generators()
+    targets = [information_evaluation(model, "scores") for model in models]
+    if PLAN.round_trip_languages():
+        targets += [
+            information_evaluation(model, "scores", "translationese")
+            for model in models
+        ]
+    return targets
+
+
+# -- empathy consistency ----------------------------------------------------------------
+
+EMPATHY_ENCODER = "evaluators.empathy.encoder"
+
+
+def empathy_fine_tunes():
+    return config["evaluators"]["empathy"]["classifier"] == "encoder"
+
+
+def empathy_classifier_dir(mechanism):
+    """Where a trained classifier goes: built by the workflow, so under resources/."""
+    kind = config["evaluators"]["empathy"]["classifier"]
+    return f"{RESOURCES}/classifiers/empathy-{kind}/{mechanism}"
+
+
+def get_epitome_files(wildcards):
+    return PLAN.dataset_location("empathy", RESOURCES)
+
+
+def get_epitome_folder(wildcards):
+    return PLAN.dataset_folder("empathy", RESOURCES)
+
+
+def get_empathy_encoder_weights(wildcards):
+    return (
+        [PLAN.model_location(EMPATHY_ENCODER, RESOURCES)]
+        if empathy_fine_tunes()
+        else []
+    )
+
+
+def get_empathy_training_gpus(wildcards):
+    return 1 if empathy_fine_tunes() else 0
+
+
+def get_empathy_training_mem_mb(wildcards, attempt):
+    return (32000 if empathy_fine_tunes() else 4000) * attempt
+
+
+def get_empathy_training_runtime(wildcards, attempt):
+    return (240 if empathy_fine_tunes() else 15) * attempt
+
+
+def get_empathy_training_options(wildcards):
+    """The classifier's options: the TF-IDF section, or the encoder's path, training settings
+    and the mechanism's learning rate and epochs."""
+    section = config["evaluators"]["empathy"]
+    options = {"train_on": section["train_on"]}
+    if not empathy_fine_tunes():
+        return {**options, **section["tfidf"]}
+    return {
+        **options,
+        **section["encoder_training"],
+        **section["hyperparameters"][wildcards.mechanism],
+        "model": PLAN.local_path(EMPATHY_ENCODER, RESOURCES),
+        "seed": section["seed"],
+    }
+
+
+def empathy_targets():
+    if "empathy" not in PLAN.generation_datasets():
+        return []
+    return [
+        f"{RESULTS}/evaluations/empathy/{model}/empathy_scores.parquet"
+        for model in PLAN.generators()
+    ]

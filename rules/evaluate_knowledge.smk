@@ -37,6 +37,9 @@ if PLAN.knowledge_datasets():
 
 if "makqa" in PLAN.knowledge_datasets():
 
+    localrules:
+        knowledge_report,
+
     rule knowledge_report:
         input:
             scores=[knowledge_evaluation(m, "scores") for m in PLAN.generators()],

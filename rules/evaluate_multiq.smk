@@ -4,6 +4,9 @@
 
 if "multiq" in PLAN.generation_datasets():
 
+    localrules:
+        multiq_report,
+
     rule multiq_language_id:
         input:
             responses=response_patterns("multiq"),

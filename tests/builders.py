@@ -31,3 +31,21 @@ def response_rows(rows: Sequence[tuple[str, str, str]], model: str = "m", datase
         ],
         schema=RESPONSES,
     )
+
+
+def offline_config(repo) -> dict:
+    """config/offline.yaml with its resources/ paths made absolute, for runs in another directory."""
+    import yaml
+
+    config = yaml.safe_load((repo / "config" / "offline.yaml").read_text())
+
+    def absolute(section):
+        if isinstance(section, dict):
+            for key, value in section.items():
+                if key == "path" and isinstance(value, str) and value.startswith("resources/"):
+                    section[key] = str(repo / value)
+                else:
+                    absolute(value)
+
+    absolute(config)
+    return config

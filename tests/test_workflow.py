@@ -73,6 +73,7 @@ class TestDryRuns:
             "knowledge_scores": 2, "knowledge_report": 1,
             "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1, "convert_translator": 1,
             "generate_information": 2, "generate_empathy": 2, "translate_information": 2, "translate_empathy": 2,
+            "information_consistency": 2, "train_empathy_classifier": 3, "empathy_consistency": 2,
         }
 
     def test_the_fetch_target_downloads_the_same_and_nothing_else(self):
@@ -105,7 +106,8 @@ class TestDryRuns:
             # answers translated back; the English information answers also go en -> ar -> en
             "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1,
             "generate_information": 2, "generate_empathy": 2, "translate_information": 2, "translate_empathy": 2,
-            "round_trip": 2,
+            "round_trip": 2, "translationese_check": 2,
+            "information_consistency": 2, "train_empathy_classifier": 3, "empathy_consistency": 2,
         }
 
     def test_paper_004_schedules_one_generation_job_per_model_over_137_languages(self):

@@ -7,23 +7,14 @@ import csv
 import pyarrow.parquet as pq
 import yaml
 
+from builders import offline_config
 from test_workflow import REPO, snakemake
 from xlcons.schemas import FIDELITY, JUDGMENTS, TOKENIZATION
 
 
 def offline_subset(workdir, shared_data, languages, limit):
     """config/offline.yaml with absolute paths, MultiQ only, a few items."""
-    config = yaml.safe_load((REPO / "config" / "offline.yaml").read_text())
-
-    def absolute(section):
-        if isinstance(section, dict):
-            for key, value in section.items():
-                if key == "path" and isinstance(value, str) and value.startswith("resources/"):
-                    section[key] = str(REPO / value)
-                else:
-                    absolute(value)
-
-    absolute(config)
+    config = offline_config(REPO)
     config["datasets"] = {"multiq": {"path": str(shared_data / "multiq"), "languages": languages, "items": {"limit": limit}}}
     assert "multiq" in config["translator"]["datasets"]
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))

@@ -346,7 +346,7 @@ RESULTS = pa.schema(
         pa.field("ci_level", pa.float64(), nullable=False),
     ]
 )
-RESULT_KINDS = ("mean", "derived")
+RESULT_KINDS = ("mean", "derived", "corpus")  # corpus: a score over the whole set (xSC, xAC, ...), no interval
 
 # One row per (data set, evaluator, metric, model, grouping, group): the unweighted mean of
 # the per-language values of the group's languages (the reference language, English, left

@@ -1,0 +1,78 @@
+"""Paper 000 end to end through the workflow, on the offline models: English-only prompt sets
+translated into the other languages, answered, the answers translated back, then the
+information and empathy evaluators and the translationese check."""
+
+from __future__ import annotations
+
+import csv
+
+import pyarrow.parquet as pq
+import yaml
+
+from builders import offline_config
+from test_workflow import REPO, job_counts, snakemake
+from xlcons.schemas import EMPATHY_ITEMS, EMPATHY_SCORES, INFORMATION_ITEMS, INFORMATION_SCORES, PROMPTS, ROUND_TRIPS
+
+
+def paper_000_subset(workdir, shared_data, *, languages, limit):
+    """config/offline.yaml with absolute paths, SmolLM2 only, the two English-only sets."""
+    config = offline_config(REPO)
+    config["models"] = {"smollm2-135m": config["models"]["smollm2-135m"]}
+    config["evaluators"]["information"]["round_trip_languages"] = ["hi"]
+    config["datasets"] = {
+        "information": {"languages": languages, "items": {"limit": limit}},
+        "empathy": {"path": str(shared_data / "epitome"), "languages": languages, "items": {"limit": limit}},
+    }
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    return ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "2"]
+
+
+def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incrementally(tmp_path, offline_models, shared_data):
+    run = paper_000_subset(tmp_path, shared_data, languages=["de"], limit=2)
+    result = snakemake(*run, timeout=1200)
+    assert result.returncode == 0, result.output
+    results = tmp_path / "results"
+
+    # English prompts (English is added as the reference), carried into German with a review file.
+    for dataset in ("information", "empathy"):
+        english = pq.read_table(results / f"prompts/{dataset}/en.parquet")
+        german = pq.read_table(results / f"prompts/{dataset}/de.parquet")
+        assert english.schema.equals(PROMPTS, check_metadata=False) and english.num_rows == german.num_rows == 2
+        assert german["item_id"].to_pylist() == english["item_id"].to_pylist()
+        assert set(german["source_lang"].to_pylist()) == {"en"} and set(german["lang"].to_pylist()) == {"de"}
+        with open(results / f"prompts/{dataset}/review/de.tsv", encoding="utf-8", newline="") as handle:
+            review = list(csv.DictReader(handle, dialect="excel-tab"))
+        assert [row["source"] for row in review] == english["prompt"].to_pylist()
+
+    # Information consistency: one row per (item, German), a language score, the round trip through Hindi.
+    information = results / "evaluations/information/smollm2-135m"
+    items = pq.read_table(information / "information_items.parquet")
+    assert items.schema.names == INFORMATION_ITEMS.names and items.num_rows == 2
+    assert set(items["lang"].to_pylist()) == {"de"} and set(items["comparison"].to_pylist()) == {"translation"}
+    scores = pq.read_table(information / "information_scores.parquet").to_pylist()
+    assert scores[0]["lang"] == "de" and scores[0]["n_items"] == 2 and pq.read_schema(information / "information_scores.parquet").names == INFORMATION_SCORES.names
+    trips = pq.read_table(results / "round_trips/information/smollm2-135m/hi.parquet")
+    assert trips.schema.names == ROUND_TRIPS.names and trips.num_rows == 2
+    check = pq.read_table(information / "translationese_items.parquet")
+    assert set(check["comparison"].to_pylist()) == {"round_trip"} and set(check["lang"].to_pylist()) == {"hi"}
+
+    # Empathy: three TF-IDF classifiers trained on the committed split, then profiles.
+    for mechanism in ("ER", "IP", "EX"):
+        assert (tmp_path / f"resources/classifiers/empathy-tfidf/{mechanism}/classifier.json").exists()
+        assert (results / f"evaluations/empathy/classifiers/{mechanism}.json").exists()
+    empathy = results / "evaluations/empathy/smollm2-135m"
+    assert pq.read_table(empathy / "empathy_items.parquet").schema.names == EMPATHY_ITEMS.names
+    assert pq.read_table(empathy / "empathy_scores.parquet").schema.names == EMPATHY_SCORES.names
+
+    assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
+
+    # A new language: its prompt translation, the model's jobs over both sets, the evaluators;
+    # the classifiers and the English prompts are not redone. The generation job rewrites the
+    # English answers too, so the round trip and its check run again, answered from their caches.
+    run = paper_000_subset(tmp_path, shared_data, languages=["de", "ar"], limit=2)
+    planned = job_counts(snakemake(*run, "-n").stdout)
+    assert planned == {
+        "translate_prompts_information": 1, "translate_prompts_empathy": 1,
+        "generate_information": 1, "generate_empathy": 1, "translate_information": 1, "translate_empathy": 1,
+        "information_consistency": 1, "empathy_consistency": 1, "round_trip": 1, "translationese_check": 1, "all": 1,
+    }

@@ -1,0 +1,17 @@
+"""Rule empathy_consistency: one model's English and translated answers profiled by the three classifiers.
+
+Inputs: the ER, IP and EX classifier folders, the English prompts (seeker posts), the
+English responses and the per-language translations; outputs: items and per-language scores.
+"""
+
+import sys
+
+sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
+from xlcons.job import start_job  # noqa: E402
+
+start_job(snakemake)  # noqa: F821
+from xlcons.evaluators.empathy.profiles import run_empathy_job  # noqa: E402
+
+inputs, output = snakemake.input, snakemake.output  # noqa: F821
+classifiers = dict(zip(("ER", "IP", "EX"), inputs.classifiers))
+run_empathy_job(classifiers, inputs.prompts, inputs.english, inputs.translations, output.per_item, out_scores=output.scores)

@@ -1,0 +1,27 @@
+"""Rules information_consistency and translationese_check: one model's answers, facts checked both ways.
+
+Inputs: the English responses and the per-language translations (information_consistency)
+or the per-language round trips (translationese_check); params: the evaluator LLM's spec,
+the token caps and the job's cache; outputs: items, facts and per-language scores.
+"""
+
+import sys
+
+sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
+from xlcons.job import start_job  # noqa: E402
+
+start_job(snakemake)  # noqa: F821
+from xlcons.evaluators.information.stage import (  # noqa: E402
+    run_information_job,
+    run_language_scores_job,
+    run_round_trip_information_job,
+)
+from xlcons.generation.base import ModelSpec  # noqa: E402
+
+params, inputs, output = snakemake.params, snakemake.input, snakemake.output  # noqa: F821
+llm = ModelSpec.from_config("information", params.llm, params.llm["location"])
+if "round_trips" in inputs.keys():
+    run_round_trip_information_job(llm, inputs.round_trips, output.per_item, output.facts, params.cache, **params.options)
+else:
+    run_information_job(llm, inputs.english, inputs.translations, output.per_item, output.facts, params.cache, **params.options)
+run_language_scores_job(output.per_item, output.scores)

@@ -1,0 +1,83 @@
+"""Adapters: each evaluator's own per-item table to the common ITEM_SCORES rows.
+
+The metric names and the rules below are what the results table and the group tables
+show; they follow the papers:
+
+MultiQ (paper 004), evaluator ``fidelity``
+    ``fidelity_same`` and ``fidelity_english``: 1 when the response is in the prompted
+    language (respectively in English), 0 otherwise; a response the fidelity evaluator
+    excluded (unsupported language, "No answer", nothing to identify) is excluded here,
+    with its reason, so the shares are over the identified responses as in the paper.
+MultiQ, evaluator ``judge``
+    ``accuracy``: 1 for ``yes``, 0 for ``no``, ``unparseable`` and ``no_answer``: the
+    paper counts everything that is not a clear yes as incorrect, over all responses.
+Knowledge consistency (paper 001)
+    xSC/xAC/xTC/xC are correlations and means over language pairs, not item means; they
+    enter the results table as ``corpus`` rows (value and counts, no interval) through
+    :func:`knowledge_results`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pyarrow as pa
+
+from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, RESULTS
+
+_KEYS = ["dataset", "model", "item_id", "lang"]
+
+
+def _long(frame: pl.DataFrame, evaluator: str, metrics: dict[str, pl.Expr], status: pl.Expr) -> pl.DataFrame:
+    """One ITEM_SCORES row per input row and metric; a row whose status is not ok has no value."""
+    parts = [
+        frame.select(
+            *_KEYS,
+            pl.lit(evaluator).alias("evaluator"),
+            pl.lit(name).alias("metric"),
+            status.alias("status"),
+            expression.cast(pl.Float64).alias("value"),
+        ).with_columns(pl.when(pl.col("status") == ITEM_STATUS_OK).then(pl.col("value")).alias("value"))
+        for name, expression in metrics.items()
+    ]
+    return pl.concat(parts).select(ITEM_SCORES.names) if parts else pl.from_arrow(ITEM_SCORES.empty_table())
+
+
+def from_fidelity(table: pa.Table) -> pl.DataFrame:
+    frame = pl.from_arrow(table)
+    fidelity = pl.col("fidelity")
+    status = pl.when(fidelity == "excluded").then(pl.col("excluded_reason").fill_null("excluded")).otherwise(pl.lit(ITEM_STATUS_OK))
+    return _long(frame, "fidelity", {"fidelity_same": fidelity == "same", "fidelity_english": fidelity == "english"}, status)
+
+
+def from_judgments(table: pa.Table) -> pl.DataFrame:
+    frame = pl.from_arrow(table)
+    return _long(frame, "judge", {"accuracy": pl.col("verdict") == "yes"}, pl.lit(ITEM_STATUS_OK))
+
+
+def knowledge_results(scores: pa.Table) -> pl.DataFrame:
+    """RESULTS rows (kind ``corpus``, language ``all``) for the overall knowledge scores of each variant.
+
+    The metric is named ``<metric>`` when the run has one prompt variant, ``<metric>@<variant>``
+    when it compares several (paper 001's Table 5), so one (data set, model) holds them all.
+    """
+    frame = pl.from_arrow(scores).filter(pl.col("domain") == "all")
+    if frame.is_empty():
+        return pl.from_arrow(RESULTS.empty_table())
+    single = frame["variant"].n_unique() == 1
+    rows = frame.select(
+        "dataset",
+        pl.lit("knowledge").alias("evaluator"),
+        "model",
+        pl.lit("all").alias("lang"),
+        (pl.col("metric") if single else pl.col("metric") + "@" + pl.col("variant")).alias("metric"),
+        pl.lit("corpus").alias("kind"),
+        "value",
+        pl.lit(None, pl.Float64).alias("ci_low"),
+        pl.lit(None, pl.Float64).alias("ci_high"),
+        pl.col("n_items").fill_null(0),
+        pl.col("n_excluded").fill_null(0),
+        pl.lit(None, pl.String).alias("excluded_reasons"),
+        pl.lit(0).alias("n_resamples"),
+        pl.lit(0.95).alias("ci_level"),
+    )
+    return pl.from_arrow(pa.Table.from_pylist(rows.to_dicts(), schema=RESULTS))
