@@ -23,6 +23,7 @@ include: "rules/evaluate_knowledge.smk"
 include: "rules/translate.smk"
 include: "rules/evaluate_information.smk"
 include: "rules/evaluate_empathy.smk"
+include: "rules/report.smk"
 
 
 rule all:

@@ -134,6 +134,7 @@ def get_final_targets():
         + PLAN.round_trip_targets()
         + information_targets()
         + empathy_targets()
+        + results_targets()
     )
 
 
@@ -453,3 +454,38 @@ def empathy_targets():
         f"{RESULTS}/evaluations/empathy/{model}/empathy_scores.parquet"
         for model in PLAN.generators()
     ]
+
+
+# -- results ----------------------------------------------------------------------------
+
+
+def get_results_inputs(wildcards):
+    """Every per-item evaluator output of every model, by kind (see xlcons.reports.aggregate)."""
+    models = PLAN.generators()
+    inputs = {}
+    if "multiq" in PLAN.generation_datasets():
+        inputs["fidelity"] = [multiq_evaluation(m, "fidelity") for m in models]
+        inputs["judgments"] = [multiq_evaluation(m, "judgments") for m in models]
+    if "information" in PLAN.generation_datasets():
+        inputs["information"] = [information_evaluation(m, "items") for m in models]
+        if PLAN.round_trip_languages():
+            inputs["information"] += [
+                information_evaluation(m, "items", "translationese") for m in models
+            ]
+    if "empathy" in PLAN.generation_datasets():
+        inputs["empathy"] = [
+            f"{RESULTS}/evaluations/empathy/{m}/empathy_items.parquet" for m in models
+        ]
+    if PLAN.knowledge_datasets():
+        inputs["knowledge"] = PLAN.knowledge_targets()
+    return inputs
+
+
+def get_training_languages(wildcards):
+    return {
+        name: spec.get("training_languages") for name, spec in config["models"].items()
+    }
+
+
+def results_targets():
+    return [f"{RESULTS}/tables/results.parquet"] if PLAN.generation_datasets() else []

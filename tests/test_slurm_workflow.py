@@ -36,6 +36,7 @@ def test_the_offline_config_runs_end_to_end_through_the_slurm_executor(slurm_wor
     config["translator"]["gpus"] = 1  # a GPU job here
     config["evaluators"]["judge"]["llm"] = config["models"]["tiny-llm"]
     config["evaluators"]["knowledge"]["datasets"] = []
+    config["output"]["comparisons"] = []
     (slurm_workdir / "config.yaml").write_text(yaml.safe_dump(config))
 
     run = snakemake(slurm_workdir, "--snakefile", str(REPO / "Snakefile"), "--configfile", "config.yaml", timeout=600)

@@ -18,6 +18,7 @@ def paper_000_subset(workdir, shared_data, *, languages, limit):
     """config/offline.yaml with absolute paths, SmolLM2 only, the two English-only sets."""
     config = offline_config(REPO)
     config["models"] = {"smollm2-135m": config["models"]["smollm2-135m"]}
+    config["output"]["comparisons"] = []
     config["evaluators"]["information"]["round_trip_languages"] = ["hi"]
     config["datasets"] = {
         "information": {"languages": languages, "items": {"limit": limit}},
@@ -64,6 +65,12 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     assert pq.read_table(empathy / "empathy_items.parquet").schema.names == EMPATHY_ITEMS.names
     assert pq.read_table(empathy / "empathy_scores.parquet").schema.names == EMPATHY_SCORES.names
 
+    # The results table: paper 000's F and empathy consistency per language, with intervals.
+    table = pq.read_table(results / "tables/results.parquet").to_pylist()
+    cells = {(row["evaluator"], row["lang"], row["metric"]) for row in table}
+    assert {("information", "de", "F"), ("translationese", "hi", "F"), ("empathy", "de", "consistency")} <= cells
+    assert (results / "tables/groups/groups.parquet").exists()
+
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
 
     # A new language: its prompt translation, the model's jobs over both sets, the evaluators;
@@ -74,5 +81,5 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     assert planned == {
         "translate_prompts_information": 1, "translate_prompts_empathy": 1,
         "generate_information": 1, "generate_empathy": 1, "translate_information": 1, "translate_empathy": 1,
-        "information_consistency": 1, "empathy_consistency": 1, "round_trip": 1, "translationese_check": 1, "all": 1,
+        "information_consistency": 1, "empathy_consistency": 1, "round_trip": 1, "translationese_check": 1, "all": 1, "results": 1,
     }

@@ -224,6 +224,10 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
                 f"config key 'models.{name}.path': backend file needs a responses file (CSV/JSONL/Parquet) "
                 f"or a folder of released MAKQA outputs (result_<domain>.json); '{spec['path']}' is neither"
             )
+    for index, pair in enumerate(config["output"]["comparisons"]):
+        for name in pair:
+            if name not in config.get("models", {}):
+                problems.append(f"config key 'output.comparisons[{index}]': '{name}' is not a configured model")
     problems += _check_languages(
         "evaluators.information.round_trip_languages", config["evaluators"]["information"]["round_trip_languages"], registry, True
     )

@@ -11,6 +11,14 @@ MultiQ (paper 004), evaluator ``fidelity``
 MultiQ, evaluator ``judge``
     ``accuracy``: 1 for ``yes``, 0 for ``no``, ``unparseable`` and ``no_answer``: the
     paper counts everything that is not a clear yes as incorrect, over all responses.
+Information consistency (paper 000), evaluator ``information`` (``translationese`` for
+    the round trips): ``precision``, ``recall`` and ``f1`` per item as the evaluator
+    scored them; an item it excluded (no answer on both sides, no facts, failed
+    extraction) is excluded here with the same reason. The paper's score ``F`` is derived
+    from the means (:data:`xlcons.reports.results.INFORMATION_F`).
+Empathy consistency (paper 000), evaluator ``empathy``
+    ``consistency`` (1 when the English and the translated profile are equal) and ``ER``,
+    ``IP``, ``EX`` (1 when that mechanism agrees); excluded items keep their reason.
 Knowledge consistency (paper 001)
     xSC/xAC/xTC/xC are correlations and means over language pairs, not item means; they
     enter the results table as ``corpus`` rows (value and counts, no interval) through
@@ -52,6 +60,28 @@ def from_fidelity(table: pa.Table) -> pl.DataFrame:
 def from_judgments(table: pa.Table) -> pl.DataFrame:
     frame = pl.from_arrow(table)
     return _long(frame, "judge", {"accuracy": pl.col("verdict") == "yes"}, pl.lit(ITEM_STATUS_OK))
+
+
+def _excluded_unless(ok: pl.Expr, reason: str = "excluded_reason") -> pl.Expr:
+    return pl.when(ok).then(pl.lit(ITEM_STATUS_OK)).otherwise(pl.col(reason).fill_null("excluded"))
+
+
+def from_information(table: pa.Table) -> pl.DataFrame:
+    """Both comparisons of INFORMATION_ITEMS: ``translation`` rows as ``information``, ``round_trip`` as ``translationese``."""
+    frame = pl.from_arrow(table)
+    parts = []
+    for comparison, evaluator in (("translation", "information"), ("round_trip", "translationese")):
+        rows = frame.filter(pl.col("comparison") == comparison)
+        if rows.height:
+            metrics = {name: pl.col(name) for name in ("precision", "recall", "f1")}
+            parts.append(_long(rows, evaluator, metrics, _excluded_unless(pl.col("excluded_reason").is_null())))
+    return pl.concat(parts) if parts else pl.from_arrow(ITEM_SCORES.empty_table())
+
+
+def from_empathy(table: pa.Table) -> pl.DataFrame:
+    frame = pl.from_arrow(table)
+    metrics = {"consistency": pl.col("equal"), "ER": pl.col("er_agree"), "IP": pl.col("ip_agree"), "EX": pl.col("ex_agree")}
+    return _long(frame, "empathy", metrics, _excluded_unless(pl.col("status") == ITEM_STATUS_OK))
 
 
 def knowledge_results(scores: pa.Table) -> pl.DataFrame:

@@ -1,0 +1,35 @@
+# Aggregation over every evaluator (issue: results): per-item scores of all models in,
+# the long results table with bootstrap intervals, paper 000's group averages and the
+# configured model comparisons out. A local rule: it reads per-item files only, so adding
+# a model recomputes these tables and never an evaluator.
+
+
+localrules:
+    results,
+
+
+rule results:
+    input:
+        unpack(get_results_inputs),
+    output:
+        scores=f"{RESULTS}/tables/item_scores.parquet",
+        results=f"{RESULTS}/tables/results.parquet",
+        results_csv=f"{RESULTS}/tables/results.csv",
+        groups=directory(f"{RESULTS}/tables/groups"),
+        comparisons=f"{RESULTS}/tables/comparisons.parquet",
+        comparisons_csv=f"{RESULTS}/tables/comparisons.csv",
+    log:
+        "logs/report/results.log",
+    conda:
+        "../envs/report.yaml"
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    params:
+        n_resamples=config["output"]["bootstrap_resamples"],
+        seed=config["output"]["seed"],
+        training_languages=get_training_languages,
+        table_formats=config["output"]["table_formats"],
+        comparisons=config["output"]["comparisons"],
+    script:
+        "../workflow_scripts/results.py"
