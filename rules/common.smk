@@ -489,3 +489,41 @@ def get_training_languages(wildcards):
 
 def results_targets():
     return [f"{RESULTS}/tables/results.parquet"] if PLAN.generation_datasets() else []
+
+
+# -- the HTML report (snakemake --report) -------------------------------------------------
+
+# Caption (rules/captions/<name>.rst) of each table and figure, by file-name prefix.
+CAPTIONS = {
+    "MultiQ": {
+        "table3_accuracy": "multiq_accuracy",
+        "table4_accuracy_by_fidelity": "multiq_by_fidelity",
+        "fidelity_shares": "multiq_fidelity",
+        "figure3_fidelity": "multiq_fidelity",
+        "table5_accuracy_by_tokenization": "multiq_tokenization",
+        "per_language": "multiq_per_language",
+        "figure4_language_matrix": "multiq_language_matrix",
+    },
+    "MAKQA": {
+        "table3_xsc": "makqa_xsc",
+        "table4_domains": "makqa_domains",
+        "table6": "makqa_consistency",
+        "figure2_pairs": "makqa_pairs",
+    },
+    "Results": {"results": "results", "comparisons": "comparisons"},
+}
+
+
+def reported(paths, category):
+    """The CSV tables and PNG figures among `paths` marked for `snakemake --report`, with captions."""
+    marked = []
+    for path in paths:
+        name = Path(path).name
+        caption = next(
+            (c for prefix, c in CAPTIONS[category].items() if name.startswith(prefix)),
+            None,
+        )
+        if caption and name.endswith((".csv", ".png")):
+            path = report(path, caption=f"captions/{caption}.rst", category=category)
+        marked.append(path)
+    return marked

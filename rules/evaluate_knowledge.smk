@@ -45,7 +45,7 @@ if "makqa" in PLAN.knowledge_datasets():
             scores=[knowledge_evaluation(m, "scores") for m in PLAN.generators()],
             pairs=[knowledge_evaluation(m, "pairs") for m in PLAN.generators()],
         output:
-            report=knowledge_report_outputs(),
+            report=reported(knowledge_report_outputs(), "MAKQA"),
         log:
             "logs/report/makqa.log",
         conda:

@@ -82,7 +82,7 @@ if "multiq" in PLAN.generation_datasets():
                 multiq_evaluation(m, "tokenization") for m in PLAN.tokenizer_models()
             ],
         output:
-            report=multiq_report_outputs(),
+            report=reported(multiq_report_outputs(), "MultiQ"),
         log:
             "logs/report/multiq.log",
         conda:

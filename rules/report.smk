@@ -14,10 +14,10 @@ rule results:
     output:
         scores=f"{RESULTS}/tables/item_scores.parquet",
         results=f"{RESULTS}/tables/results.parquet",
-        results_csv=f"{RESULTS}/tables/results.csv",
+        results_csv=reported([f"{RESULTS}/tables/results.csv"], "Results"),
         groups=directory(f"{RESULTS}/tables/groups"),
         comparisons=f"{RESULTS}/tables/comparisons.parquet",
-        comparisons_csv=f"{RESULTS}/tables/comparisons.csv",
+        comparisons_csv=reported([f"{RESULTS}/tables/comparisons.csv"], "Results"),
     log:
         "logs/report/results.log",
     conda:

@@ -73,6 +73,11 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
 
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
 
+    # The HTML report holds the tables with their captions, the config behind them filled in.
+    assert snakemake(*run, "--report", str(tmp_path / "report.html")).returncode == 0
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "All results in one table" in html and "200 resamples" in html
+
     # A new language: its prompt translation, the model's jobs over both sets, the evaluators;
     # the classifiers and the English prompts are not redone. The generation job rewrites the
     # English answers too, so the round trip and its check run again, answered from their caches.

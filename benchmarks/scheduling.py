@@ -1,0 +1,270 @@
+"""Scheduling cost of the three paper configs together: DAG construction and a no-op rerun.
+
+The three paper configs (Gupta et al. 2025: 12 models x 30 languages, information and
+empathy; Holtermann et al. 2024: MultiQ in 137 languages; Xing et al. 2024: MAKQA in 12
+languages) are merged into ONE config: every model of every paper under a distinct name
+(``<paper>-<model>``, e.g. ``holtermann2024-llama2-7b``), every data set, every evaluator
+(language ID, judge, information consistency with the translationese round trips,
+empathy, knowledge consistency on MAKQA and MultiQ). Every model therefore runs every data
+set: the worst case a single config can schedule. The merged config is validated with
+`xlcons.config.load_config` before anything is timed.
+
+Timed, each in a fresh temporary working directory (``snakemake --directory``), by
+running the CLI in a subprocess (what a user waits for, interpreter start included):
+
+``dry run``
+    ``snakemake -n --forceall``: parse the workflow, validate the config, build the DAG.
+``no-op``
+    ``snakemake -n`` when every output exists and is up to date, which must report
+    "Nothing to be done". Setting that up: the DAG's jobs and outputs are listed through
+    Snakemake's own DAG (the same one ``--summary`` builds), every output file is created
+    empty (a directory output gets its ``.snakemake_timestamp``), and all of them get the
+    same mtime, so no output is newer than another's input (Snakemake only reruns for an
+    input that is strictly newer). No metadata is recorded, so only the mtime trigger can
+    fire; that is what a rerun checks for files made outside Snakemake.
+
+``--profile FILE`` runs either under cProfile (``python -m cProfile -m snakemake``) and
+prints the top functions by cumulative time, and those of rules/*.smk and xlcons.
+
+    python benchmarks/scheduling.py                   # all three papers, 3 repeats each
+    python benchmarks/scheduling.py --papers xing2024-knowledge --repeats 1
+    python benchmarks/scheduling.py --profile /tmp/sched.prof
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import pstats
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+PAPERS = ("gupta2025-translate-then-evaluate", "holtermann2024-multiq", "xing2024-knowledge")
+TARGETS = {"dry_run_s": ("<", 30.0), "noop_s": ("<", 60.0), "noop_nothing_to_be_done": ("==", True)}
+
+
+def merged_config(papers=PAPERS, round_trips: bool = True) -> dict:
+    """One config with every model (renamed ``<paper>-<model>``), data set and evaluator of `papers`."""
+    merged: dict = {"models": {}, "evaluators": {}, "datasets": {}}
+    for paper in papers:
+        with open(REPO / "config" / "paper" / f"{paper}.yaml", encoding="utf-8") as handle:
+            config = yaml.safe_load(handle)
+        prefix = paper.split("-")[0]
+        for name, spec in config.get("models", {}).items():
+            merged["models"][f"{prefix}-{name}"] = copy.deepcopy(spec)
+        for section in ("evaluators", "datasets"):
+            for key, value in config.get(section, {}).items():
+                merged[section].setdefault(key, {}).update(copy.deepcopy(value))
+        if "translator" in config:
+            merged["translator"] = copy.deepcopy(config["translator"])
+    datasets = merged["datasets"]
+    evaluators = merged["evaluators"]
+    # All evaluators on: knowledge consistency also for MultiQ (xSC), and the translationese
+    # round trips of the information set in every paper language.
+    if "makqa" in datasets or "multiq" in datasets:
+        evaluators.setdefault("knowledge", {})["datasets"] = [d for d in ("makqa", "multiq") if d in datasets]
+    if round_trips and "information" in datasets:
+        langs = datasets["information"].get("languages", [])
+        evaluators.setdefault("information", {})["round_trip_languages"] = [lang for lang in langs if lang != "en"]
+    return merged
+
+
+def write_config(config: dict, path: Path) -> Path:
+    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def validate(path: Path) -> dict:
+    from xlcons.config import load_config
+
+    return load_config(path, base_dir=REPO)
+
+
+def snakemake_command(config_path: Path, workdir: Path, *extra: str, profile: Path | None = None) -> list[str]:
+    python = [sys.executable] + (["-m", "cProfile", "-o", str(profile)] if profile else [])
+    return [*python, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+            "--configfile", str(config_path), "--cores", "1", *extra]
+
+
+def run_snakemake(command: list[str], timeout: int = 1800) -> tuple[float, str, int]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+    return time.perf_counter() - start, result.stdout + result.stderr, result.returncode
+
+
+def job_stats(output: str) -> dict[str, int]:
+    """The first 'Job stats' table of a Snakemake run, rule -> count (with 'total')."""
+    if "Job stats:" not in output:
+        return {}
+    counts = {}
+    for line in output.split("Job stats:")[1].split("\n\n")[0].splitlines():
+        match = re.fullmatch(r"\s*([A-Za-z_]\w*)\s+(\d+)\s*", line)
+        if match:
+            counts[match.group(1)] = int(match.group(2))
+    return counts
+
+
+def dump_outputs(config_path: Path, workdir: Path, out: Path) -> None:
+    """Every job's outputs (path, is_directory) of the full DAG, as JSON; run in a subprocess.
+
+    Uses what ``snakemake --summary`` does internally (``_prepare_dag`` + ``_build_dag``):
+    there is no public API that returns the jobs, and the summary's text does not say which
+    outputs are directories.
+    """
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings, StorageSettings
+
+    with SnakemakeApi(OutputSettings()) as api:
+        workflow_api = api.workflow(
+            resource_settings=ResourceSettings(cores=1),
+            config_settings=ConfigSettings(configfiles=[config_path]),
+            storage_settings=StorageSettings(),
+            snakefile=REPO / "Snakefile",
+            workdir=workdir,
+        )
+        dag_api = workflow_api.dag(DAGSettings(forceall=True))
+        workflow = dag_api.workflow_api._workflow
+        workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True)
+        workflow._build_dag()
+        files = {}
+        for job in workflow.dag.jobs:
+            for f in job.output:
+                files[str(f)] = bool(f.is_directory)
+        out.write_text(json.dumps({"jobs": len(list(workflow.dag.jobs)), "outputs": files}))
+
+
+def create_outputs(config_path: Path, workdir: Path) -> tuple[int, int]:
+    """Create every output of the DAG in `workdir`, all with one mtime; (jobs, files)."""
+    listing = workdir.parent / "outputs.json"
+    code = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+            "from benchmarks.scheduling import dump_outputs; dump_outputs(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))")
+    result = subprocess.run([sys.executable, "-c", code, str(REPO), str(config_path), str(workdir), str(listing)],
+                            cwd=REPO, env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"listing the DAG's outputs failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    listed = json.loads(listing.read_text())
+    stamp = time.time() - 60
+    for name, is_directory in listed["outputs"].items():
+        path = Path(name) if Path(name).is_absolute() else workdir / name
+        target = path / ".snakemake_timestamp" if is_directory else path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.touch()
+        os.utime(target, (stamp, stamp))
+        if is_directory:
+            os.utime(path, (stamp, stamp))
+    return listed["jobs"], len(listed["outputs"])
+
+
+def top_functions(profile: Path, limit: int = 25) -> list[str]:
+    """Lines for the top functions by cumulative time, then those of rules/*.smk and xlcons."""
+    stats = pstats.Stats(str(profile))
+    rows = []
+    for (filename, line, name), (_, ncalls, tottime, cumtime, _) in stats.stats.items():
+        rows.append((cumtime, tottime, ncalls, f"{Path(filename).name}:{line}({name})", filename))
+    rows.sort(reverse=True)
+    lines = [f"{'cumulative s':>12}{'own s':>9}{'calls':>10}  function"]
+    lines += [f"{c:12.2f}{t:9.2f}{n:10d}  {label}" for c, t, n, label, _ in rows[:limit]]
+    ours = [r for r in rows if "/rules/" in r[4] or r[4].endswith(".smk") or "/xlcons/" in r[4] or r[4].endswith("Snakefile")]
+    lines += ["", "of the workflow's own code (rules/*.smk, Snakefile, xlcons):"]
+    lines += [f"{c:12.2f}{t:9.2f}{n:10d}  {label}" for c, t, n, label, _ in ours[:limit]]
+    return lines
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--papers", nargs="+", default=list(PAPERS), choices=PAPERS, help="paper configs to merge")
+    parser.add_argument("--no-round-trips", action="store_true", help="leave the translationese round trips off")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating dry-run / no-op runs (medians reported)")
+    parser.add_argument("--profile", type=Path, default=None, help="also profile one dry run and one no-op (FILE.dry, FILE.noop)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary working directories")
+    return parser
+
+
+def measure(args: argparse.Namespace) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="xlcons-sched-"))
+    try:
+        config_path = write_config(merged_config(args.papers, not args.no_round_trips), tmp / "merged.yaml")
+        config = validate(config_path)
+        models = len(config["models"])
+        langs = {name: len(spec["languages"]) if spec["languages"] != "all" else "all" for name, spec in config["datasets"].items()}
+        print(f"merged config of {', '.join(args.papers)}: {models} models; data sets {langs}; validates with load_config")
+
+        # The no-op working directory: every output present and up to date.
+        noop_dir = tmp / "noop"
+        noop_dir.mkdir()
+        start = time.perf_counter()
+        listed_jobs, files = create_outputs(config_path, noop_dir)
+        print(f"no-op setup: {files} outputs of {listed_jobs} jobs created in {time.perf_counter() - start:.1f} s")
+
+        dry_times, noop_times, counts, noop_ok, noop_output = [], [], {}, True, ""
+        for repeat in range(args.repeats):
+            dry_dir = tmp / f"dry{repeat}"
+            dry_dir.mkdir()
+            seconds, output, code = run_snakemake(snakemake_command(config_path, dry_dir, "-n", "--forceall", "--quiet", "rules"))
+            if code != 0:
+                raise RuntimeError(f"dry run failed:\n{output[-4000:]}")
+            dry_times.append(seconds)
+            counts = job_stats(output)
+            seconds, noop_output, code = run_snakemake(snakemake_command(config_path, noop_dir, "-n"))
+            if code != 0:
+                raise RuntimeError(f"no-op run failed:\n{noop_output[-4000:]}")
+            noop_times.append(seconds)
+            noop_ok = noop_ok and "Nothing to be done" in noop_output
+        if not noop_ok:
+            print("no-op run did NOT report 'Nothing to be done'; its output ends:\n" + noop_output[-3000:])
+
+        total = counts.get("total", 0)
+        print(f"dry run (snakemake -n --forceall): median {statistics.median(dry_times):.2f} s of {args.repeats} "
+              f"({', '.join(f'{t:.1f}' for t in dry_times)}); {total} jobs (target < 30 s)")
+        print("    " + ", ".join(f"{rule} {n}" for rule, n in counts.items() if rule != "total"))
+        print(f"no-op rerun (snakemake -n, all outputs present): median {statistics.median(noop_times):.2f} s of {args.repeats} "
+              f"({', '.join(f'{t:.1f}' for t in noop_times)}); 'Nothing to be done': {noop_ok} (target < 60 s)")
+
+        if args.profile:
+            for kind, workdir, extra in (("dry", tmp / "dry-profile", ("-n", "--forceall", "--quiet", "rules")),
+                                         ("noop", noop_dir, ("-n",))):
+                workdir.mkdir(exist_ok=True)
+                out = args.profile.with_name(f"{args.profile.name}.{kind}")
+                seconds, output, code = run_snakemake(snakemake_command(config_path, workdir, *extra, profile=out))
+                print(f"\nprofile of the {kind} run ({seconds:.1f} s under cProfile) -> {out}")
+                print("\n".join(top_functions(out)))
+
+        return {
+            "models": models,
+            "jobs": total,
+            "dry_run_s": round(statistics.median(dry_times), 2),
+            "noop_s": round(statistics.median(noop_times), 2),
+            "noop_nothing_to_be_done": noop_ok,
+        }
+    finally:
+        if args.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+QUICK = ["--papers", "xing2024-knowledge", "--repeats", "1"]
+
+
+def figures(argv: list[str] | None = None) -> dict:
+    return measure(build_parser().parse_args(argv))
+
+
+def main() -> None:
+    figures()
+
+
+if __name__ == "__main__":
+    main()
