@@ -50,7 +50,11 @@ def stage(model_dir: Path, table, batch_size: int, max_new_tokens: int) -> list[
         return run_generation(spec, table, max_new_tokens, Path(cache_dir) / "cache.jsonl")["response"].to_pylist()
 
 
-def main() -> None:
+TARGETS = {"stage_over_direct": ("<=", 1.05)}
+QUICK = ["--languages", "en", "de", "--items", "2", "--max-new-tokens", "8", "--repeats", "1"]
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", type=Path, default=Path("resources/offline-models/smollm2-135m-instruct"))
     parser.add_argument("--data", type=Path, default=Path("../shared/data/multiq"))
@@ -59,7 +63,11 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    return parser
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """Run the comparison, print it, and return its figures."""
     torch.set_num_threads(max(1, torch.get_num_threads()))
     table = load(args.data, args.languages, {"ids": None, "limit": args.items, "domains": None})
     prompts = table["prompt"].to_pylist()
@@ -79,6 +87,20 @@ def main() -> None:
         print(f"{name:10}{seconds:10.2f}{len(prompts) / seconds:10.2f}")
     print(f"stage / direct time ratio: {stage_s / direct_s:.3f} (target <= 1.05)")
     print(f"identical greedy answers: {same}/{len(prompts)}")
+    return {
+        "direct_s": round(direct_s, 2),
+        "stage_s": round(stage_s, 2),
+        "stage_over_direct": round(stage_s / direct_s, 3),
+        "identical_answers": f"{same}/{len(prompts)}",
+    }
+
+
+def figures(argv: list[str] | None = None) -> dict:
+    return measure(build_parser().parse_args(argv))
+
+
+def main() -> None:
+    figures()
 
 
 if __name__ == "__main__":

@@ -26,18 +26,28 @@ from xlcons.released import read_released
 REPO = Path(__file__).resolve().parent.parent
 
 
-def main() -> None:
+TARGETS: dict = {}
+QUICK = ["--repeats", "1", "--xsc-limit", "3"]
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "makqa")
     parser.add_argument("--embedder", type=Path, default=REPO / "resources" / "offline-models" / "all-minilm-l6-v2")
     parser.add_argument("--xsc-limit", type=int, default=None, help="questions per domain for xSC (all when omitted)")
     parser.add_argument("--repeats", type=int, default=3, help="runs of the chrF/Spearman scoring (median reported)")
-    args = parser.parse_args()
+    return parser
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """Time the phases, print them, and return their figures."""
+    found = {}
 
     start = time.perf_counter()
     prompts = load(args.data, list(LANGUAGES), None)
     records, report = read_released(args.data / "result_gpt35")
-    print(f"load prompts + release: {time.perf_counter() - start:6.2f} s  ({prompts.num_rows} prompts, {report.records} answers, "
+    found["load_s"] = round(time.perf_counter() - start, 2)
+    print(f"load prompts + release: {found['load_s']:6.2f} s  ({prompts.num_rows} prompts, {report.records} answers, "
           f"{sum(report.empty.values())} empty, {sum(report.missing.values())} missing)")
 
     for ranking in ("list_position", "recency"):
@@ -48,6 +58,9 @@ def main() -> None:
             times.append(time.perf_counter() - start)
         print(f"xAC + xTC ({ranking:13s}): {np.median(times):6.2f} s median of {args.repeats}  "
               f"xAC {result.value('xAC'):.4f}  xTC {result.value('xTC'):.4f}")
+        found[f"xac_xtc_{ranking}_s"] = round(float(np.median(times)), 2)
+        if ranking == "list_position":
+            found["xAC"], found["xTC"] = round(result.value("xAC"), 4), round(result.value("xTC"), 4)
     for domain in ("geo", "history", "literature", "sport_club", "science", "movie"):
         print(f"    xAC {domain:10s} {result.value('xAC', domain):.4f}")
 
@@ -56,12 +69,13 @@ def main() -> None:
     vectors /= np.linalg.norm(vectors, axis=2, keepdims=True)
     start = time.perf_counter()
     semantic_matrix(vectors, present)
-    print(f"xSC cosine matrix alone (1,897 questions x 12 languages x 768 dims): {time.perf_counter() - start:6.3f} s")
+    found["xsc_cosine_matrix_s"] = round(time.perf_counter() - start, 3)
+    print(f"xSC cosine matrix alone (1,897 questions x 12 languages x 768 dims): {found['xsc_cosine_matrix_s']:6.3f} s")
 
     if not (args.embedder / "modules.json").is_file():
         print(f"xSC with an embedder: skipped, no sentence-transformers model at {args.embedder} "
               "(build it: python -m xlcons.offline_models --out resources/offline-models)")
-        return
+        return found
     xsc_prompts, xsc_records = prompts, records
     if args.xsc_limit:
         xsc_prompts = load(args.data, list(LANGUAGES), {"limit": args.xsc_limit})
@@ -78,10 +92,20 @@ def main() -> None:
 
     start = time.perf_counter()
     result = score_knowledge(xsc_records, xsc_prompts, model="gpt-3.5", embed=embed, ranking="list_position")
-    print(f"xSC + oracle + xAC + xTC with {args.embedder.name}: {time.perf_counter() - start:6.2f} s "
+    found["xsc_with_embedder_s"] = round(time.perf_counter() - start, 2)
+    print(f"xSC + oracle + xAC + xTC with {args.embedder.name}: {found['xsc_with_embedder_s']:6.2f} s "
           f"({sum(calls)} distinct texts embedded in {len(calls)} call; {len(xsc_records)} answers)")
     print(f"    xSC {result.value('xSC'):.4f}  oracle {result.value('xSC_oracle'):.4f}  xC {result.value('xC'):.4f} "
           "(MiniLM is English-only: not comparable with the paper's LaBSE 0.706 / 0.849)")
+    return found
+
+
+def figures(argv: list[str] | None = None) -> dict:
+    return measure(build_parser().parse_args(argv))
+
+
+def main() -> None:
+    figures()
 
 
 if __name__ == "__main__":

@@ -58,7 +58,11 @@ def synthetic_item_scores(models: int, languages: int, items: int, seed: int = 0
     return pl.concat(frames)
 
 
-def main() -> None:
+TARGETS: dict = {}
+QUICK = ["--models", "2", "--languages", "3", "--items", "20", "--resamples", "50"]
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=int, default=12)
     parser.add_argument("--languages", type=int, default=30, help="besides English (the reference)")
@@ -66,11 +70,17 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--compare", action="store_true", help="also time a two-model comparison (1000 resamples, 10000 permutations)")
-    args = parser.parse_args()
+    return parser
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """Run the phases, print them, and return their figures."""
+    found = {}
 
     start = time.perf_counter()
     scores = synthetic_item_scores(args.models, args.languages, args.items)
     print(f"synthetic ITEM_SCORES: {time.perf_counter() - start:6.2f} s  ({scores.height:,} rows)")
+    found["item_score_rows"] = scores.height
 
     times = []
     for _ in range(args.repeats):
@@ -80,16 +90,28 @@ def main() -> None:
     print(f"results table with {args.resamples} resamples: {np.median(times):6.2f} s median of {args.repeats}  "
           f"({results.height:,} rows, {args.models} models × {args.languages + 1} languages × "
           f"{results['metric'].n_unique()} metrics × {args.items} items)")
+    found["results_table_s"] = round(float(np.median(times)), 2)
 
     start = time.perf_counter()
     groups = group_averages(results)
-    print(f"group table: {time.perf_counter() - start:6.2f} s  ({groups.height:,} rows)")
+    found["group_table_s"] = round(time.perf_counter() - start, 2)
+    print(f"group table: {found['group_table_s']:6.2f} s  ({groups.height:,} rows)")
 
     if args.compare:
         start = time.perf_counter()
         comparison = compare_models(scores, "model-00", "model-01", derived=[INFORMATION_F], n_resamples=1000, n_permutations=10000)
-        print(f"comparison of two models (1000 resamples, 10000 permutations): {time.perf_counter() - start:6.2f} s  "
+        found["comparison_s"] = round(time.perf_counter() - start, 2)
+        print(f"comparison of two models (1000 resamples, 10000 permutations): {found['comparison_s']:6.2f} s  "
               f"({comparison.height} rows)")
+    return found
+
+
+def figures(argv: list[str] | None = None) -> dict:
+    return measure(build_parser().parse_args(argv))
+
+
+def main() -> None:
+    figures()
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ import json
 import os
 import pstats
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -48,6 +49,9 @@ import time
 from pathlib import Path
 
 import yaml
+
+from xlcons.config import dataset_languages, load_config
+from xlcons.languages import LanguageRegistry
 
 REPO = Path(__file__).resolve().parent.parent
 PAPERS = ("gupta2025-translate-then-evaluate", "holtermann2024-multiq", "xing2024-knowledge")
@@ -86,7 +90,6 @@ def write_config(config: dict, path: Path) -> Path:
 
 
 def validate(path: Path) -> dict:
-    from xlcons.config import load_config
 
     return load_config(path, base_dir=REPO)
 
@@ -97,11 +100,40 @@ def snakemake_command(config_path: Path, workdir: Path, *extra: str, profile: Pa
             "--configfile", str(config_path), "--cores", "1", *extra]
 
 
-def run_snakemake(command: list[str], timeout: int = 1800) -> tuple[float, str, int]:
+def run_snakemake(command: list[str], timeout: int = 1800) -> tuple[float, str, int, float]:
+    """(wall s, stdout + stderr, exit status, CPU s of the child: user + system)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
-    return time.perf_counter() - start, result.stdout + result.stderr, result.returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, result.stdout + result.stderr, result.returncode, cpu
+
+
+TRIVIAL_SNAKEFILE = 'rule all:\n    output: "done.txt"\n    shell: "touch {output}"\n'
+
+
+def slurm_probe_s() -> float | None:
+    """Seconds of `scontrol show config`, which the SLURM executor plugin runs at import in every
+    Snakemake CLI call (snakemake_executor_plugin_slurm.job_status_query.get_min_job_age, 10 s
+    timeout); None where there is no scontrol (the plugin then skips it at once)."""
+    if shutil.which("scontrol") is None:
+        return None
+    start = time.perf_counter()
+    try:
+        subprocess.run(["scontrol", "show", "config"], capture_output=True, timeout=15)
+    except subprocess.TimeoutExpired:
+        pass
+    return time.perf_counter() - start
+
+
+def startup_command(workdir: Path) -> list[str]:
+    """The same CLI on a one-rule Snakefile: what any Snakemake run costs here (imports, plugins)."""
+    (workdir / "Snakefile").write_text(TRIVIAL_SNAKEFILE)
+    return [sys.executable, "-m", "snakemake", "--snakefile", str(workdir / "Snakefile"), "--directory", str(workdir),
+            "--cores", "1", "-n", "--forceall", "--quiet", "rules"]
 
 
 def job_stats(output: str) -> dict[str, int]:
@@ -198,8 +230,9 @@ def measure(args: argparse.Namespace) -> dict:
         config_path = write_config(merged_config(args.papers, not args.no_round_trips), tmp / "merged.yaml")
         config = validate(config_path)
         models = len(config["models"])
-        langs = {name: len(spec["languages"]) if spec["languages"] != "all" else "all" for name, spec in config["datasets"].items()}
-        print(f"merged config of {', '.join(args.papers)}: {models} models; data sets {langs}; validates with load_config")
+        registry = LanguageRegistry.load()
+        langs = {name: len(dataset_languages(name, spec, registry)) for name, spec in config["datasets"].items() if spec["enabled"]}
+        print(f"merged config of {', '.join(args.papers)}: {models} models; data sets (languages) {langs}; validates with load_config")
 
         # The no-op working directory: every output present and up to date.
         noop_dir = tmp / "noop"
@@ -208,44 +241,72 @@ def measure(args: argparse.Namespace) -> dict:
         listed_jobs, files = create_outputs(config_path, noop_dir)
         print(f"no-op setup: {files} outputs of {listed_jobs} jobs created in {time.perf_counter() - start:.1f} s")
 
-        dry_times, noop_times, counts, noop_ok, noop_output = [], [], {}, True, ""
-        for repeat in range(args.repeats):
+        startup_dir = tmp / "startup"
+        startup_dir.mkdir()
+        times: dict[str, list[float]] = {"startup": [], "dry": [], "noop": [], "slurm": []}
+        cpu = {"startup": [], "dry": [], "noop": []}
+        counts, noop_ok, noop_output = {}, True, ""
+        for repeat in range(args.repeats):  # alternating, so machine noise hits all three
             dry_dir = tmp / f"dry{repeat}"
             dry_dir.mkdir()
-            seconds, output, code = run_snakemake(snakemake_command(config_path, dry_dir, "-n", "--forceall", "--quiet", "rules"))
+            wall, output, code, used = run_snakemake(snakemake_command(config_path, dry_dir, "-n", "--forceall", "--quiet", "rules"))
             if code != 0:
                 raise RuntimeError(f"dry run failed:\n{output[-4000:]}")
-            dry_times.append(seconds)
+            times["dry"].append(wall)
+            cpu["dry"].append(used)
             counts = job_stats(output)
-            seconds, noop_output, code = run_snakemake(snakemake_command(config_path, noop_dir, "-n"))
+            wall, noop_output, code, used = run_snakemake(snakemake_command(config_path, noop_dir, "-n"))
             if code != 0:
                 raise RuntimeError(f"no-op run failed:\n{noop_output[-4000:]}")
-            noop_times.append(seconds)
+            times["noop"].append(wall)
+            cpu["noop"].append(used)
             noop_ok = noop_ok and "Nothing to be done" in noop_output
+            wall, output, code, used = run_snakemake(startup_command(startup_dir))
+            if code != 0:
+                raise RuntimeError(f"trivial dry run failed:\n{output[-4000:]}")
+            times["startup"].append(wall)
+            cpu["startup"].append(used)
+            probe = slurm_probe_s()
+            if probe is not None:
+                times["slurm"].append(probe)
+        median = {kind: statistics.median(values) for kind, values in times.items() if values}
+        cpu_median = {kind: statistics.median(values) for kind, values in cpu.items()}
         if not noop_ok:
             print("no-op run did NOT report 'Nothing to be done'; its output ends:\n" + noop_output[-3000:])
 
         total = counts.get("total", 0)
-        print(f"dry run (snakemake -n --forceall): median {statistics.median(dry_times):.2f} s of {args.repeats} "
-              f"({', '.join(f'{t:.1f}' for t in dry_times)}); {total} jobs (target < 30 s)")
+        def runs(kind):
+            return ", ".join(f"{t:.1f}" for t in times[kind])
+
+        print(f"dry run (snakemake -n --forceall): median {median['dry']:.2f} s wall, {cpu_median['dry']:.2f} s CPU, "
+              f"of {args.repeats} ({runs('dry')}); {total} jobs (target < 30 s)")
         print("    " + ", ".join(f"{rule} {n}" for rule, n in counts.items() if rule != "total"))
-        print(f"no-op rerun (snakemake -n, all outputs present): median {statistics.median(noop_times):.2f} s of {args.repeats} "
-              f"({', '.join(f'{t:.1f}' for t in noop_times)}); 'Nothing to be done': {noop_ok} (target < 60 s)")
+        print(f"no-op rerun (snakemake -n, all outputs present): median {median['noop']:.2f} s wall, {cpu_median['noop']:.2f} s CPU, "
+              f"of {args.repeats} ({runs('noop')}); 'Nothing to be done': {noop_ok} (target < 60 s)")
+        print(f"for scale, a one-rule Snakefile's dry run: median {median['startup']:.2f} s wall, {cpu_median['startup']:.2f} s CPU "
+              f"({runs('startup')}): interpreter, imports, executor plugins")
+        if times["slurm"]:
+            print(f"of which the SLURM plugin's `scontrol show config` at import (a SLURM client is installed here): "
+                  f"median {median['slurm']:.2f} s ({runs('slurm')}); wall minus CPU above is mostly this wait")
 
         if args.profile:
             for kind, workdir, extra in (("dry", tmp / "dry-profile", ("-n", "--forceall", "--quiet", "rules")),
                                          ("noop", noop_dir, ("-n",))):
                 workdir.mkdir(exist_ok=True)
                 out = args.profile.with_name(f"{args.profile.name}.{kind}")
-                seconds, output, code = run_snakemake(snakemake_command(config_path, workdir, *extra, profile=out))
+                seconds, output, code, _ = run_snakemake(snakemake_command(config_path, workdir, *extra, profile=out))
                 print(f"\nprofile of the {kind} run ({seconds:.1f} s under cProfile) -> {out}")
                 print("\n".join(top_functions(out)))
 
         return {
             "models": models,
             "jobs": total,
-            "dry_run_s": round(statistics.median(dry_times), 2),
-            "noop_s": round(statistics.median(noop_times), 2),
+            "dry_run_s": round(median["dry"], 2),
+            "dry_run_cpu_s": round(cpu_median["dry"], 2),
+            "noop_s": round(median["noop"], 2),
+            "noop_cpu_s": round(cpu_median["noop"], 2),
+            "snakemake_startup_s": round(median["startup"], 2),
+            **({"slurm_scontrol_probe_s": round(median["slurm"], 2)} if times["slurm"] else {}),
             "noop_nothing_to_be_done": noop_ok,
         }
     finally:

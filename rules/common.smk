@@ -488,7 +488,46 @@ def get_training_languages(wildcards):
 
 
 def results_targets():
-    return [f"{RESULTS}/tables/results.parquet"] if PLAN.generation_datasets() else []
+    if not PLAN.generation_datasets():
+        return []
+    return [f"{RESULTS}/tables/results.parquet"] + (
+        translate_then_evaluate_outputs() if paper_000_datasets() else []
+    )
+
+
+def paper_000_datasets():
+    return [d for d in ("information", "empathy") if d in PLAN.generation_datasets()]
+
+
+def get_classifier_evaluations(wildcards):
+    if "empathy" not in PLAN.generation_datasets():
+        return []
+    return [
+        f"{RESULTS}/evaluations/empathy/classifiers/{m}.json"
+        for m in ("ER", "IP", "EX")
+    ]
+
+
+def get_output_folder(wildcards, output):
+    """The folder of a report rule's first output (where its report writes every file)."""
+    return str(Path(output[0]).parent)
+
+
+def translate_then_evaluate_outputs():
+    from xlcons.reports.translate_then_evaluate import report_outputs
+
+    output = config["output"]
+    return [
+        str(path)
+        for path in report_outputs(
+            f"{RESULTS}/tables/translate_then_evaluate",
+            PLAN.generators(),
+            output["table_formats"],
+            output["figure_formats"],
+            translationese=bool(PLAN.round_trip_languages()),
+            classifiers="empathy" in PLAN.generation_datasets(),
+        )
+    ]
 
 
 # -- the HTML report (snakemake --report) -------------------------------------------------
@@ -511,6 +550,15 @@ CAPTIONS = {
         "figure2_pairs": "makqa_pairs",
     },
     "Results": {"results": "results", "comparisons": "comparisons"},
+    "Translate then Evaluate": {
+        "averaged_consistency": "tte_averaged",
+        "averaged_metrics": "tte_metrics",
+        "per_language": "tte_per_language",
+        "self_consistency": "tte_self_consistency",
+        "classifiers": "tte_classifiers",
+        "heatmap_information_F": "tte_heatmap_information",
+        "heatmap_empathy_consistency": "tte_heatmap_empathy",
+    },
 }
 
 

@@ -33,3 +33,38 @@ rule results:
         comparisons=config["output"]["comparisons"],
     script:
         "../workflow_scripts/results.py"
+
+
+# Paper 000's tables and figures from the results table: averaged consistency by script,
+# family and In/Out (beside the published averages), the self-consistency table of the
+# translationese check, per-language values with intervals, the EPITOME classifiers
+# beside the paper's, and model x language heatmaps grouped by script.
+if paper_000_datasets():
+
+    localrules:
+        translate_then_evaluate_report,
+
+    rule translate_then_evaluate_report:
+        input:
+            results=f"{RESULTS}/tables/results.parquet",
+            classifiers=get_classifier_evaluations,
+        output:
+            report=reported(
+                translate_then_evaluate_outputs(), "Translate then Evaluate"
+            ),
+        log:
+            "logs/report/translate_then_evaluate.log",
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        params:
+            out_dir=get_output_folder,
+            models=PLAN.generators(),
+            training_languages=get_training_languages,
+            translationese=bool(PLAN.round_trip_languages()),
+            table_formats=config["output"]["table_formats"],
+            figure_formats=config["output"]["figure_formats"],
+        script:
+            "../workflow_scripts/translate_then_evaluate_report.py"

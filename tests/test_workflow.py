@@ -68,7 +68,7 @@ class TestDryRuns:
         # their English prompts, one translation job each (into the other 6 languages), and
         # their answers are translated back by NLLB, converted once to CTranslate2.
         assert counts == {
-            "fetch_model": 6, "fetch_dataset": 3, "prompts": 13, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1,
+            "fetch_model": 6, "fetch_dataset": 3, "prompts": 13, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
             "multiq_language_id": 2, "multiq_judge": 2, "multiq_tokenization": 2, "multiq_report": 1,
             "knowledge_scores": 2, "knowledge_report": 1,
             "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1, "convert_translator": 1,
@@ -99,7 +99,7 @@ class TestDryRuns:
         assert result.returncode == 0, result.output
         assert "fetch_model" not in result.stdout and "fetch_dataset" not in result.stdout
         assert job_counts(result.stdout) == {
-            "prompts": 9, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1,
+            "prompts": 9, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
             "multiq_language_id": 2, "multiq_judge": 2, "multiq_tokenization": 2, "multiq_report": 1,
             "knowledge_scores": 4, "knowledge_report": 1, "translate_multiq": 2,
             # paper 000's English-only sets: English prompts, translated into de/ar, answered,

@@ -74,6 +74,16 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
     planned = snakemake(*run, "-n")
     assert job_counts(planned.stdout) == {"generate_multiq": 1, **evaluators}
     assert "results/responses/multiq/tiny-llm-2/en.parquet" in planned.stdout
+    assert snakemake(*run).returncode == 0
+
+    # A changed decoding parameter of one model recomputes that model only.
+    changed = {"tiny-llm-2": {"path": str(offline_models["tiny-llm"]), "backend": "hf", "hf": {"device": "cpu"}, "decoding": {"max_new_tokens": 5}}}
+    run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"], models=("tiny-llm",), extra_models=changed)
+    planned = snakemake(*run, "-n")
+    # (its tokenizer analysis reads the prompts and the tokenizer only, so it stays)
+    answers_changed = {key: n for key, n in evaluators.items() if key != "multiq_tokenization"}
+    assert job_counts(planned.stdout) == {"generate_multiq": 1, **answers_changed}
+    assert "wildcards: model=tiny-llm-2" in planned.stdout and "wildcards: model=tiny-llm\n" not in planned.stdout
 
 
 def test_recorded_responses_are_a_model(workdir, offline_models, shared_data):

@@ -70,6 +70,9 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     cells = {(row["evaluator"], row["lang"], row["metric"]) for row in table}
     assert {("information", "de", "F"), ("translationese", "hi", "F"), ("empathy", "de", "consistency")} <= cells
     assert (results / "tables/groups/groups.parquet").exists()
+    paper = results / "tables/translate_then_evaluate"
+    for name in ("averaged_consistency.md", "self_consistency.csv", "classifiers.tex", "heatmap_information_F.png"):
+        assert (paper / name).stat().st_size > 0
 
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
 
@@ -86,5 +89,5 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     assert planned == {
         "translate_prompts_information": 1, "translate_prompts_empathy": 1,
         "generate_information": 1, "generate_empathy": 1, "translate_information": 1, "translate_empathy": 1,
-        "information_consistency": 1, "empathy_consistency": 1, "round_trip": 1, "translationese_check": 1, "all": 1, "results": 1,
+        "information_consistency": 1, "empathy_consistency": 1, "round_trip": 1, "translationese_check": 1, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
     }

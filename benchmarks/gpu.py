@@ -1,0 +1,230 @@
+"""GPU benchmarks: vLLM through the xlcons generation stage vs bare vLLM, and NLLB on CTranslate2 vs transformers.
+
+For a machine with an NVIDIA GPU, in an environment with vLLM (envs/generate-vllm.yaml)
+and xlcons; each part skips with a message where what it needs is missing (vLLM, CUDA),
+so the script exits 0 on a CPU machine. About 3-6 minutes with the defaults (model loads
+included).
+
+``generation``
+    One ``vllm.LLM`` is loaded once (not timed) and shared, so both sides run the same
+    engine on the same GPU memory. *bare*: the chat template applied with vLLM's own
+    tokenizer, one ``LLM.generate`` call on every prompt with one ``SamplingParams``
+    (greedy, ``--max-new-tokens``). *stage*: ``xlcons.generation.stage.run_generation``
+    with a ``ModelSpec`` of backend ``vllm`` whose backend factory hands the stage the
+    already-loaded engine (the real ``VLLMBackend.generate``: ``LLM.chat``, per-request
+    sampling parameters, result parsing), plus request building, a fresh cache, the
+    RESPONSES table. Alternating repeats; the figure is stage / bare time (target <= 1.05),
+    with the share of identical greedy answers.
+``translation``
+    The translate stage (``translate_responses``, pieces of benchmarks/translation.py: the
+    same MultiQ "responses" of 5-10 questions, language ID with lid.176, splitting, dedup,
+    token-budgeted batches) on ``cuda`` with the transformers backend (``--nllb-dtype``)
+    and with CTranslate2 (converted once, ``--ct2-compute-type``), each model loaded
+    beforehand; sentences/s of each and the CTranslate2 / transformers ratio.
+
+    python benchmarks/gpu.py --model resources/offline-models/smollm2-135m-instruct \\
+        --nllb resources/offline-models/tiny-nllb            # real figures: a real NLLB (600M)
+    python benchmarks/gpu.py --only translation
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if __package__ in (None, ""):  # run as a script: make `benchmarks.translation` importable
+    sys.path.insert(0, str(REPO))
+
+TARGETS = {"vllm_stage_over_bare": ("<=", 1.05)}
+QUICK = ["--prompts", "200", "--repeats", "1", "--nllb-languages", "de", "fr"]
+PARTS = ("generation", "translation")
+
+
+def cuda_missing() -> str | None:
+    """Why torch sees no usable CUDA device, or None (both parts need torch on CUDA)."""
+    try:
+        import torch
+    except ImportError as error:
+        return f"torch is not installed ({error})"
+    if not torch.cuda.is_available():
+        return f"no CUDA device (torch {torch.__version__}, built for CUDA {torch.version.cuda})"
+    return None
+
+
+def vllm_missing() -> str | None:
+    try:
+        import vllm  # noqa: F401
+    except ImportError as error:
+        return f"vLLM is not installed in this environment ({error}); use envs/generate-vllm.yaml"
+    return None
+
+
+def multiq_prompts(data: Path, languages: list[str], count: int):
+    import math
+
+    from xlcons.datasets.multiq import load
+
+    table = load(data, languages, {"ids": None, "limit": min(200, math.ceil(count / len(languages))), "domains": None})
+    return table.slice(0, count)
+
+
+def generation(args: argparse.Namespace) -> dict:
+    reason = cuda_missing() or vllm_missing()
+    if reason:
+        print(f"generation: skipped, {reason}")
+        return {"generation": f"skipped: {reason}"}
+    import vllm
+
+    from xlcons.generation.backends.vllm import VLLMBackend
+    from xlcons.generation.base import Decoding, ModelSpec
+    from xlcons.generation.stage import run_generation
+
+    table = multiq_prompts(args.data, args.languages, args.prompts)
+    prompts = table["prompt"].to_pylist()
+    start = time.perf_counter()
+    llm = vllm.LLM(model=str(args.model), dtype=args.dtype, gpu_memory_utilization=args.gpu_memory_utilization,
+                   max_model_len=args.max_model_len, seed=0)
+    load_s = time.perf_counter() - start
+    spec = ModelSpec(name="bench", backend="vllm", location=str(args.model),
+                     decoding=Decoding(temperature=0.0, max_new_tokens=args.max_new_tokens),
+                     options={"dtype": args.dtype, "gpu_memory_utilization": args.gpu_memory_utilization})
+
+    class SharedEngine(VLLMBackend):
+        """The stage's vLLM backend on the engine loaded above (its __init__ would load another)."""
+
+        def __init__(self, spec):  # noqa: D107 - deliberately not calling VLLMBackend.__init__
+            self.spec, self._vllm, self.llm = spec, vllm, llm
+
+        def close(self):  # the engine is shared; freed at the end of the benchmark
+            pass
+
+    tokenizer = llm.get_tokenizer()
+    templated = [tokenizer.apply_chat_template([{"role": "user", "content": p}], add_generation_prompt=True, tokenize=False)
+                 for p in prompts]
+    params = vllm.SamplingParams(temperature=0.0, max_tokens=args.max_new_tokens, seed=0)
+
+    def bare():
+        return [output.outputs[0].text for output in llm.generate(templated, params, use_tqdm=False)]
+
+    def stage():
+        with tempfile.TemporaryDirectory() as tmp:  # a cold cache: everything is generated
+            return run_generation(spec, table, args.max_new_tokens, Path(tmp) / "cache.jsonl",
+                                  backend_factory=SharedEngine)["response"].to_pylist()
+
+    bare()  # warm-up: CUDA graphs, first-call allocations
+    times, outputs = {"bare": [], "stage": []}, {}
+    for _ in range(args.repeats):
+        for name, run in (("bare", bare), ("stage", stage)):
+            start = time.perf_counter()
+            outputs[name] = run()
+            times[name].append(time.perf_counter() - start)
+    same = sum(a.strip() == b.strip() for a, b in zip(outputs["bare"], outputs["stage"]))
+    bare_s, stage_s = statistics.median(times["bare"]), statistics.median(times["stage"])
+    n = len(prompts)
+    print(f"generation: {n} MultiQ prompts ({', '.join(args.languages)}), {args.model.name}, {args.dtype}, "
+          f"{args.max_new_tokens} new tokens, greedy; vLLM load {load_s:.1f} s; {args.repeats} alternating repeats")
+    print(f"    bare LLM.generate {bare_s:.2f} s ({n / bare_s:.1f} prompts/s); stage {stage_s:.2f} s ({n / stage_s:.1f} prompts/s); "
+          f"stage / bare {stage_s / bare_s:.3f} (target <= 1.05); identical answers {same}/{n}")
+    del llm
+    return {
+        "vllm_bare_prompts_per_s": round(n / bare_s, 1),
+        "vllm_stage_prompts_per_s": round(n / stage_s, 1),
+        "vllm_stage_over_bare": round(stage_s / bare_s, 3),
+        "vllm_identical_answers": f"{same}/{n}",
+    }
+
+
+def translation(args: argparse.Namespace) -> dict:
+    reason = cuda_missing() if args.device == "cuda" else None
+    if reason:
+        print(f"translation: skipped, {reason}")
+        return {"translation": f"skipped: {reason}"}
+    from benchmarks.translation import build_responses, run_stage
+    from xlcons.lid import LanguageIdentifier
+    from xlcons.translation.translators import TranslatorSpec, convert, load_translator, quantization_for
+
+    responses, _ = build_responses(args.data, args.nllb_languages, 0)
+    identifier = LanguageIdentifier(args.lid, "lid176")
+    common = dict(model_id=args.nllb.name, max_new_tokens=args.nllb_cap, device=args.device, max_batch_tokens=args.max_batch_tokens)
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        ct2_dir = convert(args.nllb, workdir / "ct2", quantization=quantization_for(args.ct2_compute_type))
+        specs = {
+            "transformers": TranslatorSpec(location=str(args.nllb), dtype=args.nllb_dtype, **common),
+            "ctranslate2": TranslatorSpec(backend="ctranslate2", ct2_location=str(ct2_dir), compute_type=args.ct2_compute_type, **common),
+        }
+        for name, spec in specs.items():
+            translator = load_translator(spec)
+            run_stage(spec, translator, responses.slice(0, 5), identifier, workdir, f"warm-{name}")
+            times, sentences = [], 0
+            for repeat in range(args.repeats):
+                start = time.perf_counter()
+                _, table = run_stage(spec, translator, responses, identifier, workdir, f"{name}-{repeat}")
+                times.append(time.perf_counter() - start)
+                sentences = table.num_rows
+            results[name] = (statistics.median(times), sentences)
+            del translator
+    (hf_s, n), (ct2_s, _) = results["transformers"], results["ctranslate2"]
+    print(f"translation: {responses.num_rows} responses, {n} sentences ({', '.join(args.nllb_languages)}), {args.nllb.name}, {args.device}, "
+          f"cap {args.nllb_cap} tokens, batch budget {args.max_batch_tokens} tokens")
+    print(f"    transformers ({args.nllb_dtype}) {hf_s:.2f} s ({n / hf_s:.0f} sentences/s); "
+          f"CTranslate2 ({args.ct2_compute_type}) {ct2_s:.2f} s ({n / ct2_s:.0f} sentences/s); CTranslate2 / transformers {hf_s / ct2_s:.2f}x")
+    return {
+        "nllb_transformers_sentences_per_s": round(n / hf_s),
+        "nllb_ct2_sentences_per_s": round(n / ct2_s),
+        "nllb_ct2_over_transformers": round(hf_s / ct2_s, 2),
+    }
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", choices=PARTS, action="append", help="run only this part (repeatable)")
+    parser.add_argument("--model", type=Path, default=REPO / "resources" / "offline-models" / "smollm2-135m-instruct",
+                        help="a small instruct model directory for vLLM")
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "multiq")
+    parser.add_argument("--languages", nargs="+", default=["en", "de", "fr", "es", "ru", "zh-CN", "ar", "hi", "sw", "ja"])
+    parser.add_argument("--prompts", type=int, default=2000, help="MultiQ prompts for generation (200 per language at most)")
+    parser.add_argument("--max-new-tokens", type=int, default=128)
+    parser.add_argument("--dtype", default="bfloat16", choices=["auto", "bfloat16", "float16", "float32"])
+    parser.add_argument("--gpu-memory-utilization", type=float, default=0.5)
+    parser.add_argument("--max-model-len", type=int, default=2048)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--nllb", type=Path, default=REPO / "resources" / "offline-models" / "tiny-nllb",
+                        help="an NLLB checkpoint directory (the tiny random one by default; a real 600M gives real figures)")
+    parser.add_argument("--lid", type=Path, default=REPO / "resources" / "offline-models" / "lid176" / "lid.176.ftz")
+    parser.add_argument("--nllb-languages", nargs="+", default=["de", "fr", "es", "ru", "ar", "hi", "ja", "zh-CN", "tr", "vi"])
+    parser.add_argument("--nllb-cap", type=int, default=64, help="new tokens per sentence")
+    parser.add_argument("--nllb-dtype", default="float16", choices=["auto", "float32", "float16", "bfloat16"])
+    parser.add_argument("--ct2-compute-type", default="float16", choices=["float32", "float16", "int8_float16", "bfloat16"])
+    parser.add_argument("--max-batch-tokens", type=int, default=8192)
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                        help="translation part only: cpu is a smoke test of the code path, not a GPU figure")
+    return parser
+
+
+def measure(args: argparse.Namespace) -> dict:
+    found = {}
+    parts = args.only or list(PARTS)
+    if "generation" in parts:
+        found.update(generation(args))
+    if "translation" in parts:
+        found.update(translation(args))
+    return found
+
+
+def figures(argv: list[str] | None = None) -> dict:
+    return measure(build_parser().parse_args(argv))
+
+
+def main() -> None:
+    figures()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""The benchmark runner (`python -m benchmarks`): its table, target checks and --only; no benchmark is run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+# pysbd installs a top-level `benchmarks` package too; the repository's must win.
+if sys.path[:1] != [str(REPO)]:
+    sys.path.insert(0, str(REPO))
+if "benchmarks" in sys.modules and Path(sys.modules["benchmarks"].__file__ or "").parent != REPO / "benchmarks":
+    for name in [name for name in sys.modules if name == "benchmarks" or name.startswith("benchmarks.")]:
+        del sys.modules[name]
+
+from benchmarks import __main__ as runner  # noqa: E402
+
+
+def fake_benchmark(monkeypatch, name: str, figures: dict, targets: dict, calls: list[str]):
+    module = types.ModuleType(f"benchmarks.{name}")
+    module.TARGETS = targets
+    module.QUICK = ["--small"]
+
+    def run(argv):
+        calls.append((name, list(argv)))
+        return figures
+
+    module.figures = run
+    monkeypatch.setitem(sys.modules, f"benchmarks.{name}", module)
+
+
+class TestTable:
+    def test_columns_are_padded_under_a_header_and_a_rule(self):
+        rows = [("scheduling", "dry_run_s", "13.9", "< 30", "yes"), ("multiq_fidelity", "identical_labels", "yes", "== yes", "yes")]
+        lines = runner.format_table(rows).splitlines()
+        assert lines[0].split() == ["benchmark", "figure", "value", "target", "met?"]
+        assert set(lines[1].replace(" ", "")) == {"-"}
+        assert len(lines) == 4
+        assert lines[2].split() == ["scheduling", "dry_run_s", "13.9", "<", "30", "yes"]
+        # every column starts at the same offset on every line
+        start = lines[0].index("figure")
+        assert lines[2][start:].startswith("dry_run_s") and lines[3][start:].startswith("identical_labels")
+
+    def test_rows_carry_the_target_and_whether_it_is_met(self):
+        targets = {"dry_run_s": ("<", 30.0), "ok": ("==", True)}
+        rows = runner.rows_of("scheduling", {"dry_run_s": 31.5, "jobs": 527, "ok": True, "note": "skipped: no GPU"}, targets)
+        assert rows == [
+            ("scheduling", "dry_run_s", "31.5", "< 30", "no"),
+            ("scheduling", "jobs", "527", "", ""),
+            ("scheduling", "ok", "yes", "== yes", "yes"),
+            ("scheduling", "note", "skipped: no GPU", "", ""),
+        ]
+
+    def test_met(self):
+        assert runner.met(1.0, ("<=", 1.05)) == "yes"
+        assert runner.met(1.1, ("<=", 1.05)) == "no"
+        assert runner.met(3, None) == ""
+        assert runner.met("skipped", (">=", 5.0)) == "n/a"
+
+
+class TestSelection:
+    def test_everything_by_default_in_canonical_order(self):
+        assert runner.select(None) == list(runner.BENCHMARKS)
+
+    def test_only_selects_in_canonical_order_and_accepts_commas_and_file_names(self):
+        assert runner.select(["multiq_fidelity", "scheduling.py"]) == ["scheduling", "multiq_fidelity"]
+        assert runner.select(["translation,gpu"]) == ["translation", "gpu"]
+
+    def test_an_unknown_name_is_an_error_naming_the_known_ones(self):
+        with pytest.raises(SystemExit, match="unknown benchmark.*scheduling"):
+            runner.select(["schedulng"])
+
+    def test_main_runs_only_the_selected_benchmark_with_quick_arguments(self, monkeypatch, capsys):
+        calls = []
+        for name in runner.BENCHMARKS:
+            fake_benchmark(monkeypatch, name, {"speed": 2.0}, {"speed": (">=", 1.0)}, calls)
+        monkeypatch.chdir(REPO)
+        assert runner.main(["--only", "results_bootstrap", "--quick"]) == 0
+        assert calls == [("results_bootstrap", ["--small"])]
+        table = capsys.readouterr().out.split("\n\n")[-1]
+        assert "results_bootstrap  speed" in table and "(yes)" in table and "scheduling" not in table
+
+    def test_a_failing_benchmark_is_a_row_and_a_nonzero_exit(self, monkeypatch, capsys):
+        module = types.ModuleType("benchmarks.scheduling")
+
+        def broken(argv):
+            raise RuntimeError("no snakemake")
+
+        module.figures = broken
+        monkeypatch.setitem(sys.modules, "benchmarks.scheduling", module)
+        calls = []
+        fake_benchmark(monkeypatch, "gpu", {"generation": "skipped: no CUDA device"}, {}, calls)
+        assert runner.main(["--only", "scheduling", "--only", "gpu"]) == 1
+        out = capsys.readouterr().out
+        assert "RuntimeError: no snakemake" in out and "skipped: no CUDA device" in out
+        assert calls == [("gpu", [])]
+
+
+def test_the_package_runs_from_the_repository_root():
+    result = subprocess.run([sys.executable, "-m", "benchmarks", "--list"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == list(runner.BENCHMARKS)

@@ -1,0 +1,29 @@
+"""Rule translate_then_evaluate_report: paper 000's tables and figures from the results table.
+
+Inputs: the results table and the EPITOME classifiers' evaluations (when the empathy set
+runs); params: the output folder, the models, their training languages, whether the
+translationese check ran, and the table and figure formats.
+"""
+
+import json
+import sys
+
+sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
+from xlcons.job import start_job  # noqa: E402
+
+start_job(snakemake)  # noqa: F821
+from xlcons.reports.results import read_results  # noqa: E402
+from xlcons.reports.translate_then_evaluate import write_report  # noqa: E402
+
+inputs, params = snakemake.input, snakemake.params  # noqa: F821
+evaluations = [json.loads(open(path, encoding="utf-8").read()) for path in inputs.classifiers]
+write_report(
+    read_results([inputs.results]),
+    params.out_dir,
+    training_languages=params.training_languages,
+    classifier_evaluations=evaluations or None,
+    table_formats=params.table_formats,
+    figure_formats=params.figure_formats,
+    models=params.models,
+    translationese=params.translationese,
+)
