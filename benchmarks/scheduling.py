@@ -4,8 +4,9 @@ The three paper configs (Gupta et al. 2025: 12 models x 30 languages, informatio
 empathy; Holtermann et al. 2024: MultiQ in 137 languages; Xing et al. 2024: MAKQA in 12
 languages) are merged into ONE config: every model of every paper under a distinct name
 (``<paper>-<model>``, e.g. ``holtermann2024-llama2-7b``), every data set, every evaluator
-(language ID, judge, information consistency with the translationese round trips,
-empathy, knowledge consistency on MAKQA and MultiQ). Every model therefore runs every data
+(language ID, judge, information consistency with the translationese round trips in the
+paper's 10 languages, empathy, knowledge consistency on MAKQA and MultiQ). An evaluator
+model that shares a generator's download (``name: <model>``) follows its new name. Every model therefore runs every data
 set: the worst case a single config can schedule. The merged config is validated with
 `xlcons.config.load_config` before anything is timed.
 
@@ -65,23 +66,34 @@ def merged_config(papers=PAPERS, round_trips: bool = True) -> dict:
         with open(REPO / "config" / "paper" / f"{paper}.yaml", encoding="utf-8") as handle:
             config = yaml.safe_load(handle)
         prefix = paper.split("-")[0]
+        names = {name: f"{prefix}-{name}" for name in config.get("models", {})}
         for name, spec in config.get("models", {}).items():
-            merged["models"][f"{prefix}-{name}"] = copy.deepcopy(spec)
+            merged["models"][names[name]] = copy.deepcopy(spec)
         for section in ("evaluators", "datasets"):
             for key, value in config.get(section, {}).items():
-                merged[section].setdefault(key, {}).update(copy.deepcopy(value))
+                merged[section].setdefault(key, {}).update(_renamed(copy.deepcopy(value), names))
         if "translator" in config:
             merged["translator"] = copy.deepcopy(config["translator"])
     datasets = merged["datasets"]
     evaluators = merged["evaluators"]
     # All evaluators on: knowledge consistency also for MultiQ (xSC), and the translationese
-    # round trips of the information set in every paper language.
+    # round trips of the information set (the paper's languages; every language if it has none).
     if "makqa" in datasets or "multiq" in datasets:
         evaluators.setdefault("knowledge", {})["datasets"] = [d for d in ("makqa", "multiq") if d in datasets]
-    if round_trips and "information" in datasets:
-        langs = datasets["information"].get("languages", [])
-        evaluators.setdefault("information", {})["round_trip_languages"] = [lang for lang in langs if lang != "en"]
+    information = evaluators.setdefault("information", {})
+    if round_trips and "information" in datasets and not information.get("round_trip_languages"):
+        information["round_trip_languages"] = [lang for lang in datasets["information"].get("languages", []) if lang != "en"]
+    if not round_trips:
+        information.pop("round_trip_languages", None)
     return merged
+
+
+def _renamed(section, names: dict[str, str]):
+    """An evaluator's model sharing a generator's download (`name: <model>`) follows the generator's new name."""
+    if isinstance(section, dict):
+        return {key: names.get(value, value) if key == "name" and isinstance(value, str) else _renamed(value, names)
+                for key, value in section.items()}
+    return section
 
 
 def write_config(config: dict, path: Path) -> Path:
@@ -217,7 +229,7 @@ def top_functions(profile: Path, limit: int = 25) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--papers", nargs="+", default=list(PAPERS), choices=PAPERS, help="paper configs to merge")
-    parser.add_argument("--no-round-trips", action="store_true", help="leave the translationese round trips off")
+    parser.add_argument("--no-round-trips", action="store_true", help="turn the translationese round trips off")
     parser.add_argument("--repeats", type=int, default=3, help="alternating dry-run / no-op runs (medians reported)")
     parser.add_argument("--profile", type=Path, default=None, help="also profile one dry run and one no-op (FILE.dry, FILE.noop)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary working directories")

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from builders import offline_config
+from latex_check import check_tabular
 from test_workflow import REPO, job_counts, snakemake
 from xlcons.schemas import EMPATHY_ITEMS, EMPATHY_SCORES, INFORMATION_ITEMS, INFORMATION_SCORES, PROMPTS, ROUND_TRIPS
 
@@ -73,6 +74,11 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     paper = results / "tables/translate_then_evaluate"
     for name in ("averaged_consistency.md", "self_consistency.csv", "classifiers.tex", "heatmap_information_F.png"):
         assert (paper / name).stat().st_size > 0
+    header = (paper / "averaged_consistency.md").read_text(encoding="utf-8").splitlines()[0]
+    for column in ("Avg", "published", "Latin", "Indic", "Perso-Arabic", "Rom", "Slav", "Indo-Aryan", "Dravidian", "In", "Out"):
+        assert f"information {column} |" in header and f"empathy {column} |" in header, column
+    for tex in (results / "tables").rglob("*.tex"):
+        check_tabular(tex.read_text(encoding="utf-8"))
 
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
 

@@ -26,10 +26,15 @@ def to_markdown(frame: pl.DataFrame, decimals: int = 1) -> str:
     return "\n".join([header, rule, *body]) + "\n"
 
 
+# LaTeX's special characters, replaced in one pass (a replacement's own braces stay as they are).
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}
+
+
 def _latex_escape(text: str) -> str:
-    for char, replacement in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
-        text = text.replace(char, replacement)
-    return text
+    return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
 
 
 def to_latex(frame: pl.DataFrame, decimals: int = 1) -> str:
