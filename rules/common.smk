@@ -536,6 +536,7 @@ def translate_then_evaluate_outputs():
 CAPTIONS = {
     "MultiQ": {
         "table3_accuracy": "multiq_accuracy",
+        "table3_vs_published": "multiq_published",
         "table4_accuracy_by_fidelity": "multiq_by_fidelity",
         "fidelity_shares": "multiq_fidelity",
         "figure3_fidelity": "multiq_fidelity",

@@ -6,6 +6,7 @@ classes and tokenization classes; every expected number is worked out in the com
 
 from __future__ import annotations
 
+import polars as pl
 import pyarrow as pa
 import pytest
 
@@ -252,3 +253,16 @@ def test_a_report_without_tokenization_has_no_table5(tmp_path):
 def test_unknown_output_formats_are_refused(tmp_path):
     with pytest.raises(ValueError, match="unknown output formats"):
         build_report(fidelity(), judgments(), tmp_path, table_formats=["xlsx"])
+
+
+def test_the_papers_models_are_shown_beside_the_published_table3_and_fidelity():
+    from xlcons.reports.multiq import versus_published
+
+    accuracy = pl.DataFrame({"model": ["Mistral-7B-Instruct", "mine"], "all": [20.0, 50.0], "en": [80.0, 90.0],
+                             "top10": [60.0, 70.0], "top20": [50.0, 60.0], "top50": [40.0, 50.0]})
+    shares = pl.DataFrame({"model": ["Mistral-7B-Instruct", "Mistral-7B-Instruct"], "variant": ["main", "robust"], "same": [70.0, 75.0]})
+    table = {(r["metric"]): (r["ours"], r["published"], r["difference"]) for r in versus_published(accuracy, shares).to_dicts()}
+    assert table["accuracy all"] == (20.0, 15.4, pytest.approx(4.6))
+    assert table["accuracy top50"] == (40.0, 37.6, pytest.approx(2.4))
+    assert table["fidelity same"] == (70.0, 62.3, pytest.approx(7.7)), "the main variant, as published"
+    assert len(table) == 6, "a model the paper did not run has no rows"

@@ -71,6 +71,18 @@ FIDELITY_TABLE = "fidelity_shares"
 PER_LANGUAGE = "per_language"
 FIGURE3 = "figure3_fidelity"
 FIGURE4 = "figure4_language_matrix"
+VERSUS = "table3_vs_published"
+
+# Paper 004's published numbers (METHODS.md §3), by the paper's model names as paper_key
+# spells them: Table 3 accuracy % (all, en, top10, top20, top50) and the same-language share %.
+PUBLISHED_TABLE3 = {
+    "qwen157b": (16.6, 84.0, 61.6, 50.2, 34.3),
+    "mistral7b": (15.4, 84.5, 64.6, 56.6, 37.6),
+    "mixtral8x7b": (33.8, 90.5, 87.7, 84.8, 67.4),
+    "llama27b": (19.2, 81.5, 58.4, 53.9, 41.4),
+}
+PUBLISHED_SAME = {"mistral7b": 62.3, "mixtral8x7b": 60.6, "qwen157b": 50.4, "llama270b": 21.4}
+TABLE3_COLUMNS = ("all", "en", "top10", "top20", "top50")
 
 
 def _frame(table: pa.Table | pl.DataFrame) -> pl.DataFrame:
@@ -181,6 +193,23 @@ def accuracy_by_tokenization(judgments: pa.Table | pl.DataFrame, tokenization: p
         extra.append(row)
     schema = {"model": pl.String} | {f"languages_{name}": pl.Int64 for name in TOKEN_COLUMNS} | {"unique_tokens": pl.Int64}
     return table.join(pl.DataFrame(extra, schema=schema, orient="row"), on="model", how="left", maintain_order="left")
+
+
+def versus_published(accuracy: pl.DataFrame, shares: pl.DataFrame) -> pl.DataFrame:
+    """Our Table 3 accuracies and same-language share beside paper 004's, for the paper's models
+    (matched by name: case, punctuation and -chat/-instruct suffixes ignored)."""
+    from xlcons.reports.knowledge import paper_key
+
+    rows = []
+    for row in accuracy.to_dicts():
+        for column, reference in zip(TABLE3_COLUMNS, PUBLISHED_TABLE3.get(paper_key(row["model"]), ())):
+            rows.append({"model": row["model"], "metric": f"accuracy {column}", "ours": row[column], "published": reference})
+    for row in shares.filter(pl.col("variant") == "main").to_dicts():
+        reference = PUBLISHED_SAME.get(paper_key(row["model"]))
+        if reference is not None:
+            rows.append({"model": row["model"], "metric": "fidelity same", "ours": row["same"], "published": reference})
+    frame = pl.DataFrame(rows, schema={"model": pl.String, "metric": pl.String, "ours": pl.Float64, "published": pl.Float64})
+    return frame.with_columns(difference=pl.col("ours") - pl.col("published"))
 
 
 def fidelity_shares(fidelity: pa.Table | pl.DataFrame, *, robust: bool = True) -> pl.DataFrame:
@@ -331,7 +360,7 @@ def report_outputs(
 ) -> list[Path]:
     """Every file `run_report` writes for these models (for the rule's output)."""
     out = Path(out_dir)
-    tables = [TABLE3, TABLE4, FIDELITY_TABLE] + ([TABLE5] if tokenization else [])
+    tables = [TABLE3, TABLE4, FIDELITY_TABLE, VERSUS] + ([TABLE5] if tokenization else [])
     paths = [out / f"{name}{TABLE_SUFFIXES[kind]}" for name in tables for kind in table_formats]
     paths.append(out / f"{PER_LANGUAGE}.csv")
     paths += [out / f"{FIGURE3}.{kind}" for kind in figure_formats]
@@ -361,10 +390,12 @@ def build_report(
     if unknown:
         raise ValueError(f"unknown output formats {unknown}; tables: {sorted(TABLE_SUFFIXES)}, figures: {list(FIGURE_FORMATS)}")
     written = []
-    written += write_table_files(accuracy_table(judgments), out / TABLE3, table_formats)
+    accuracy = accuracy_table(judgments)
+    written += write_table_files(accuracy, out / TABLE3, table_formats)
     written += write_table_files(accuracy_by_fidelity(judgments, fidelity), out / TABLE4, table_formats)
     shares = fidelity_shares(fidelity)
     written += write_table_files(shares, out / FIDELITY_TABLE, table_formats)
+    written += write_table_files(versus_published(accuracy, shares), out / VERSUS, table_formats)
     if tokenization is not None:
         written += write_table_files(accuracy_by_tokenization(judgments, tokenization), out / TABLE5, table_formats)
     written += write_table_files(per_language(judgments, fidelity, tokenization), out / PER_LANGUAGE, ["csv"])
