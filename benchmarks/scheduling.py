@@ -272,7 +272,11 @@ def measure(args: argparse.Namespace) -> dict:
                 raise RuntimeError(f"no-op run failed:\n{noop_output[-4000:]}")
             times["noop"].append(wall)
             cpu["noop"].append(used)
-            noop_ok = noop_ok and "Nothing to be done" in noop_output
+            if "Nothing to be done" not in noop_output:
+                noop_ok = False
+                stats = noop_output.split("Job stats:")[1] if "Job stats:" in noop_output else noop_output[-3000:]
+                print(f"no-op run {repeat + 1} did NOT report 'Nothing to be done' (did the workflow change during the "
+                      f"benchmark? its outputs were listed at the start); it would run:\nJob stats:{stats[:3000]}")
             wall, output, code, used = run_snakemake(startup_command(startup_dir))
             if code != 0:
                 raise RuntimeError(f"trivial dry run failed:\n{output[-4000:]}")
@@ -283,10 +287,9 @@ def measure(args: argparse.Namespace) -> dict:
                 times["slurm"].append(probe)
         median = {kind: statistics.median(values) for kind, values in times.items() if values}
         cpu_median = {kind: statistics.median(values) for kind, values in cpu.items()}
-        if not noop_ok:
-            print("no-op run did NOT report 'Nothing to be done'; its output ends:\n" + noop_output[-3000:])
 
         total = counts.get("total", 0)
+
         def runs(kind):
             return ", ".join(f"{t:.1f}" for t in times[kind])
 
