@@ -171,6 +171,7 @@ class LanguageIdentifier:
         self.labels = frozenset(strip_prefix(label) for label in self._model.get_labels())
         self._codes = frozenset(split_label(label, label_scheme)[0] for label in self.labels)
         self._registry_codes: dict[str, str | None] = {}
+        self._supported: dict[str, bool] = {}
         if label_scheme == "glotlid" and not any("_" in label for label in self.labels):
             raise LanguageIdError(f"{path}: labels look like lid.176's ({sorted(self.labels)[:3]}…), not GlotLID's; set label_scheme: lid176")
 
@@ -192,8 +193,11 @@ class LanguageIdentifier:
         return is_language(label, self.registry[lang], self.scheme)
 
     def supports(self, lang: str) -> bool:
-        """Whether the model can recognise `lang` at all (it has a label the registry accepts)."""
-        return any(code in self._codes for code in accepted_labels(self.registry[lang], self.scheme))
+        """Whether the model can recognise `lang` at all (it has a label the registry accepts);
+        answered once per language (the fidelity pass asks for every response)."""
+        if lang not in self._supported:
+            self._supported[lang] = any(code in self._codes for code in accepted_labels(self.registry[lang], self.scheme))
+        return self._supported[lang]
 
     def to_registry_code(self, label: str | None) -> str | None:
         if label not in self._registry_codes:
