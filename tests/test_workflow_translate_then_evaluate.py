@@ -18,7 +18,8 @@ from xlcons.schemas import EMPATHY_ITEMS, EMPATHY_SCORES, INFORMATION_ITEMS, INF
 def paper_000_subset(workdir, shared_data, *, languages, limit):
     """config/offline.yaml with absolute paths, SmolLM2 only, the two English-only sets."""
     config = offline_config(REPO)
-    config["models"] = {"smollm2-135m": config["models"]["smollm2-135m"]}
+    # SmolLM2 with short answers: enough sentences to split, translate and check.
+    config["models"] = {"smollm2-135m": {**config["models"]["smollm2-135m"], "decoding": {"max_new_tokens": 20}}}
     config["output"]["comparisons"] = []
     config["evaluators"]["information"]["round_trip_languages"] = ["hi"]
     config["datasets"] = {
