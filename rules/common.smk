@@ -107,12 +107,14 @@ def get_generator_gpus(wildcards):
     return PLAN.generator_gpus(wildcards.model)
 
 
+def llm_mem_mb(backend, attempt):
+    """Memory of a job running an LLM on `backend`; it grows with the retry attempt, so
+    --retries recovers from out-of-memory kills."""
+    return {"vllm": 64000, "hf": 16000}.get(backend, 2000) * attempt
+
+
 def get_generator_mem_mb(wildcards, attempt):
-    """Memory grows with the retry attempt, so --retries recovers from out-of-memory kills."""
-    base = {"vllm": 64000, "hf": 16000}.get(
-        PLAN.config["models"][wildcards.model]["backend"], 2000
-    )
-    return base * attempt
+    return llm_mem_mb(PLAN.config["models"][wildcards.model]["backend"], attempt)
 
 
 def generation_cache(dataset):
@@ -357,10 +359,7 @@ def get_information_llm_gpus(wildcards):
 
 
 def get_information_llm_mem_mb(wildcards, attempt):
-    base = {"vllm": 64000, "hf": 16000}.get(
-        config["evaluators"]["information"]["llm"]["backend"], 2000
-    )
-    return base * attempt
+    return llm_mem_mb(config["evaluators"]["information"]["llm"]["backend"], attempt)
 
 
 def get_information_options(wildcards):
@@ -395,6 +394,11 @@ EMPATHY_ENCODER = "evaluators.empathy.encoder"
 
 def empathy_fine_tunes():
     return config["evaluators"]["empathy"]["classifier"] == "encoder"
+
+
+def empathy_evaluation(model, name):
+    """An output of the empathy evaluator of one model (`name`: items or scores)."""
+    return f"{RESULTS}/evaluations/empathy/{model}/empathy_{name}.parquet"
 
 
 def empathy_classifier_dir(mechanism):
@@ -450,10 +454,7 @@ def get_empathy_training_options(wildcards):
 def empathy_targets():
     if "empathy" not in PLAN.generation_datasets():
         return []
-    return [
-        f"{RESULTS}/evaluations/empathy/{model}/empathy_scores.parquet"
-        for model in PLAN.generators()
-    ]
+    return [empathy_evaluation(model, "scores") for model in PLAN.generators()]
 
 
 # -- results ----------------------------------------------------------------------------
@@ -473,9 +474,7 @@ def get_results_inputs(wildcards):
                 information_evaluation(m, "items", "translationese") for m in models
             ]
     if "empathy" in PLAN.generation_datasets():
-        inputs["empathy"] = [
-            f"{RESULTS}/evaluations/empathy/{m}/empathy_items.parquet" for m in models
-        ]
+        inputs["empathy"] = [empathy_evaluation(m, "items") for m in models]
     if PLAN.knowledge_datasets():
         inputs["knowledge"] = PLAN.knowledge_targets()
     return inputs

@@ -39,8 +39,8 @@ if "empathy" in PLAN.generation_datasets():
             english=PLAN.response_file("empathy", "{model}", "en"),
             translations=non_english_translation_patterns("empathy"),
         output:
-            per_item=f"{RESULTS}/evaluations/empathy/{{model}}/empathy_items.parquet",
-            scores=f"{RESULTS}/evaluations/empathy/{{model}}/empathy_scores.parquet",
+            per_item=empathy_evaluation("{model}", "items"),
+            scores=empathy_evaluation("{model}", "scores"),
         log:
             "logs/evaluate/empathy/{model}/empathy.log",
         benchmark:

@@ -7,6 +7,7 @@ translationese check ran, and the table and figure formats.
 
 import json
 import sys
+from pathlib import Path
 
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
@@ -16,7 +17,7 @@ from xlcons.reports.results import read_results  # noqa: E402
 from xlcons.reports.translate_then_evaluate import write_report  # noqa: E402
 
 inputs, params = snakemake.input, snakemake.params  # noqa: F821
-evaluations = [json.loads(open(path, encoding="utf-8").read()) for path in inputs.classifiers]
+evaluations = [json.loads(Path(path).read_text(encoding="utf-8")) for path in inputs.classifiers]
 write_report(
     read_results([inputs.results]),
     params.out_dir,

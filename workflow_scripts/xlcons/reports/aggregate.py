@@ -79,8 +79,8 @@ def run_results_job(
     per_language = results.filter(pl.col("kind") != "corpus")
     groups = group_averages(per_language, training_languages=dict(training_languages))
     written += write_group_tables(groups, out / "groups", table_formats)
-    pairs = [tuple(pair) for pair in comparisons]
-    compared = compare_pairs(scores, pairs, derived=[INFORMATION_F], n_resamples=n_resamples, seed=seed) if pairs else pl.from_arrow(COMPARISONS.empty_table())
+    pairs = [tuple(pair) for pair in comparisons]  # none configured: an empty table
+    compared = compare_pairs(scores, pairs, derived=[INFORMATION_F], n_resamples=n_resamples, seed=seed)
     written.append(write_table(compared.to_arrow(), out / "comparisons.parquet", COMPARISONS))
     compared.write_csv(out / "comparisons.csv")
     written.append(out / "comparisons.csv")

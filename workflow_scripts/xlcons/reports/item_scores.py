@@ -50,20 +50,20 @@ def _long(frame: pl.DataFrame, evaluator: str, metrics: dict[str, pl.Expr], stat
     return pl.concat(parts).select(ITEM_SCORES.names) if parts else pl.from_arrow(ITEM_SCORES.empty_table())
 
 
+def _excluded_unless(ok: pl.Expr, reason: str = "excluded_reason") -> pl.Expr:
+    return pl.when(ok).then(pl.lit(ITEM_STATUS_OK)).otherwise(pl.col(reason).fill_null("excluded"))
+
+
 def from_fidelity(table: pa.Table) -> pl.DataFrame:
     frame = pl.from_arrow(table)
     fidelity = pl.col("fidelity")
-    status = pl.when(fidelity == "excluded").then(pl.col("excluded_reason").fill_null("excluded")).otherwise(pl.lit(ITEM_STATUS_OK))
+    status = _excluded_unless(fidelity != "excluded")
     return _long(frame, "fidelity", {"fidelity_same": fidelity == "same", "fidelity_english": fidelity == "english"}, status)
 
 
 def from_judgments(table: pa.Table) -> pl.DataFrame:
     frame = pl.from_arrow(table)
     return _long(frame, "judge", {"accuracy": pl.col("verdict") == "yes"}, pl.lit(ITEM_STATUS_OK))
-
-
-def _excluded_unless(ok: pl.Expr, reason: str = "excluded_reason") -> pl.Expr:
-    return pl.when(ok).then(pl.lit(ITEM_STATUS_OK)).otherwise(pl.col(reason).fill_null("excluded"))
 
 
 def from_information(table: pa.Table) -> pl.DataFrame:
