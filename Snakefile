@@ -1,6 +1,7 @@
 # xlcons: cross-lingual consistency of language models, as one Snakemake workflow.
 # Stages live in rules/*.smk; rules/common.smk validates the config before anything
-# is scheduled and holds every input function.
+# is scheduled and holds the shared input functions; each evaluator's rule file is
+# included as xlcons.evaluators.registry lists it.
 
 from snakemake.utils import min_version
 
@@ -18,11 +19,15 @@ include: "rules/common.smk"
 include: "rules/fetch.smk"
 include: "rules/prompts.smk"
 include: "rules/generate.smk"
-include: "rules/evaluate_multiq.smk"
-include: "rules/evaluate_knowledge.smk"
 include: "rules/translate.smk"
-include: "rules/evaluate_information.smk"
-include: "rules/evaluate_empathy.smk"
+
+
+# One rule file per evaluator, as the evaluator registry lists them.
+for rule_file in PLAN.rule_files():
+
+    include: f"rules/{rule_file}"
+
+
 include: "rules/report.smk"
 
 

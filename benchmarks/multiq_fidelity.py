@@ -8,7 +8,7 @@ Language ID with lid.176 (``resources/offline-models/lid176/lid.176.ftz``).
     ``xlcons.evaluators.fidelity.score_fidelity`` with ``xlcons.lid.LanguageIdentifier``
     (label scheme lid176): clean each text, predict in batches of 2,048 (one fastText
     call per batch), then the per-row exclusion rules, fidelity class and registry code,
-    and the FIDELITY Arrow table: what the ``multiq_language_id`` job does between
+    and the FIDELITY Arrow table: what the ``language_id`` job does between
     reading the responses and writing the table.
 ``per-row loop``
     the obvious script: the same fastText model, ``model.predict(text)`` once per

@@ -1,4 +1,6 @@
-# Config validation and every input function of the workflow.
+# Config validation and the thin input functions the rules share. Every decision (which
+# evaluator scores which data set, where a file goes, what a job of an LLM needs) is made
+# by xlcons.plan from the registries; the functions here only hand the wildcards over.
 
 import sys
 from pathlib import Path
@@ -8,26 +10,47 @@ from snakemake.logging import logger
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
-from xlcons.config import ConfigError, validate_config
-from xlcons.datasets import dataset_options
-from xlcons.plan import Plan, alternation, generation_env, llm_gpus
+from xlcons.config import ConfigError, resolve_config
+from xlcons.plan import Plan, alternation
 
 try:
-    validate_config(config, base_dir=Path.cwd())
+    DATASETS = resolve_config(config, base_dir=Path.cwd())
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
 
-PLAN = Plan(config)
+PLAN = Plan(config, datasets=DATASETS)
 RESOURCES = "resources"
 RESULTS = PLAN.results
-for warning in PLAN.unreachable_sources(RESOURCES):
-    logger.warning(f"xlcons: {warning}")
+ENVS = Path(workflow.basedir) / "envs"
+for message in PLAN.unreachable_sources(RESOURCES) + PLAN.notes():
+    logger.warning(f"xlcons: {message}")
+
+# Config keys of the models the stages share.
+TRANSLATOR = "translator.model"
+LANGUAGE_ID = "evaluators.language_id.model"
+# Report outputs the rule files add to the run (paper tables, figures).
+REPORT_TARGETS = []
 
 
 wildcard_constraints:
     dataset=alternation(PLAN.generation_datasets()),
     model=alternation(PLAN.generators()),
     lang=alternation(PLAN.registry.codes),
+
+
+def evaluation(output):
+    """An evaluator output of one (data set, model) job, wildcards left open."""
+    return PLAN.evaluation_file("{dataset}", "{model}", output)
+
+
+def scored_datasets(evaluator):
+    """A wildcard constraint: the data sets an evaluator scores."""
+    return alternation(PLAN.evaluator_datasets(evaluator))
+
+
+def env_file(name):
+    """The path of envs/<name>.yaml, for a conda: directive chosen by a function."""
+    return str(ENVS / f"{name}.yaml")
 
 
 # -- fetch ------------------------------------------------------------------------------
@@ -43,16 +66,11 @@ def get_dataset_fetch_params(wildcards):
     return PLAN.dataset_fetch_params(wildcards.source)
 
 
-def get_fetch_targets():
-    """The markers and manifests of every model and data set the enabled stages need."""
-    return PLAN.fetch_targets(RESOURCES)
-
-
 # -- prompts ----------------------------------------------------------------------------
 
 
 def get_dataset_files(wildcards):
-    """A data set's local folder as given, or the manifest its fetch job writes."""
+    """A data set's prompt file or local folder as given, or the manifest its fetch job writes."""
     return PLAN.dataset_location(wildcards.dataset, RESOURCES)
 
 
@@ -60,199 +78,70 @@ def get_dataset_folder(wildcards):
     return PLAN.dataset_folder(wildcards.dataset, RESOURCES)
 
 
+def get_dataset_loader(wildcards):
+    return PLAN.loader(wildcards.dataset)
+
+
 def get_dataset_items(wildcards):
-    return PLAN.config["datasets"][wildcards.dataset]["items"]
+    return PLAN.item_selection(wildcards.dataset)
 
 
 def get_dataset_options(wildcards):
-    """The data set's own loader options (MAKQA: domains, few-shot, variants, seed)."""
-    return dataset_options(
-        wildcards.dataset, PLAN.config["datasets"][wildcards.dataset]
-    )
+    """The loader's own options (MAKQA: domains, few-shot, variants, seed; a user set: its file's layout)."""
+    return PLAN.loader_options(wildcards.dataset)
 
 
-# -- generation -------------------------------------------------------------------------
+# -- one (data set, model): what an evaluator job reads -----------------------------------
 
 
-def prompt_files(dataset):
-    """The per-language prompt files of a data set, in configured language order."""
-    return [PLAN.prompt_file(dataset, lang) for lang in PLAN.languages(dataset)]
+def get_prompts(wildcards):
+    return PLAN.prompt_files(wildcards.dataset)
 
 
-def response_patterns(dataset):
-    """The per-language response files of one generation job ({model} left open)."""
-    return [
-        PLAN.response_file(dataset, "{model}", lang) for lang in PLAN.languages(dataset)
-    ]
+def get_english_prompts(wildcards):
+    return PLAN.prompt_file(wildcards.dataset, "en")
 
 
-def get_generator_weights(wildcards):
-    return PLAN.generator_inputs(wildcards.model, RESOURCES)
+def get_english_questions(wildcards):
+    return PLAN.english_question_files(wildcards.dataset)
 
 
-def get_generator_spec(wildcards):
-    return PLAN.generator_spec(wildcards.model, RESOURCES)
+def get_responses(wildcards):
+    return PLAN.response_files(wildcards.dataset, wildcards.model)
 
 
-def env_file(name):
-    """The path of envs/<name>.yaml, for a conda: directive chosen by a function."""
-    return str(Path(workflow.basedir) / "envs" / f"{name}.yaml")
+def get_english_response(wildcards):
+    return PLAN.response_file(wildcards.dataset, wildcards.model, "en")
 
 
-def get_generator_env(wildcards):
-    return env_file(PLAN.generator_env(wildcards.model))
+def get_translations_into_english(wildcards):
+    """The translated answers of every language but English."""
+    return PLAN.translation_files(wildcards.dataset, wildcards.model, english=False)
 
 
-def get_generator_gpus(wildcards):
-    return PLAN.generator_gpus(wildcards.model)
+def get_round_trips(wildcards):
+    return PLAN.round_trip_files(wildcards.dataset, wildcards.model)
 
 
-def llm_mem_mb(backend, attempt):
-    """Memory of a job running an LLM on `backend`; it grows with the retry attempt, so
-    --retries recovers from out-of-memory kills."""
-    return {"vllm": 64000, "hf": 16000}.get(backend, 2000) * attempt
-
-
-def get_generator_mem_mb(wildcards, attempt):
-    return llm_mem_mb(PLAN.config["models"][wildcards.model]["backend"], attempt)
-
-
-def generation_cache(dataset):
-    """The job's own response cache ({model} left open); not an output, so it survives reruns."""
-    return f"{RESULTS}/cache/generate/{dataset}/{{model}}.jsonl"
-
-
-# -- targets ----------------------------------------------------------------------------
-
-
-def get_final_targets():
-    """Everything the enabled stages produce; each stage adds its outputs here."""
-    return (
-        get_fetch_targets()
-        + PLAN.generation_targets()
-        + multiq_targets()
-        + knowledge_targets()
-        + PLAN.translation_targets()
-        + PLAN.round_trip_targets()
-        + information_targets()
-        + empathy_targets()
-        + results_targets()
-    )
-
-
-# -- MultiQ evaluation ------------------------------------------------------------------
-
-JUDGE = "evaluators.judge.llm"
-LANGUAGE_ID = "evaluators.language_id.model"
-
-
-def get_language_id_model(wildcards):
-    """The LID model's marker or file, as an input."""
-    return PLAN.model_location(LANGUAGE_ID, RESOURCES)
+def job_cache(stage):
+    """The item cache of a (data set, model) job, wildcards left open; not an output, so it
+    survives reruns and a killed job resumes from it."""
+    return PLAN.cache_file(stage, "{dataset}", "{model}")
 
 
 def get_language_id_path(wildcards):
     return PLAN.local_path(LANGUAGE_ID, RESOURCES)
 
 
-def get_judge_weights(wildcards):
-    return PLAN.llm_inputs(JUDGE, RESOURCES)
+def get_translator_dir(wildcards):
+    return PLAN.local_path(TRANSLATOR, RESOURCES)
 
 
-def get_judge_spec(wildcards):
-    return PLAN.llm_spec(JUDGE, RESOURCES)
-
-
-def get_judge_env(wildcards):
-    return env_file(generation_env(config["evaluators"]["judge"]["llm"]["backend"]))
-
-
-def get_judge_gpus(wildcards):
-    return llm_gpus(config["evaluators"]["judge"]["llm"])
-
-
-def get_tokenizer_path(wildcards):
-    return PLAN.local_path(f"models.{wildcards.model}", RESOURCES)
-
-
-def multiq_evaluation(model, name):
-    return f"{RESULTS}/evaluations/multiq/{model}/{name}.parquet"
-
-
-def multiq_report_outputs():
-    """Every table and figure the MultiQ report writes for the configured models."""
-    from xlcons.reports.multiq import report_outputs
-
-    output = config["output"]
-    return [
-        str(path)
-        for path in report_outputs(
-            f"{RESULTS}/tables/multiq",
-            PLAN.generators(),
-            output["table_formats"],
-            output["figure_formats"],
-            tokenization=bool(PLAN.tokenizer_models()),
-        )
-    ]
-
-
-def multiq_targets():
-    return multiq_report_outputs() if "multiq" in PLAN.generation_datasets() else []
-
-
-# -- knowledge consistency (MAKQA) ------------------------------------------------------
-
-EMBEDDER = "evaluators.knowledge.embedder"
-
-
-def get_embedder_weights(wildcards):
-    return (
-        [PLAN.model_location(EMBEDDER, RESOURCES)] if EMBEDDER in PLAN.sources else []
-    )
-
-
-def get_embedder_path(wildcards):
-    return PLAN.local_path(EMBEDDER, RESOURCES) if EMBEDDER in PLAN.sources else None
-
-
-def knowledge_evaluation(model, name, dataset="makqa"):
-    return PLAN.knowledge_file(dataset, model, name)
-
-
-def get_knowledge_prompts(wildcards):
-    return prompt_files(wildcards.dataset)
-
-
-def get_knowledge_responses(wildcards):
-    return [
-        PLAN.response_file(wildcards.dataset, wildcards.model, lang)
-        for lang in PLAN.languages(wildcards.dataset)
-    ]
-
-
-def knowledge_report_outputs():
-    from xlcons.reports.knowledge import report_outputs
-
-    output = config["output"]
-    return [
-        str(path)
-        for path in report_outputs(
-            f"{RESULTS}/tables/makqa",
-            PLAN.generators(),
-            output["table_formats"],
-            output["figure_formats"],
-        )
-    ]
-
-
-def knowledge_targets():
-    tables = knowledge_report_outputs() if "makqa" in PLAN.knowledge_datasets() else []
-    return PLAN.knowledge_targets() + tables
+def get_epitome_folder(wildcards):
+    return PLAN.dataset_folder("empathy", RESOURCES)
 
 
 # -- translation ------------------------------------------------------------------------
-
-TRANSLATOR = "translator.model"
 
 
 def get_translator_weights(wildcards):
@@ -261,17 +150,9 @@ def get_translator_weights(wildcards):
     return converted or PLAN.model_location(TRANSLATOR, RESOURCES)
 
 
-def get_translator_checkpoint(wildcards):
-    return PLAN.model_location(TRANSLATOR, RESOURCES)
-
-
-def get_translator_dir(wildcards):
-    return PLAN.local_path(TRANSLATOR, RESOURCES)
-
-
 def get_translation_lid(wildcards):
     if config["translator"]["detect_response_language"]:
-        return PLAN.model_location(LANGUAGE_ID, RESOURCES)
+        return PLAN.model_inputs(LANGUAGE_ID, RESOURCES)
     return []
 
 
@@ -281,38 +162,9 @@ def get_translation_lid_path(wildcards):
     return None
 
 
-def translation_patterns(dataset, kind):
-    return [
-        PLAN.translation_file(dataset, "{model}", lang, kind)
-        for lang in PLAN.languages(dataset)
-    ]
-
-
 def get_translator_mem_mb(wildcards, attempt):
     """Translation jobs hold the translator (the 54B MoE needs far more); grows with the retry."""
     return 16000 * attempt
-
-
-def translated_prompt_files(dataset):
-    return [
-        PLAN.prompt_file(dataset, lang)
-        for lang in PLAN.prompt_translation_languages(dataset)
-    ]
-
-
-def prompt_review_files(dataset):
-    return [
-        PLAN.prompt_review_file(dataset, lang)
-        for lang in PLAN.prompt_translation_languages(dataset)
-    ]
-
-
-def round_trip_patterns():
-    """The round-trip files of one model ({model} left open), one per check language."""
-    return [
-        PLAN.round_trip_file("information", "{model}", lang)
-        for lang in PLAN.round_trip_languages()
-    ]
 
 
 def get_ctranslate2_quantization(wildcards):
@@ -321,45 +173,11 @@ def get_ctranslate2_quantization(wildcards):
     return quantization_for(config["translator"]["compute_type"])
 
 
-# -- information consistency ------------------------------------------------------------
-
-INFORMATION_LLM = "evaluators.information.llm"
+# -- evaluators ------------------------------------------------------------------------
 
 
-def information_evaluation(model, name, check="information"):
-    """An output of the information evaluator (`check`: information or translationese)."""
-    return f"{RESULTS}/evaluations/information/{model}/{check}_{name}.parquet"
-
-
-def non_english_translation_patterns(dataset):
-    """The translated answers of one model ({model} left open), every language but English."""
-    return [
-        PLAN.translation_file(dataset, "{model}", lang)
-        for lang in PLAN.languages(dataset)
-        if lang != "en"
-    ]
-
-
-def get_information_llm_weights(wildcards):
-    return PLAN.llm_inputs(INFORMATION_LLM, RESOURCES)
-
-
-def get_information_llm_spec(wildcards):
-    return PLAN.llm_spec(INFORMATION_LLM, RESOURCES)
-
-
-def get_information_llm_env(wildcards):
-    return env_file(
-        generation_env(config["evaluators"]["information"]["llm"]["backend"])
-    )
-
-
-def get_information_llm_gpus(wildcards):
-    return llm_gpus(config["evaluators"]["information"]["llm"])
-
-
-def get_information_llm_mem_mb(wildcards, attempt):
-    return llm_mem_mb(config["evaluators"]["information"]["llm"]["backend"], attempt)
+def get_embedder_path(wildcards):
+    return PLAN.local_path("evaluators.knowledge.embedder", RESOURCES)
 
 
 def get_information_options(wildcards):
@@ -374,31 +192,12 @@ def get_information_options(wildcards):
     }
 
 
-def information_targets():
-    if "information" not in PLAN.generation_datasets():
-        return []
-    models = PLAN.generators()
-    targets = [information_evaluation(model, "scores") for model in models]
-    if PLAN.round_trip_languages():
-        targets += [
-            information_evaluation(model, "scores", "translationese")
-            for model in models
-        ]
-    return targets
-
-
-# -- empathy consistency ----------------------------------------------------------------
-
 EMPATHY_ENCODER = "evaluators.empathy.encoder"
+MECHANISMS = ("ER", "IP", "EX")
 
 
 def empathy_fine_tunes():
     return config["evaluators"]["empathy"]["classifier"] == "encoder"
-
-
-def empathy_evaluation(model, name):
-    """An output of the empathy evaluator of one model (`name`: items or scores)."""
-    return f"{RESULTS}/evaluations/empathy/{model}/empathy_{name}.parquet"
 
 
 def empathy_classifier_dir(mechanism):
@@ -407,20 +206,8 @@ def empathy_classifier_dir(mechanism):
     return f"{RESOURCES}/classifiers/empathy-{kind}/{mechanism}"
 
 
-def get_epitome_files(wildcards):
-    return PLAN.dataset_location("empathy", RESOURCES)
-
-
-def get_epitome_folder(wildcards):
-    return PLAN.dataset_folder("empathy", RESOURCES)
-
-
-def get_empathy_encoder_weights(wildcards):
-    return (
-        [PLAN.model_location(EMPATHY_ENCODER, RESOURCES)]
-        if empathy_fine_tunes()
-        else []
-    )
+def empathy_classifier_evaluation(mechanism):
+    return f"{RESULTS}/evaluations/empathy/classifiers/{mechanism}.json"
 
 
 def get_empathy_training_gpus(wildcards):
@@ -451,33 +238,66 @@ def get_empathy_training_options(wildcards):
     }
 
 
-def empathy_targets():
-    if "empathy" not in PLAN.generation_datasets():
-        return []
-    return [empathy_evaluation(model, "scores") for model in PLAN.generators()]
+# -- targets ----------------------------------------------------------------------------
 
 
-# -- results ----------------------------------------------------------------------------
+def get_fetch_targets():
+    """The markers and manifests of every model and data set the enabled stages need."""
+    return PLAN.fetch_targets(RESOURCES)
+
+
+def get_final_targets():
+    """Everything the enabled stages produce; rule files add their reports to REPORT_TARGETS."""
+    return (
+        get_fetch_targets()
+        + PLAN.generation_targets()
+        + PLAN.translation_targets()
+        + PLAN.round_trip_targets()
+        + PLAN.evaluation_targets()
+        + REPORT_TARGETS
+    )
+
+
+def get_output_folder(wildcards, output):
+    """The folder of a report rule's first output (where its report writes every file)."""
+    return str(Path(output[0]).parent)
+
+
+def report_outputs(module, folder, **options):
+    """The files a report module's `report_outputs` lists for this run (tables in the configured formats)."""
+    from importlib import import_module
+
+    output = config["output"]
+    outputs = import_module(module).report_outputs(
+        f"{RESULTS}/tables/{folder}",
+        PLAN.generators(),
+        output["table_formats"],
+        output["figure_formats"],
+        **options,
+    )
+    return [str(path) for path in outputs]
+
+
+def reported(paths, category, captions):
+    """The CSV tables and PNG figures among `paths` marked for `snakemake --report`, with their
+    captions (rules/captions/<caption>.rst, by file-name prefix)."""
+    marked = []
+    for path in paths:
+        name = Path(path).name
+        caption = next(
+            (c for prefix, c in captions.items() if name.startswith(prefix)), None
+        )
+        if caption and name.endswith((".csv", ".png")):
+            path = report(path, caption=f"captions/{caption}.rst", category=category)
+        marked.append(path)
+    return marked
+
+
+# -- results and reports ----------------------------------------------------------------
 
 
 def get_results_inputs(wildcards):
-    """Every per-item evaluator output of every model, by kind (see xlcons.reports.aggregate)."""
-    models = PLAN.generators()
-    inputs = {}
-    if "multiq" in PLAN.generation_datasets():
-        inputs["fidelity"] = [multiq_evaluation(m, "fidelity") for m in models]
-        inputs["judgments"] = [multiq_evaluation(m, "judgments") for m in models]
-    if "information" in PLAN.generation_datasets():
-        inputs["information"] = [information_evaluation(m, "items") for m in models]
-        if PLAN.round_trip_languages():
-            inputs["information"] += [
-                information_evaluation(m, "items", "translationese") for m in models
-            ]
-    if "empathy" in PLAN.generation_datasets():
-        inputs["empathy"] = [empathy_evaluation(m, "items") for m in models]
-    if PLAN.knowledge_datasets():
-        inputs["knowledge"] = PLAN.knowledge_targets()
-    return inputs
+    return PLAN.results_inputs()
 
 
 def get_training_languages(wildcards):
@@ -486,92 +306,7 @@ def get_training_languages(wildcards):
     }
 
 
-def results_targets():
-    if not PLAN.generation_datasets():
-        return []
-    return [f"{RESULTS}/tables/results.parquet"] + (
-        translate_then_evaluate_outputs() if paper_000_datasets() else []
-    )
-
-
-def paper_000_datasets():
-    return [d for d in ("information", "empathy") if d in PLAN.generation_datasets()]
-
-
-def get_classifier_evaluations(wildcards):
-    if "empathy" not in PLAN.generation_datasets():
-        return []
-    return [
-        f"{RESULTS}/evaluations/empathy/classifiers/{m}.json"
-        for m in ("ER", "IP", "EX")
-    ]
-
-
-def get_output_folder(wildcards, output):
-    """The folder of a report rule's first output (where its report writes every file)."""
-    return str(Path(output[0]).parent)
-
-
-def translate_then_evaluate_outputs():
-    from xlcons.reports.translate_then_evaluate import report_outputs
-
-    output = config["output"]
-    return [
-        str(path)
-        for path in report_outputs(
-            f"{RESULTS}/tables/translate_then_evaluate",
-            PLAN.generators(),
-            output["table_formats"],
-            output["figure_formats"],
-            translationese=bool(PLAN.round_trip_languages()),
-            classifiers="empathy" in PLAN.generation_datasets(),
-        )
-    ]
-
-
-# -- the HTML report (snakemake --report) -------------------------------------------------
-
-# Caption (rules/captions/<name>.rst) of each table and figure, by file-name prefix.
-CAPTIONS = {
-    "MultiQ": {
-        "table3_accuracy": "multiq_accuracy",
-        "table3_vs_published": "multiq_published",
-        "table4_accuracy_by_fidelity": "multiq_by_fidelity",
-        "fidelity_shares": "multiq_fidelity",
-        "figure3_fidelity": "multiq_fidelity",
-        "table5_accuracy_by_tokenization": "multiq_tokenization",
-        "per_language": "multiq_per_language",
-        "figure4_language_matrix": "multiq_language_matrix",
-    },
-    "MAKQA": {
-        "table3_xsc": "makqa_xsc",
-        "table4_domains": "makqa_domains",
-        "table6": "makqa_consistency",
-        "figure2_pairs": "makqa_pairs",
-    },
-    "Results": {"results": "results", "comparisons": "comparisons"},
-    "Translate then Evaluate": {
-        "averaged_consistency": "tte_averaged",
-        "averaged_metrics": "tte_metrics",
-        "per_language": "tte_per_language",
-        "self_consistency": "tte_self_consistency",
-        "classifiers": "tte_classifiers",
-        "heatmap_information_F": "tte_heatmap_information",
-        "heatmap_empathy_consistency": "tte_heatmap_empathy",
-    },
-}
-
-
-def reported(paths, category):
-    """The CSV tables and PNG figures among `paths` marked for `snakemake --report`, with captions."""
-    marked = []
-    for path in paths:
-        name = Path(path).name
-        caption = next(
-            (c for prefix, c in CAPTIONS[category].items() if name.startswith(prefix)),
-            None,
-        )
-        if caption and name.endswith((".csv", ".png")):
-            path = report(path, caption=f"captions/{caption}.rst", category=category)
-        marked.append(path)
-    return marked
+def paper_files(evaluator, output, dataset):
+    """One evaluator output of every model for one data set (the paper reports read them)."""
+    models = PLAN.evaluated_models(evaluator)
+    return [PLAN.evaluation_file(dataset, model, output) for model in models]

@@ -3,21 +3,25 @@
 # fine-tuned encoder on a GPU); each model's English and translated answers get an
 # empathy profile, and a language's consistency is the share of items whose profiles match.
 
-if "empathy" in PLAN.generation_datasets():
+if PLAN.evaluator_datasets("empathy"):
 
     rule train_empathy_classifier:
         input:
-            data=get_epitome_files,
-            encoder=get_empathy_encoder_weights,
+            data=PLAN.dataset_location("empathy", RESOURCES),
+            encoder=(
+                PLAN.model_inputs(EMPATHY_ENCODER, RESOURCES)
+                if empathy_fine_tunes()
+                else []
+            ),
         output:
             model=directory(empathy_classifier_dir("{mechanism}")),
-            evaluation=f"{RESULTS}/evaluations/empathy/classifiers/{{mechanism}}.json",
+            evaluation=empathy_classifier_evaluation("{mechanism}"),
         log:
             "logs/evaluate/empathy/train_{mechanism}.log",
         benchmark:
             f"{RESULTS}/benchmarks/evaluate/empathy/train_{{mechanism}}.tsv"
         wildcard_constraints:
-            mechanism="ER|IP|EX",
+            mechanism="|".join(MECHANISMS),
         conda:
             "../envs/evaluate.yaml"
         threads: 2
@@ -34,17 +38,19 @@ if "empathy" in PLAN.generation_datasets():
 
     rule empathy_consistency:
         input:
-            classifiers=[empathy_classifier_dir(m) for m in ("ER", "IP", "EX")],
-            prompts=PLAN.prompt_file("empathy", "en"),
-            english=PLAN.response_file("empathy", "{model}", "en"),
-            translations=non_english_translation_patterns("empathy"),
+            classifiers=[empathy_classifier_dir(m) for m in MECHANISMS],
+            prompts=get_english_prompts,
+            english=get_english_response,
+            translations=get_translations_into_english,
         output:
-            per_item=empathy_evaluation("{model}", "items"),
-            scores=empathy_evaluation("{model}", "scores"),
+            per_item=evaluation("empathy_items"),
+            scores=evaluation("empathy_scores"),
         log:
-            "logs/evaluate/empathy/{model}/empathy.log",
+            "logs/evaluate/{dataset}/{model}/empathy.log",
         benchmark:
-            f"{RESULTS}/benchmarks/evaluate/empathy/{{model}}/empathy.tsv"
+            f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{model}}/empathy.tsv"
+        wildcard_constraints:
+            dataset=scored_datasets("empathy"),
         conda:
             "../envs/evaluate.yaml"
         threads: 2

@@ -1,63 +1,70 @@
 # Information consistency (paper 000): the evaluator LLM extracts atomic facts from the
 # English answer and from each translated answer, and checks each fact against the other
-# side; precision, recall and F per language. One job per model serves every language
-# (the English facts are extracted once). The translationese check scores the round
-# trips en -> l -> en against the English answers the same way.
+# side; precision, recall and F per language. One job per (data set, model) serves every
+# language (the English facts are extracted once). The translationese check scores the
+# round trips en -> l -> en against the English answers the same way.
 
-if "information" in PLAN.generation_datasets():
+INFORMATION_LLM = PLAN.llm_job("evaluators.information.llm", RESOURCES, ENVS)
+
+
+if PLAN.evaluator_datasets("information"):
 
     rule information_consistency:
         input:
-            english=PLAN.response_file("information", "{model}", "en"),
-            translations=non_english_translation_patterns("information"),
-            weights=get_information_llm_weights,
+            english=get_english_response,
+            translations=get_translations_into_english,
+            weights=INFORMATION_LLM.weights,
         output:
-            per_item=information_evaluation("{model}", "items"),
-            facts=information_evaluation("{model}", "facts"),
-            scores=information_evaluation("{model}", "scores"),
+            per_item=evaluation("information_items"),
+            facts=evaluation("information_facts"),
+            scores=evaluation("information_scores"),
         log:
-            "logs/evaluate/information/{model}/information.log",
+            "logs/evaluate/{dataset}/{model}/information.log",
         benchmark:
-            f"{RESULTS}/benchmarks/evaluate/information/{{model}}/information.tsv"
+            f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{model}}/information.tsv"
+        wildcard_constraints:
+            dataset=scored_datasets("information"),
         conda:
-            get_information_llm_env
+            INFORMATION_LLM.env
         threads: 2
         resources:
-            gpu=get_information_llm_gpus,
-            mem_mb=get_information_llm_mem_mb,
+            gpu=INFORMATION_LLM.gpus,
+            mem_mb=INFORMATION_LLM.mem_mb,
             runtime=1440,
         params:
-            llm=get_information_llm_spec,
+            llm=INFORMATION_LLM.spec,
             options=get_information_options,
-            cache=f"{RESULTS}/cache/information/{{model}}.jsonl",
+            cache=job_cache("information"),
         script:
             "../workflow_scripts/information_consistency.py"
 
 
-if PLAN.round_trip_languages():
+if PLAN.evaluator_datasets("translationese"):
 
     rule translationese_check:
         input:
-            round_trips=round_trip_patterns(),
-            weights=get_information_llm_weights,
+            round_trips=get_round_trips,
+            weights=INFORMATION_LLM.weights,
         output:
-            per_item=information_evaluation("{model}", "items", "translationese"),
-            facts=information_evaluation("{model}", "facts", "translationese"),
-            scores=information_evaluation("{model}", "scores", "translationese"),
+            per_item=evaluation("translationese_items"),
+            facts=evaluation("translationese_facts"),
+            scores=evaluation("translationese_scores"),
         log:
-            "logs/evaluate/information/{model}/translationese.log",
+            "logs/evaluate/{dataset}/{model}/translationese.log",
         benchmark:
-            f"{RESULTS}/benchmarks/evaluate/information/{{model}}/translationese.tsv"
+            f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{model}}/translationese.tsv"
+        wildcard_constraints:
+            dataset=scored_datasets("translationese"),
         conda:
-            get_information_llm_env
+            INFORMATION_LLM.env
         threads: 2
         resources:
-            gpu=get_information_llm_gpus,
-            mem_mb=get_information_llm_mem_mb,
+            gpu=INFORMATION_LLM.gpus,
+            mem_mb=INFORMATION_LLM.mem_mb,
             runtime=720,
         params:
-            llm=get_information_llm_spec,
+            llm=INFORMATION_LLM.spec,
             options=get_information_options,
-            cache=f"{RESULTS}/cache/translationese/{{model}}.jsonl",
+            cache=job_cache("translationese"),
         script:
             "../workflow_scripts/information_consistency.py"

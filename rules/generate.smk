@@ -1,31 +1,33 @@
 # Generation: one job per (data set, model) loads the model once and answers every
 # language; one response table per language. A per-item cache beside the results lets a
-# killed job resume and a rerun generate only what is new.
+# killed job resume and a rerun generate only what is new. The model's backend entry
+# (xlcons.generation.registry) decides the job's env, GPUs and memory.
 
 for dataset in PLAN.generation_datasets():
+    generator = PLAN.llm_job("models.{model}", RESOURCES, ENVS, dataset)
 
     rule:
         name:
             f"generate_{dataset}"
         input:
-            prompts=prompt_files(dataset),
-            weights=get_generator_weights,
+            prompts=PLAN.prompt_files(dataset),
+            weights=generator.weights,
         output:
-            responses=response_patterns(dataset),
+            responses=PLAN.response_files(dataset, "{model}"),
         log:
             f"logs/generate/{dataset}/{{model}}.log",
         benchmark:
             f"{RESULTS}/benchmarks/generate/{dataset}/{{model}}.tsv"
         conda:
-            get_generator_env
+            generator.env
         threads: 2
         resources:
-            gpu=get_generator_gpus,
-            mem_mb=get_generator_mem_mb,
+            gpu=generator.gpus,
+            mem_mb=generator.mem_mb,
             runtime=720,
         params:
-            model=get_generator_spec,
+            model=generator.spec,
             max_new_tokens=PLAN.max_new_tokens(dataset),
-            cache=generation_cache(dataset),
+            cache=PLAN.cache_file("generate", dataset, "{model}"),
         script:
             "../workflow_scripts/generate.py"

@@ -1,7 +1,8 @@
-# Prompt sets: one table per (data set, language), in the PROMPTS schema.
-# A new language adds a file and leaves the others untouched. Sets written in English
-# only (paper 000's) get their English table here; rules/translate.smk carries it into
-# the other languages.
+# Prompt sets, built-in or the user's own: one table per (data set, language), in the
+# PROMPTS schema, by the data set's loader (xlcons.datasets). A new language adds a file
+# and leaves the others untouched. Sets written in English only (paper 000's, and the
+# user's `translated` sets) get their English table here; rules/translate.smk carries it
+# into the other languages.
 
 
 localrules:
@@ -24,7 +25,8 @@ rule prompts:
         mem_mb=2000,
         runtime=10,
     params:
-        folder=get_dataset_folder,
+        loader=get_dataset_loader,
+        data=get_dataset_folder,
         selection=get_dataset_items,
         options=get_dataset_options,
     script:

@@ -1,45 +1,158 @@
-# Aggregation over every evaluator (issue: results): per-item scores of all models in,
-# the long results table with bootstrap intervals, paper 000's group averages and the
-# configured model comparisons out. A local rule: it reads per-item files only, so adding
-# a model recomputes these tables and never an evaluator.
+# Aggregation over every evaluator: the per-item files of all evaluators, data sets and
+# models in (by evaluator, as the registry lists them), the long results table with
+# bootstrap intervals, paper 000's group averages and the configured model comparisons
+# out. Then the papers' own tables and figures. Local rules: they read per-item files
+# only, so adding a model recomputes these tables and never an evaluator.
 
 
-localrules:
-    results,
+RESULTS_CAPTIONS = {"results": "results", "comparisons": "comparisons"}
+
+if PLAN.evaluators():
+    REPORT_TARGETS.append(f"{RESULTS}/tables/results.parquet")
+
+    localrules:
+        results,
+
+    rule results:
+        input:
+            unpack(get_results_inputs),
+        output:
+            scores=f"{RESULTS}/tables/item_scores.parquet",
+            results=f"{RESULTS}/tables/results.parquet",
+            results_csv=reported(
+                [f"{RESULTS}/tables/results.csv"], "Results", RESULTS_CAPTIONS
+            ),
+            groups=directory(f"{RESULTS}/tables/groups"),
+            comparisons=f"{RESULTS}/tables/comparisons.parquet",
+            comparisons_csv=reported(
+                [f"{RESULTS}/tables/comparisons.csv"], "Results", RESULTS_CAPTIONS
+            ),
+        log:
+            "logs/report/results.log",
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=8000,
+            runtime=60,
+        params:
+            n_resamples=config["output"]["bootstrap_resamples"],
+            seed=config["output"]["seed"],
+            training_languages=get_training_languages,
+            table_formats=config["output"]["table_formats"],
+            comparisons=config["output"]["comparisons"],
+        script:
+            "../workflow_scripts/results.py"
 
 
-rule results:
-    input:
-        unpack(get_results_inputs),
-    output:
-        scores=f"{RESULTS}/tables/item_scores.parquet",
-        results=f"{RESULTS}/tables/results.parquet",
-        results_csv=reported([f"{RESULTS}/tables/results.csv"], "Results"),
-        groups=directory(f"{RESULTS}/tables/groups"),
-        comparisons=f"{RESULTS}/tables/comparisons.parquet",
-        comparisons_csv=reported([f"{RESULTS}/tables/comparisons.csv"], "Results"),
-    log:
-        "logs/report/results.log",
-    conda:
-        "../envs/report.yaml"
-    resources:
-        mem_mb=8000,
-        runtime=60,
-    params:
-        n_resamples=config["output"]["bootstrap_resamples"],
-        seed=config["output"]["seed"],
-        training_languages=get_training_languages,
-        table_formats=config["output"]["table_formats"],
-        comparisons=config["output"]["comparisons"],
-    script:
-        "../workflow_scripts/results.py"
+# Paper 004's tables and figures, when MultiQ's answers have fidelity and judgments.
+MULTIQ_CAPTIONS = {
+    "table3_accuracy": "multiq_accuracy",
+    "table3_vs_published": "multiq_published",
+    "table4_accuracy_by_fidelity": "multiq_by_fidelity",
+    "fidelity_shares": "multiq_fidelity",
+    "figure3_fidelity": "multiq_fidelity",
+    "table5_accuracy_by_tokenization": "multiq_tokenization",
+    "per_language": "multiq_per_language",
+    "figure4_language_matrix": "multiq_language_matrix",
+}
+multiq_tokenized = "multiq" in PLAN.evaluator_datasets("tokenization") and bool(
+    PLAN.tokenizer_models()
+)
+MULTIQ_REPORT = report_outputs(
+    "xlcons.reports.multiq", "multiq", tokenization=multiq_tokenized
+)
+
+if "multiq" in PLAN.evaluator_datasets("language_id") and "multiq" in (
+    PLAN.evaluator_datasets("judge")
+):
+    REPORT_TARGETS.extend(MULTIQ_REPORT)
+
+    localrules:
+        multiq_report,
+
+    rule multiq_report:
+        input:
+            fidelity=paper_files("language_id", "fidelity", "multiq"),
+            judgments=paper_files("judge", "judgments", "multiq"),
+            tokenization=(
+                paper_files("tokenization", "tokenization", "multiq")
+                if multiq_tokenized
+                else []
+            ),
+        output:
+            report=reported(MULTIQ_REPORT, "MultiQ", MULTIQ_CAPTIONS),
+        log:
+            "logs/report/multiq.log",
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        params:
+            table_formats=config["output"]["table_formats"],
+            figure_formats=config["output"]["figure_formats"],
+        script:
+            "../workflow_scripts/multiq_report.py"
+
+
+# Paper 001's Tables 3, 4 and 6 and the language-pair heatmaps, when MAKQA is scored.
+MAKQA_CAPTIONS = {
+    "table3_xsc": "makqa_xsc",
+    "table4_domains": "makqa_domains",
+    "table6": "makqa_consistency",
+    "figure2_pairs": "makqa_pairs",
+}
+MAKQA_REPORT = report_outputs("xlcons.reports.knowledge", "makqa")
+
+if "makqa" in PLAN.evaluator_datasets("knowledge"):
+    REPORT_TARGETS.extend(MAKQA_REPORT)
+
+    localrules:
+        knowledge_report,
+
+    rule knowledge_report:
+        input:
+            scores=paper_files("knowledge", "knowledge_scores", "makqa"),
+            pairs=paper_files("knowledge", "knowledge_pairs", "makqa"),
+        output:
+            report=reported(MAKQA_REPORT, "MAKQA", MAKQA_CAPTIONS),
+        log:
+            "logs/report/makqa.log",
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        params:
+            table_formats=config["output"]["table_formats"],
+            figure_formats=config["output"]["figure_formats"],
+        script:
+            "../workflow_scripts/knowledge_report.py"
 
 
 # Paper 000's tables and figures from the results table: averaged consistency by script,
 # family and In/Out (beside the published averages), the self-consistency table of the
 # translationese check, per-language values with intervals, the EPITOME classifiers
 # beside the paper's, and model x language heatmaps grouped by script.
-if paper_000_datasets():
+TTE_CAPTIONS = {
+    "averaged_consistency": "tte_averaged",
+    "averaged_metrics": "tte_metrics",
+    "per_language": "tte_per_language",
+    "self_consistency": "tte_self_consistency",
+    "classifiers": "tte_classifiers",
+    "heatmap_information_F": "tte_heatmap_information",
+    "heatmap_empathy_consistency": "tte_heatmap_empathy",
+}
+empathy_scored = bool(PLAN.evaluator_datasets("empathy"))
+TTE_REPORT = report_outputs(
+    "xlcons.reports.translate_then_evaluate",
+    "translate_then_evaluate",
+    translationese=bool(PLAN.round_trip_languages()),
+    classifiers=empathy_scored,
+)
+
+if PLAN.evaluator_datasets("information") or empathy_scored:
+    REPORT_TARGETS.extend(TTE_REPORT)
 
     localrules:
         translate_then_evaluate_report,
@@ -47,11 +160,13 @@ if paper_000_datasets():
     rule translate_then_evaluate_report:
         input:
             results=f"{RESULTS}/tables/results.parquet",
-            classifiers=get_classifier_evaluations,
-        output:
-            report=reported(
-                translate_then_evaluate_outputs(), "Translate then Evaluate"
+            classifiers=(
+                [empathy_classifier_evaluation(m) for m in MECHANISMS]
+                if empathy_scored
+                else []
             ),
+        output:
+            report=reported(TTE_REPORT, "Translate then Evaluate", TTE_CAPTIONS),
         log:
             "logs/report/translate_then_evaluate.log",
         conda:

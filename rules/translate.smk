@@ -1,13 +1,16 @@
 # Translation to English (paper 000): each response is split into sentences with its
 # language's splitter, translated by NLLB (transformers or CTranslate2), degenerate
 # translations repaired by sampling, and reassembled with the original layout. One job
-# per (data set, model) loads the translator once for every language.
+# per (data set, model) loads the translator once for every language. A data set's
+# answers are translated when an evaluator that reads translations scores it (or
+# translator.datasets names it).
+
 
 if PLAN.ctranslate2_dir(RESOURCES):
 
     rule convert_translator:
         input:
-            weights=get_translator_checkpoint,
+            weights=PLAN.model_location(TRANSLATOR, RESOURCES),
         output:
             model=directory(PLAN.ctranslate2_dir(RESOURCES)),
         log:
@@ -30,12 +33,12 @@ for dataset in PLAN.translation_datasets():
         name:
             f"translate_{dataset}"
         input:
-            responses=response_patterns(dataset),
+            responses=PLAN.response_files(dataset, "{model}"),
             weights=get_translator_weights,
             lid=get_translation_lid,
         output:
-            translations=translation_patterns(dataset, "translations"),
-            sentences=translation_patterns(dataset, "sentences"),
+            translations=PLAN.translation_files(dataset, "{model}"),
+            sentences=PLAN.translation_files(dataset, "{model}", "sentences"),
         log:
             f"logs/translate/{dataset}/{{model}}.log",
         benchmark:
@@ -53,14 +56,16 @@ for dataset in PLAN.translation_datasets():
             converted=PLAN.ctranslate2_dir(RESOURCES),
             lid=get_translation_lid_path,
             label_scheme=config["evaluators"]["language_id"]["label_scheme"],
-            cache=f"{RESULTS}/cache/translate/{dataset}/{{model}}.jsonl",
+            cache=PLAN.cache_file("translate", dataset, "{model}"),
         script:
             "../workflow_scripts/translate.py"
 
 
-# Prompt sets written in English only (paper 000): one job per data set carries the
-# English prompts into every other configured language, with a review file per language.
+# Prompt sets written in English only (paper 000's, a user's `translated` sets): one job
+# per data set carries the English prompts into every other configured language, with a
+# review file per language.
 for dataset in PLAN.prompt_translated_datasets():
+    targets = PLAN.prompt_translation_languages(dataset)
 
     rule:
         name:
@@ -69,8 +74,8 @@ for dataset in PLAN.prompt_translated_datasets():
             prompts=PLAN.prompt_file(dataset, "en"),
             weights=get_translator_weights,
         output:
-            prompts=translated_prompt_files(dataset),
-            reviews=prompt_review_files(dataset),
+            prompts=[PLAN.prompt_file(dataset, lang) for lang in targets],
+            reviews=[PLAN.prompt_review_file(dataset, lang) for lang in targets],
         log:
             f"logs/translate_prompts/{dataset}.log",
         benchmark:
@@ -83,29 +88,34 @@ for dataset in PLAN.prompt_translated_datasets():
             mem_mb=get_translator_mem_mb,
             runtime=240,
         params:
-            langs=PLAN.prompt_translation_languages(dataset),
+            langs=targets,
             translator=config["translator"],
             checkpoint=get_translator_dir,
             converted=PLAN.ctranslate2_dir(RESOURCES),
-            cache=f"{RESULTS}/cache/translate_prompts/{dataset}.jsonl",
+            cache=PLAN.cache_file("translate_prompts", dataset),
         script:
             "../workflow_scripts/translate_prompts.py"
 
 
-# Translationese check (paper 000): each model's English information answers go
-# en -> l -> en, to be scored against the originals.
+# Translationese check (paper 000): each model's English answers go en -> l -> en, to be
+# scored against the originals (evaluators.information.round_trip_languages).
 if PLAN.round_trip_languages():
 
     rule round_trip:
         input:
-            responses=PLAN.response_file("information", "{model}", "en"),
+            responses=get_english_response,
             weights=get_translator_weights,
         output:
-            round_trips=round_trip_patterns(),
+            round_trips=[
+                PLAN.round_trip_file("{dataset}", "{model}", lang)
+                for lang in PLAN.round_trip_languages()
+            ],
         log:
-            "logs/round_trip/{model}.log",
+            "logs/round_trip/{dataset}/{model}.log",
         benchmark:
-            f"{RESULTS}/benchmarks/round_trip/{{model}}.tsv"
+            f"{RESULTS}/benchmarks/round_trip/{{dataset}}/{{model}}.tsv"
+        wildcard_constraints:
+            dataset=scored_datasets("translationese"),
         conda:
             "../envs/translate.yaml"
         threads: 2
@@ -118,6 +128,6 @@ if PLAN.round_trip_languages():
             translator=config["translator"],
             checkpoint=get_translator_dir,
             converted=PLAN.ctranslate2_dir(RESOURCES),
-            cache=f"{RESULTS}/cache/round_trip/{{model}}.jsonl",
+            cache=job_cache("round_trip"),
         script:
             "../workflow_scripts/round_trip.py"

@@ -193,8 +193,8 @@ class TestErrorsNameTheKey:
             load_config(path)
 
 
-def test_the_readme_reference_is_generated_from_the_schema(repo_root):
+def test_the_config_reference_is_generated_from_the_schema(repo_root):
     from xlcons.schema_docs import current_block, render
 
-    readme = (repo_root / "README.md").read_text(encoding="utf-8")
-    assert current_block(readme) == render(), "run: python -m xlcons.schema_docs --write README.md"
+    reference = (repo_root / "config" / "README.md").read_text(encoding="utf-8")
+    assert current_block(reference) == render(), "run: python -m xlcons.schema_docs --write config/README.md"

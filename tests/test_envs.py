@@ -16,8 +16,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from xlcons.generation.base import BACKEND_MODULES
-from xlcons.plan import generation_env
+from xlcons.generation.registry import BACKENDS
 
 REPO = Path(__file__).resolve().parent.parent
 LIBRARY = REPO / "workflow_scripts"
@@ -124,7 +123,7 @@ def rule_script(rule) -> Path:
 
 def test_the_workflow_has_rules_to_check():
     names = {rule.name for rule in COMPUTING_RULES}
-    assert {"fetch_model", "fetch_dataset", "prompts", "generate_multiq", "multiq_judge", "knowledge_scores"} <= names
+    assert {"fetch_model", "fetch_dataset", "prompts", "generate_multiq", "judge", "knowledge_scores", "language_confusion"} <= names
     assert {"translate_multiq", "convert_translator"} <= names
 
 
@@ -149,12 +148,12 @@ def test_rule_env_pins_what_its_code_imports(rule):
         assert not missing, f"rule {rule.name}: {env.name} lacks {missing}"
 
 
-@pytest.mark.parametrize("backend", sorted(BACKEND_MODULES))
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
 def test_each_generation_backend_runs_in_an_env_that_pins_its_imports(backend):
     """Backends are imported by name at run time, so they are traced here, one by one."""
-    module = LIBRARY.joinpath(*BACKEND_MODULES[backend].split(".")).with_suffix(".py")
+    module = LIBRARY.joinpath(*BACKENDS[backend].module.split(".")).with_suffix(".py")
     script = REPO / "workflow_scripts" / "generate.py"
-    env = REPO / "envs" / f"{generation_env(backend)}.yaml"
+    env = REPO / "envs" / f"{BACKENDS[backend].env}.yaml"
     missing = sorted(needed_distributions(script, module) - set(env_packages(env)))
     assert not missing, f"backend {backend}: {env.name} lacks {missing}"
 

@@ -39,7 +39,11 @@ def test_translated_prompt_sets_need_the_translator_and_language_id():
 
 
 def test_language_id_is_skipped_when_responses_are_assumed_to_be_in_the_prompted_language():
-    config = {"translator": {"detect_response_language": False}, "datasets": {"information": {"languages": ["de"]}}}
+    config = {
+        "translator": {"detect_response_language": False},
+        "evaluators": {"language_confusion": {"datasets": []}},  # which would load it too
+        "datasets": {"information": {"languages": ["de"]}},
+    }
     assert marker("glotlid") not in plan_of(config).fetch_targets(R)
 
 

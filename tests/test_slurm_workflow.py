@@ -49,5 +49,5 @@ def test_the_offline_config_runs_end_to_end_through_the_slurm_executor(slurm_wor
     gpu_jobs, cpu_jobs = jobs_of(slurm_workdir, "translate_multiq"), jobs_of(slurm_workdir, "generate_multiq")
     assert gpu_jobs and cpu_jobs, run.output[-3000:]
     assert {partition_of(job) for job in gpu_jobs} == {"gpu"}
-    assert {partition_of(job) for job in cpu_jobs + jobs_of(slurm_workdir, "multiq_judge")} == {"cpu"}
+    assert {partition_of(job) for job in cpu_jobs + jobs_of(slurm_workdir, "judge")} == {"cpu"}
     assert not jobs_of(slurm_workdir, "prompts") and not jobs_of(slurm_workdir, "multiq_report"), "light rules run locally"

@@ -69,8 +69,8 @@ class TestDryRuns:
         # their answers are translated back by NLLB, converted once to CTranslate2.
         assert counts == {
             "fetch_model": 6, "fetch_dataset": 3, "prompts": 13, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
-            "multiq_language_id": 2, "multiq_judge": 2, "multiq_tokenization": 2, "multiq_report": 1,
-            "knowledge_scores": 2, "knowledge_report": 1,
+            "language_id": 2, "judge": 2, "tokenization": 2, "multiq_report": 1,
+            "knowledge_scores": 2, "knowledge_report": 1, "language_confusion": 8,
             "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1, "convert_translator": 1,
             "generate_information": 2, "generate_empathy": 2, "translate_information": 2, "translate_empathy": 2,
             "information_consistency": 2, "train_empathy_classifier": 3, "empathy_consistency": 2,
@@ -100,7 +100,7 @@ class TestDryRuns:
         assert "fetch_model" not in result.stdout and "fetch_dataset" not in result.stdout
         assert job_counts(result.stdout) == {
             "prompts": 9, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
-            "multiq_language_id": 2, "multiq_judge": 2, "multiq_tokenization": 2, "multiq_report": 1,
+            "language_id": 2, "judge": 2, "tokenization": 2, "multiq_report": 1, "language_confusion": 8,
             "knowledge_scores": 4, "knowledge_report": 1, "translate_multiq": 2,
             # paper 000's English-only sets: English prompts, translated into de/ar, answered,
             # answers translated back; the English information answers also go en -> ar -> en

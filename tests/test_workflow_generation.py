@@ -62,7 +62,7 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
 
     # A new language: one prompts job, the model's generation job (which generates only the
     # new language's 3 items), and its evaluators and the report, which read every language.
-    evaluators = {"multiq_language_id": 1, "multiq_judge": 1, "multiq_tokenization": 1, "multiq_report": 1, "all": 1, "results": 1}
+    evaluators = {"language_id": 1, "judge": 1, "tokenization": 1, "language_confusion": 1, "multiq_report": 1, "all": 1, "results": 1}
     run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"])
     planned = snakemake(*run, "-n")
     assert job_counts(planned.stdout) == {"prompts": 1, "generate_multiq": 1, **evaluators}
@@ -81,7 +81,7 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
     run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"], models=("tiny-llm",), extra_models=changed)
     planned = snakemake(*run, "-n")
     # (its tokenizer analysis reads the prompts and the tokenizer only, so it stays)
-    answers_changed = {key: n for key, n in evaluators.items() if key != "multiq_tokenization"}
+    answers_changed = {key: n for key, n in evaluators.items() if key != "tokenization"}
     assert job_counts(planned.stdout) == {"generate_multiq": 1, **answers_changed}
     assert "wildcards: model=tiny-llm-2" in planned.stdout and "wildcards: model=tiny-llm\n" not in planned.stdout
 

@@ -3,13 +3,14 @@
 import sys
 
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
-from xlcons.datasets import load_prompts  # noqa: E402
+from xlcons.job import start_job  # noqa: E402
+
+start_job(snakemake)  # noqa: F821
+from xlcons.datasets import run_loader  # noqa: E402
 from xlcons.schemas import PROMPTS  # noqa: E402
 from xlcons.tables import write_table  # noqa: E402
 
-wildcards = snakemake.wildcards  # noqa: F821
-params = snakemake.params  # noqa: F821
-table = load_prompts(wildcards.dataset, params.folder, [wildcards.lang], params.selection, params.options)
+wildcards, params = snakemake.wildcards, snakemake.params  # noqa: F821
+table = run_loader(params.loader, params.data, [wildcards.lang], params.selection, params.options)
 write_table(table, snakemake.output.prompts, PROMPTS)  # noqa: F821
 print(f"{wildcards.dataset}/{wildcards.lang}: {table.num_rows} prompts", file=sys.stderr)

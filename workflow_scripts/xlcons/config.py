@@ -22,19 +22,11 @@ import jsonschema
 import yaml
 
 from xlcons import REPO_ROOT
+from xlcons.datasets import DatasetInfo, dataset_registry
+from xlcons.generation.registry import backend_info
 from xlcons.languages import LanguageRegistry, NotTranslatableError, UnknownLanguageError
 
 SCHEMA_PATH = REPO_ROOT / "config" / "schema" / "config.schema.yaml"
-
-# Data sets whose prompts exist in English only and are translated into every language
-# (paper 000); their answers are translated back, as are those of `translator.datasets`.
-TRANSLATED_DATASETS = ("information", "empathy")
-
-
-def translated_datasets(config: Mapping[str, Any]) -> tuple[str, ...]:
-    """Data sets whose languages all need an NLLB code (prompts or answers are translated)."""
-    return tuple(dict.fromkeys(TRANSLATED_DATASETS + tuple(config["translator"]["datasets"])))
-
 
 class ConfigError(ValueError):
     """An invalid config; the message lists every problem found, one per line."""
@@ -135,7 +127,7 @@ def resource_name(key: str, source: Mapping[str, Any]) -> str:
 
 def _check_model_source(key: str, source: Mapping[str, Any], base_dir: Path) -> Iterator[str]:
     has_hub, has_path = bool(source.get("hf_id")), bool(source.get("path"))
-    remote = source.get("backend") == "openai"
+    remote = "backend" in source and not backend_info(source["backend"]).local_files
     if has_hub and has_path:
         yield f"config key '{key}': give hf_id or path, not both"
     elif not (has_hub or has_path) and not (remote and source.get("api", {}).get("model")):
@@ -160,35 +152,156 @@ def _check_languages(key: str, codes, registry: LanguageRegistry, translated: bo
             yield f"config key '{key}[{index}]': {error}"
 
 
-def dataset_languages(dataset: str, spec: Mapping[str, Any], registry: LanguageRegistry) -> list[str]:
-    """The languages a data set runs in: its list, or what `all` means for it."""
+def dataset_languages(info: DatasetInfo, spec: Mapping[str, Any], registry: LanguageRegistry, file_languages=None) -> list[str]:
+    """The languages a data set runs in: its list, or what `all` means for it.
+
+    `file_languages` are the languages a user's parallel file holds (what `all` means there).
+    """
     if spec["languages"] != "all":
         codes = list(spec["languages"])
-        # The English answers are the reference every other language is compared with.
-        return codes if dataset not in TRANSLATED_DATASETS or "en" in codes else ["en", *codes]
-    from xlcons.datasets import DATASETS
-
-    info = DATASETS.get(dataset)
-    if info is not None and info.languages is not None:
+        # The English prompts are what a translated set is translated from.
+        return codes if not info.translated_from or "en" in codes else ["en", *codes]
+    if info.languages is not None:
         return list(info.languages)
-    if dataset in TRANSLATED_DATASETS:
+    if info.translated_from:
         return [code for code in registry.codes if code == "en" or registry[code].translatable]
+    if file_languages is not None:
+        return list(file_languages)
     return list(registry.codes)
 
 
-def _check_model_languages(name: str, spec: Mapping[str, Any], datasets: Mapping[str, Any], registry: LanguageRegistry) -> Iterator[str]:
+class DatasetResolver:
+    """The data sets of a config resolved against their registry: entries, languages, who scores them.
+
+    Shared by the semantic checks and the plan, so both read a user's prompt file once.
+    """
+
+    def __init__(self, config: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path | str = "."):
+        self.config = config
+        self.registry = registry
+        self.base_dir = Path(base_dir)
+        self.infos = dataset_registry(config["datasets"])
+        self._user_rows: dict[str, Any] = {}
+        self.user_problems: dict[str, list[str]] = {}
+        self.user_notes: dict[str, list[str]] = {}
+
+    def enabled(self) -> list[str]:
+        return [name for name, spec in self.config["datasets"].items() if spec["enabled"]]
+
+    def user_rows(self, name: str):
+        """A user set's rows (read once), or None when its file has problems (see user_problems)."""
+        if name not in self._user_rows:
+            from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
+
+            spec = self.config["datasets"][name]
+            problems, notes = check_user_dataset(name, spec, self.registry, self.base_dir)
+            self.user_problems[name], self.user_notes[name] = problems, notes
+            rows = None
+            if not problems:
+                try:
+                    rows = read_user_rows(name, spec, self.registry, self.base_dir)
+                except UserDatasetError as error:
+                    self.user_problems[name] = list(error.problems)
+            self._user_rows[name] = rows
+        return self._user_rows[name]
+
+    def file_languages(self, name: str) -> list[str] | None:
+        info = self.infos[name]
+        if not info.user or info.translated_from:
+            return None
+        rows = self.user_rows(name)
+        return rows.languages if rows is not None else []
+
+    def languages(self, name: str) -> list[str]:
+        return dataset_languages(self.infos[name], self.config["datasets"][name], self.registry, self.file_languages(name))
+
+    def provides(self, name: str) -> frozenset[str]:
+        """The data set's capabilities; a user's parallel file with English rows also has English questions."""
+        from xlcons.datasets import ENGLISH_QUESTION
+
+        info = self.infos[name]
+        if info.user and "en" in (self.file_languages(name) or []):
+            return info.provides | {ENGLISH_QUESTION}
+        return info.provides
+
+    def scored_by(self, evaluator) -> list[str]:
+        """Enabled data sets an evaluator scores (none when the evaluator is inactive)."""
+        section = self.config["evaluators"][evaluator.section]
+        if not evaluator.active(section):
+            return []
+        wanted = section["datasets"]
+        return [name for name in self.enabled() if wanted == "all" or name in wanted]
+
+    def translated_answers(self) -> list[str]:
+        """Enabled data sets whose answers are translated to English: those of the evaluators that
+        read translations, and the translator's own list."""
+        from xlcons.evaluators.registry import EVALUATORS, TRANSLATIONS
+
+        wanted = set(self.config["translator"]["datasets"])
+        for evaluator in EVALUATORS.values():
+            if evaluator.reads == TRANSLATIONS:
+                wanted |= set(self.scored_by(evaluator))
+        return [name for name in self.enabled() if name in wanted]
+
+    def needs_nllb(self, name: str) -> bool:
+        """Its languages must have an NLLB code: its prompts or its answers are translated."""
+        return bool(self.infos[name].translated_from) or name in self.translated_answers()
+
+
+def _check_model_languages(name: str, spec: Mapping[str, Any], datasets: "DatasetResolver") -> Iterator[str]:
     allowed = spec.get("languages")
     if allowed is None:
         return
-    for dataset, dataset_spec in datasets.items():
-        if not dataset_spec["enabled"]:
-            continue
-        excluded = [lang for lang in dataset_languages(dataset, dataset_spec, registry) if lang not in allowed]
+    for dataset in datasets.enabled():
+        excluded = [lang for lang in datasets.languages(dataset) if lang not in allowed]
         if excluded:
             yield (
                 f"config key 'datasets.{dataset}.languages': model '{name}' excludes {excluded} "
                 f"(models.{name}.languages); drop them from the data set or from the model's exclusions"
             )
+
+
+def _check_dataset(name: str, spec: Mapping[str, Any], datasets: "DatasetResolver", base_dir: Path) -> Iterator[str]:
+    info = datasets.infos[name]
+    yield from _check_languages(f"datasets.{name}.languages", spec["languages"], datasets.registry, spec["enabled"] and datasets.needs_nllb(name))
+    if info.user:
+        if spec["enabled"]:
+            datasets.user_rows(name)
+            yield from datasets.user_problems[name]
+            if not datasets.user_problems[name]:
+                yield from _check_languages(f"datasets.{name}.languages", datasets.languages(name), datasets.registry, datasets.needs_nllb(name))
+    elif spec.get("path"):
+        path = Path(spec["path"])
+        if not (path if path.is_absolute() else base_dir / path).is_dir():
+            yield f"config key 'datasets.{name}.path': folder '{spec['path']}' does not exist"
+
+
+def _check_evaluator_datasets(datasets: "DatasetResolver") -> Iterator[str]:
+    """Every evaluator's data sets exist, and each has what the evaluator needs."""
+    from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, explain_need
+
+    sections = {info.section for info in EVALUATORS.values()}
+    for section in sorted(sections):
+        wanted = datasets.config["evaluators"][section]["datasets"]
+        for index, name in enumerate([] if wanted == "all" else wanted):
+            if name not in datasets.infos:
+                yield (
+                    f"config key 'evaluators.{section}.datasets[{index}]': '{name}' is not a data set; "
+                    f"declare it under datasets (configured: {', '.join(datasets.config['datasets']) or 'none'})"
+                )
+    for evaluator in EVALUATORS.values():
+        for name in datasets.scored_by(evaluator):
+            if datasets.infos[name].user and datasets.user_problems.get(name):
+                continue  # its file's problems are reported already
+            has = datasets.provides(name) | ({ENGLISH_ANSWERS} if "en" in datasets.languages(name) else set())
+            for need in sorted(evaluator.needs - has):
+                yield (
+                    f"config key 'evaluators.{evaluator.section}.datasets': evaluator '{evaluator.name}' cannot score "
+                    f"data set '{name}': it needs {explain_need(need)}"
+                )
+    for index, name in enumerate(datasets.config["translator"]["datasets"]):
+        if name not in datasets.infos:
+            yield f"config key 'translator.datasets[{index}]': '{name}' is not a data set"
 
 
 def _is_recorded_responses(path: Path) -> bool:
@@ -201,8 +314,9 @@ def add_released_model(config: dict) -> None:
         config["models"][config["released_model"]] = {"backend": "file", "path": config["released_outputs"]}
 
 
-def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path) -> list[str]:
+def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path, datasets: DatasetResolver | None = None) -> list[str]:
     """Everything the schema cannot express; returns the problems found (empty when valid)."""
+    datasets = datasets or DatasetResolver(config, registry, base_dir)
     problems: list[str] = []
     owners: dict[str, tuple[str, tuple]] = {}
     for key, source in iter_model_sources(config):
@@ -218,8 +332,8 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
     for name, spec in config.get("models", {}).items():
         problems += _check_languages(f"models.{name}.training_languages", spec.get("training_languages"), registry, False)
         problems += _check_languages(f"models.{name}.languages", spec.get("languages"), registry, False)
-        problems += _check_model_languages(name, spec, config["datasets"], registry)
-        if spec["backend"] == "file" and spec.get("path") and not _is_recorded_responses(base_dir / spec["path"]):
+        problems += _check_model_languages(name, spec, datasets)
+        if backend_info(spec["backend"]).recorded and spec.get("path") and not _is_recorded_responses(base_dir / spec["path"]):
             problems.append(
                 f"config key 'models.{name}.path': backend file needs a responses file (CSV/JSONL/Parquet) "
                 f"or a folder of released MAKQA outputs (result_<domain>.json); '{spec['path']}' is neither"
@@ -234,27 +348,29 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
     problems += _check_languages(
         "evaluators.language_id.unsupported_languages", config["evaluators"]["language_id"]["unsupported_languages"], registry, False
     )
-    for dataset, spec in config["datasets"].items():
-        problems += _check_languages(
-            f"datasets.{dataset}.languages", spec["languages"], registry, dataset in translated_datasets(config) and spec["enabled"]
-        )
-        if spec.get("path"):
-            path = Path(spec["path"])
-            if not (path if path.is_absolute() else base_dir / path).is_dir():
-                problems.append(f"config key 'datasets.{dataset}.path': folder '{spec['path']}' does not exist")
+    for name, spec in config["datasets"].items():
+        problems += _check_dataset(name, spec, datasets, base_dir)
+    problems += _check_evaluator_datasets(datasets)
     return problems
 
 
 def validate_config(config: dict, *, base_dir: Path | str = ".", registry: LanguageRegistry | None = None) -> dict:
     """Schema validation with defaults, then the semantic checks; returns the filled config."""
+    resolve_config(config, base_dir=base_dir, registry=registry)
+    return config
+
+
+def resolve_config(config: dict, *, base_dir: Path | str = ".", registry: LanguageRegistry | None = None) -> DatasetResolver:
+    """Validate the config (filling its defaults) and return its data sets resolved, for the plan."""
     validate_schema(config)
     if config.get("released_outputs"):
         add_released_model(config)
         validate_schema(config)  # fills the added model's defaults
-    problems = check_semantics(config, registry or LanguageRegistry.load(), Path(base_dir))
+    datasets = DatasetResolver(config, registry or LanguageRegistry.load(), Path(base_dir))
+    problems = check_semantics(config, datasets.registry, Path(base_dir), datasets)
     if problems:
-        raise ConfigError("invalid config:\n  " + "\n  ".join(problems))
-    return config
+        raise ConfigError("invalid config:\n  " + "\n  ".join(dict.fromkeys(problems)))
+    return datasets
 
 
 def load_config(path: Path | str, *, base_dir: Path | str = ".") -> dict:

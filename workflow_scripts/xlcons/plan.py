@@ -1,8 +1,9 @@
-"""What a validated config needs: which models and data sets, fetched or local.
+"""What a validated config asks the workflow to do: which jobs, which files, which models.
 
-The Snakefile asks this module instead of reading the config itself, so the rules
-stay declarative and the decisions (which evaluator needs which model, which data
-set comes from where) are unit-tested in one place.
+The Snakefile asks this module instead of reading the config itself, so the rules stay
+declarative and every decision (which evaluator scores which data set, which models a
+stage loads, where each file goes) is unit-tested in one place. It reads the three
+registries (data sets, evaluators, generation backends) and restates none of their facts.
 """
 
 from __future__ import annotations
@@ -12,47 +13,90 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from xlcons.config import dataset_languages, iter_model_sources, resource_name, translated_datasets
+from xlcons.config import DatasetResolver, iter_model_sources, resource_name
 from xlcons.data_sources import DATA_SOURCES
-from xlcons.datasets import DATASETS
+from xlcons.datasets import BUILT_IN, dataset_options
+from xlcons.evaluators.registry import EVALUATORS, EvaluatorInfo
+from xlcons.generation.registry import backend_info, model_fields
 from xlcons.languages import LanguageRegistry
-
-# Which released data set a configured prompt set is built from. The information
-# prompts are committed with the project and need no download.
-DATASET_SOURCES = {"multiq": "multiq", "makqa": "makqa", "empathy": "epitome"}
 
 
 def _needs_weights(source: Mapping[str, Any]) -> bool:
-    """An OpenAI-compatible endpoint serves the model; there is nothing to load locally."""
-    return source.get("backend") != "openai" and bool(source.get("hf_id") or source.get("path"))
+    """The model is a local file or folder the job reads (not a served endpoint)."""
+    local = backend_info(source["backend"]).local_files if "backend" in source else True
+    return local and bool(source.get("hf_id") or source.get("path"))
+
+
+class LLMJob:
+    """What a job that runs one LLM needs, for a role: a generator (`models.{model}`) or an
+    evaluator's model (`evaluators.judge.llm`). Its methods are Snakemake input, params,
+    conda and resources functions; the backend entry decides env, GPUs and memory."""
+
+    def __init__(self, plan: "Plan", key: str, resources: str, envs_dir: Path | str, dataset: str | None = None):
+        self.plan, self.key, self.resources, self.envs_dir = plan, key, resources, Path(envs_dir)
+        self.dataset = dataset  # a generator answering this data set gets its system prompt
+
+    def _key(self, wildcards) -> str:
+        return self.key.format(model=getattr(wildcards, "model", None))
+
+    def _source(self, wildcards) -> Mapping[str, Any]:
+        return self.plan.sources[self._key(wildcards)]
+
+    def weights(self, wildcards) -> list[str]:
+        return self.plan.llm_inputs(self._key(wildcards), self.resources)
+
+    def spec(self, wildcards) -> dict[str, Any]:
+        spec = self.plan.llm_spec(self._key(wildcards), self.resources)
+        if self.dataset and not spec["system_prompt"]:
+            spec["system_prompt"] = self.plan.system_prompt(self.dataset)
+        return spec
+
+    def location(self, wildcards) -> str | None:
+        return self.plan.local_path(self._key(wildcards), self.resources)
+
+    def env(self, wildcards) -> str:
+        return str(self.envs_dir / f"{backend_info(self._source(wildcards)['backend']).env}.yaml")
+
+    def gpus(self, wildcards) -> int:
+        source = self._source(wildcards)
+        return backend_info(source["backend"]).gpus(source)
+
+    def mem_mb(self, wildcards, attempt) -> int:
+        """Grows with the retry attempt, so --retries recovers from out-of-memory kills."""
+        return backend_info(self._source(wildcards)["backend"]).mem_mb * attempt
 
 
 class Plan:
-    def __init__(self, config: Mapping[str, Any], registry: LanguageRegistry | None = None):
+    def __init__(self, config: Mapping[str, Any], registry: LanguageRegistry | None = None, datasets: DatasetResolver | None = None):
         self.config = config
-        self.registry = registry or LanguageRegistry.load()
+        self.registry = registry or (datasets.registry if datasets else LanguageRegistry.load())
+        self.datasets = datasets or DatasetResolver(config, self.registry)
         self.results = config["output"]["results_dir"]
         self.sources = dict(iter_model_sources(config))
         self.names = {key: resource_name(key, source) for key, source in self.sources.items() if source.get("hf_id") or source.get("path")}
 
     # -- data sets ---------------------------------------------------------------------
     def enabled_datasets(self) -> list[str]:
-        return [name for name, spec in self.config["datasets"].items() if spec["enabled"]]
+        return self.datasets.enabled()
+
+    def info(self, dataset: str):
+        return self.datasets.infos[dataset]
 
     def fetched_sources(self) -> list[str]:
         """Released data sets that enabled prompt sets need and no local path provides."""
         wanted = []
         for dataset in self.enabled_datasets():
-            source = DATASET_SOURCES.get(dataset)
+            source = self.info(dataset).source
             if source and not self.config["datasets"][dataset].get("path") and source not in wanted:
                 wanted.append(source)
         return wanted
 
     def fetched_dataset_pattern(self) -> str:
-        return alternation(DATASET_SOURCES.values())
+        return alternation(info.source for info in BUILT_IN.values() if info.source)
 
     def dataset_fetch_params(self, source: str) -> dict[str, Any]:
-        spec = next((self.config["datasets"][d] for d, s in DATASET_SOURCES.items() if s == source), {})
+        dataset = next((name for name, info in BUILT_IN.items() if info.source == source), None)
+        spec = self.config["datasets"].get(dataset, {})
         return {"source": source, "base_url": spec.get("source_url")}
 
     def unreachable_sources(self, resources: str) -> list[str]:
@@ -72,34 +116,59 @@ class Plan:
                 )
         return messages
 
+    def notes(self) -> list[str]:
+        """What the user should know about their own prompt files (ids missing in some languages)."""
+        users = [name for name in self.enabled_datasets() if self.info(name).user]
+        for name in users:
+            self.datasets.user_rows(name)  # reads the file once, collecting its notes
+        return [note for name in users for note in self.datasets.user_notes[name]]
+
     def dataset_location(self, dataset: str, resources: str) -> list[str]:
-        """The input a prompts job depends on: the local folder, the fetch manifest, or nothing
-        (a set that ships with xlcons)."""
+        """The input a prompts job depends on: a user's prompt file, the local folder, the fetch
+        manifest, or nothing (a set that ships with xlcons)."""
         path = self.config["datasets"][dataset].get("path")
         if path:
             return [path]
-        source = DATASET_SOURCES.get(dataset)
+        source = self.info(dataset).source
         return [f"{resources}/data/{source}/MANIFEST.json"] if source else []
 
+    def dataset_folder(self, dataset: str, resources: str) -> str | None:
+        """Where a data set's files are: its configured path or the fetched copy."""
+        path = self.config["datasets"][dataset].get("path")
+        source = self.info(dataset).source
+        return path or (f"{resources}/data/{source}" if source else None)
+
+    def loader(self, dataset: str) -> str:
+        return self.info(dataset).module
+
+    def loader_options(self, dataset: str) -> dict[str, Any]:
+        return dataset_options(self.info(dataset), self.config["datasets"][dataset])
+
+    def item_selection(self, dataset: str) -> dict[str, Any]:
+        return self.config["datasets"][dataset]["items"]
+
     # -- models ------------------------------------------------------------------------
+    def evaluators(self) -> list[EvaluatorInfo]:
+        """The evaluators that score at least one enabled data set."""
+        return [info for info in EVALUATORS.values() if self.datasets.scored_by(info)]
+
+    def rule_files(self) -> list[str]:
+        """Every evaluator's rule file (rules/<file>), each once, in registry order."""
+        return list(dict.fromkeys(info.rule_file for info in EVALUATORS.values()))
+
+    def evaluator_datasets(self, evaluator: str) -> list[str]:
+        return self.datasets.scored_by(EVALUATORS[evaluator])
+
     def required_model_keys(self) -> list[str]:
         """Config keys of the models the enabled stages load, in config order."""
-        datasets = set(self.enabled_datasets())
-        evaluators = self.config["evaluators"]
-        translated = bool(datasets & set(translated_datasets(self.config)))
+        datasets = self.enabled_datasets()
         needed = {key for key in self.sources if key.startswith("models.") and datasets}
-        if translated:
+        if self.prompt_translated_datasets() or self.translation_datasets():
             needed.add("translator.model")
-        if "multiq" in datasets or (translated and self.config["translator"]["detect_response_language"]):
-            needed.add("evaluators.language_id.model")
-        if "multiq" in datasets:
-            needed.add("evaluators.judge.llm")
-        if "information" in datasets:
-            needed.add("evaluators.information.llm")
-        if "empathy" in datasets and evaluators["empathy"]["classifier"] == "encoder":
-            needed.add("evaluators.empathy.encoder")
-        if self.knowledge_datasets():
-            needed.add("evaluators.knowledge.embedder")
+            if self.translation_datasets() and self.config["translator"]["detect_response_language"]:
+                needed.add("evaluators.language_id.model")
+        for evaluator in self.evaluators():
+            needed |= set(evaluator.model_keys(self.config["evaluators"][evaluator.section]))
         return [key for key in self.sources if key in needed and _needs_weights(self.sources[key])]
 
     def hub_models(self) -> dict[str, dict[str, Any]]:
@@ -107,7 +176,7 @@ class Plan:
         return {
             self.names[key]: {field: source.get(field) for field in ("hf_id", "revision", "hf_file")}
             for key, source in self.sources.items()
-            if source.get("hf_id") and not source.get("path") and source.get("backend") != "openai"
+            if source.get("hf_id") and not source.get("path") and _needs_weights(source)
         }
 
     def hub_model_pattern(self) -> str:
@@ -117,36 +186,12 @@ class Plan:
         source = self.sources[key]
         return source["path"] if source.get("path") else f"{resources}/models/{self.names[key]}/.xlcons-fetched.json"
 
-    # -- prompts and generation ---------------------------------------------------------
-    def generation_datasets(self) -> list[str]:
-        """Enabled data sets whose prompts xlcons can build (the others arrive with their stages)."""
-        return [name for name in self.enabled_datasets() if name in DATASETS]
-
-    def languages(self, dataset: str) -> list[str]:
-        return dataset_languages(dataset, self.config["datasets"][dataset], self.registry)
-
-    def max_new_tokens(self, dataset: str) -> int:
-        return self.config["datasets"][dataset]["max_new_tokens"] or DATASETS[dataset].max_new_tokens
-
-    def dataset_folder(self, dataset: str, resources: str) -> str:
-        """Where a data set's released files are: its configured path or the fetched copy."""
-        path = self.config["datasets"][dataset].get("path")
-        source = DATASET_SOURCES.get(dataset)
-        return path or (f"{resources}/data/{source}" if source else None)
-
-    def prompt_file(self, dataset: str, lang: str) -> str:
-        return f"{self.results}/prompts/{dataset}/{lang}.parquet"
-
-    def response_file(self, dataset: str, model: str, lang: str) -> str:
-        return f"{self.results}/responses/{dataset}/{model}/{lang}.parquet"
-
-    def generators(self) -> list[str]:
-        return list(self.config["models"])
-
     def local_path(self, key: str, resources: str) -> str | None:
         """Where a model's files are on disk: its configured path, or its fetched folder (or the
         fetched file, for single-file models such as GlotLID); None for an API model."""
-        source = self.sources[key]
+        source = self.sources.get(key)
+        if source is None:
+            return None
         if source.get("path"):
             return source["path"]
         if not _needs_weights(source):
@@ -154,85 +199,123 @@ class Plan:
         folder = f"{resources}/models/{self.names[key]}"
         return f"{folder}/{source['hf_file']}" if source.get("hf_file") else folder
 
+    def model_inputs(self, key: str, resources: str) -> list[str]:
+        """The marker or local path of a model a job loads (nothing for an API model, or none configured)."""
+        source = self.sources.get(key)
+        return [self.model_location(key, resources)] if source is not None and _needs_weights(source) else []
+
     def llm_spec(self, key: str, resources: str) -> dict[str, Any]:
-        """An LLM's config plus `location`, what the generation backends need to run it."""
-        return {**self.sources[key], "location": self.local_path(key, resources)}
+        """What the generation backends need to run an LLM: the fields that change its answers,
+        plus `location` (reporting-only keys stay out, so editing them reruns nothing)."""
+        return {**model_fields(self.sources[key]), "location": self.local_path(key, resources)}
 
     def llm_inputs(self, key: str, resources: str) -> list[str]:
-        """The weights' marker or local path of an LLM (nothing for an API model)."""
-        return [self.model_location(key, resources)] if _needs_weights(self.sources[key]) else []
+        return self.model_inputs(key, resources)
+
+    def llm_job(self, key: str, resources: str, envs_dir: Path | str, dataset: str | None = None) -> LLMJob:
+        """The job functions of an LLM role; `dataset` for a generator, whose system prompt the
+        data set gives when the model has none of its own."""
+        return LLMJob(self, key, resources, envs_dir, dataset)
 
     def generator_spec(self, model: str, resources: str) -> dict[str, Any]:
-        """The model's config plus where its weights (or recorded responses) are on disk."""
         return self.llm_spec(f"models.{model}", resources)
 
-    def generator_inputs(self, model: str, resources: str) -> list[str]:
-        return self.llm_inputs(f"models.{model}", resources)
-
-    def generator_gpus(self, model: str) -> int:
-        return llm_gpus(self.config["models"][model])
-
-    def generator_env(self, model: str) -> str:
-        return generation_env(self.config["models"][model]["backend"])
+    def generators(self) -> list[str]:
+        return list(self.config["models"])
 
     def tokenizer_models(self) -> list[str]:
         """Generators whose tokenizer is on disk (not API models, not recorded responses)."""
-        return [name for name, spec in self.config["models"].items() if spec["backend"] in ("hf", "vllm")]
+        return [name for name, spec in self.config["models"].items() if backend_info(spec["backend"]).has_tokenizer]
+
+    # -- prompts and generation ---------------------------------------------------------
+    def generation_datasets(self) -> list[str]:
+        return self.enabled_datasets()
+
+    def languages(self, dataset: str) -> list[str]:
+        return self.datasets.languages(dataset)
+
+    def max_new_tokens(self, dataset: str) -> int:
+        return self.config["datasets"][dataset]["max_new_tokens"] or self.info(dataset).max_new_tokens
+
+    def system_prompt(self, dataset: str) -> str | None:
+        return self.config["datasets"][dataset].get("system_prompt")
+
+    def prompt_file(self, dataset: str, lang: str) -> str:
+        return f"{self.results}/prompts/{dataset}/{lang}.parquet"
+
+    def prompt_files(self, dataset: str) -> list[str]:
+        return [self.prompt_file(dataset, lang) for lang in self.languages(dataset)]
+
+    def response_file(self, dataset: str, model: str, lang: str) -> str:
+        return f"{self.results}/responses/{dataset}/{model}/{lang}.parquet"
+
+    def response_files(self, dataset: str, model: str, *, english: bool = True) -> list[str]:
+        return [self.response_file(dataset, model, lang) for lang in self.languages(dataset) if english or lang != "en"]
+
+    def english_question_files(self, dataset: str) -> list[str]:
+        """What the judge reads for the English question: the English prompts, or, for a set
+        without English rows, every language's prompts (their `question_en` column)."""
+        if "en" in self.languages(dataset) or not self.info(dataset).user:
+            return [self.prompt_file(dataset, "en")]
+        return self.prompt_files(dataset)
+
+    def cache_file(self, stage: str, dataset: str, model: str | None = None) -> str:
+        """A job's own item cache: not an output, so it survives reruns (and a killed job resumes)."""
+        return f"{self.results}/cache/{stage}/{dataset}/{model}.jsonl" if model else f"{self.results}/cache/{stage}/{dataset}.jsonl"
 
     def prompt_translated_datasets(self) -> list[str]:
         """Data sets written in one language whose prompts the translator carries into the others."""
-        return [name for name in self.generation_datasets() if DATASETS[name].translated_from]
+        return [name for name in self.enabled_datasets() if self.info(name).translated_from]
 
     def native_datasets(self) -> list[str]:
         """Data sets whose loader gives the prompts of every language itself."""
-        return [name for name in self.generation_datasets() if not DATASETS[name].translated_from]
+        return [name for name in self.enabled_datasets() if not self.info(name).translated_from]
 
     def source_languages(self) -> list[str]:
         """The languages the translated prompt sets are written in."""
-        return sorted({DATASETS[name].translated_from for name in self.prompt_translated_datasets()})
+        return sorted({self.info(name).translated_from for name in self.prompt_translated_datasets()})
 
     def prompt_translation_languages(self, dataset: str) -> list[str]:
-        source = DATASETS[dataset].translated_from
+        source = self.info(dataset).translated_from
         return [lang for lang in self.languages(dataset) if lang != source]
 
     def prompt_review_file(self, dataset: str, lang: str) -> str:
         return f"{self.results}/prompts/{dataset}/review/{lang}.tsv"
 
-    def round_trip_languages(self) -> list[str]:
-        """Languages of the translationese check (English answers of the information set, en -> l -> en)."""
-        if "information" not in self.generation_datasets():
-            return []
-        return list(self.config["evaluators"]["information"]["round_trip_languages"])
+    def generation_targets(self) -> list[str]:
+        return self._per_model_and_language(self.generation_datasets(), self.response_file)
 
-    def round_trip_file(self, dataset: str, model: str, lang: str) -> str:
-        return f"{self.results}/round_trips/{dataset}/{model}/{lang}.parquet"
-
-    def round_trip_targets(self) -> list[str]:
-        langs = self.round_trip_languages()
-        return [self.round_trip_file("information", model, lang) for model in self.generators() for lang in langs]
-
-    def knowledge_datasets(self) -> list[str]:
-        """Enabled data sets scored for knowledge consistency (xSC, and xAC/xTC where gold answers exist)."""
-        wanted = self.config["evaluators"]["knowledge"]["datasets"]
-        return [name for name in self.generation_datasets() if name in wanted]
-
-    def knowledge_file(self, dataset: str, model: str, name: str) -> str:
-        return f"{self.results}/evaluations/{dataset}/{model}/knowledge_{name}.parquet"
-
-    def knowledge_targets(self) -> list[str]:
-        """The per-model score tables of every knowledge data set (MAKQA's report comes on top)."""
-        return self._per_model(self.knowledge_datasets(), lambda dataset, model: self.knowledge_file(dataset, model, "scores"))
-
+    # -- translation -------------------------------------------------------------------
     def translation_datasets(self) -> list[str]:
-        """Data sets whose answers the workflow translates to English (and can build prompts for)."""
-        return [name for name in self.generation_datasets() if name in self.config["translator"]["datasets"]]
+        """Data sets whose answers the workflow translates to English."""
+        return self.datasets.translated_answers()
 
     def translation_file(self, dataset: str, model: str, lang: str, kind: str = "translations") -> str:
         suffix = "" if kind == "translations" else f".{kind}"
         return f"{self.results}/translations/{dataset}/{model}/{lang}{suffix}.parquet"
 
+    def translation_files(self, dataset: str, model: str, kind: str = "translations", *, english: bool = True) -> list[str]:
+        return [self.translation_file(dataset, model, lang, kind) for lang in self.languages(dataset) if english or lang != "en"]
+
     def translation_targets(self) -> list[str]:
         return self._per_model_and_language(self.translation_datasets(), self.translation_file)
+
+    def round_trip_languages(self) -> list[str]:
+        """Languages of the translationese check (the English answers en -> l -> en)."""
+        return list(self.config["evaluators"]["information"]["round_trip_languages"]) if self.round_trip_datasets() else []
+
+    def round_trip_datasets(self) -> list[str]:
+        return self.evaluator_datasets("translationese")
+
+    def round_trip_file(self, dataset: str, model: str, lang: str) -> str:
+        return f"{self.results}/round_trips/{dataset}/{model}/{lang}.parquet"
+
+    def round_trip_files(self, dataset: str, model: str) -> list[str]:
+        return [self.round_trip_file(dataset, model, lang) for lang in self.round_trip_languages()]
+
+    def round_trip_targets(self) -> list[str]:
+        langs = self.round_trip_languages()
+        return [self.round_trip_file(d, m, lang) for d in self.round_trip_datasets() for m in self.generators() for lang in langs]
 
     def ctranslate2_dir(self, resources: str) -> str | None:
         """Where the translator converted to CTranslate2 goes (ctranslate2 backend only)."""
@@ -241,35 +324,49 @@ class Plan:
             return None
         return f"{resources}/ctranslate2/{self.names['translator.model']}-{translator['compute_type']}"
 
-    def generation_targets(self) -> list[str]:
-        return self._per_model_and_language(self.generation_datasets(), self.response_file)
+    # -- evaluation --------------------------------------------------------------------
+    def evaluation_file(self, dataset: str, model: str, output: str) -> str:
+        return f"{self.results}/evaluations/{dataset}/{model}/{output}.parquet"
 
-    def _per_model(self, datasets: list[str], path_of) -> list[str]:
-        return [path_of(dataset, model) for dataset in datasets for model in self.generators()]
+    def evaluated_models(self, evaluator: str) -> list[str]:
+        return self.tokenizer_models() if EVALUATORS[evaluator].tokenizer_models_only else self.generators()
 
+    def evaluation_files(self, evaluator: str, output: str | None = None) -> list[str]:
+        """One output (by default the target) of an evaluator, for every data set it scores and every model."""
+        info = EVALUATORS[evaluator]
+        output = output or info.target
+        return [self.evaluation_file(d, m, output) for d in self.evaluator_datasets(evaluator) for m in self.evaluated_models(evaluator)]
+
+    def evaluation_targets(self) -> list[str]:
+        return [path for info in self.evaluators() for path in self.evaluation_files(info.name)]
+
+    def knowledge_datasets(self) -> list[str]:
+        return self.evaluator_datasets("knowledge")
+
+    def knowledge_file(self, dataset: str, model: str, name: str) -> str:
+        return self.evaluation_file(dataset, model, f"knowledge_{name}")
+
+    def knowledge_targets(self) -> list[str]:
+        return self.evaluation_files("knowledge")
+
+    def results_inputs(self) -> dict[str, list[str]]:
+        """Every file the results stage reads, by evaluator name (see xlcons.reports.aggregate)."""
+        inputs = {}
+        for info in self.evaluators():
+            files = [path for source in info.results for path in self.evaluation_files(info.name, source.output)]
+            if files:
+                inputs[info.name] = files
+        return inputs
+
+    # -- targets -----------------------------------------------------------------------
     def _per_model_and_language(self, datasets: list[str], path_of) -> list[str]:
         """`path_of(dataset, model, lang)` for every generator and every language of the data sets."""
         return [path_of(dataset, model, lang) for dataset in datasets for model in self.generators() for lang in self.languages(dataset)]
 
-    # -- targets -----------------------------------------------------------------------
     def fetch_targets(self, resources: str) -> list[str]:
         models = [self.model_location(key, resources) for key in self.required_model_keys() if not self.sources[key].get("path")]
         data = [f"{resources}/data/{source}/MANIFEST.json" for source in self.fetched_sources()]
         return list(dict.fromkeys(models + data))
-
-
-def llm_gpus(spec: Mapping[str, Any]) -> int:
-    """GPUs a job running this LLM asks for: vLLM's tensor-parallel size; one for transformers unless on CPU."""
-    if spec["backend"] == "vllm":
-        return spec["vllm"]["tensor_parallel_size"]
-    if spec["backend"] == "hf":
-        return 0 if spec["hf"]["device"] == "cpu" else 1
-    return 0
-
-
-def generation_env(backend: str) -> str:
-    """The env (envs/<name>.yaml) of a generation job: vLLM pins its own torch and transformers."""
-    return "generate-vllm" if backend == "vllm" else "generate"
 
 
 def alternation(names) -> str:

@@ -18,7 +18,10 @@ LANG = pa.field("lang", pa.string(), nullable=False)
 # One row per (item, language) of a prompt set: what is sent to the model, and what the
 # evaluators need about the item. `references` holds gold answers where a data set has
 # them (MAKQA), `category` its domain/subject, `source_lang` the language the prompt was
-# written in (the item's own language, or `en` for prompts translated from English).
+# written in (the item's own language, or `en` for prompts translated from English),
+# `question_en` the item's question in English where a data set gives one beside its
+# languages (a user set's `question_en` column; the LLM judge reads it when the set has
+# no English rows).
 PROMPTS = pa.schema(
     [
         DATASET,
@@ -28,6 +31,7 @@ PROMPTS = pa.schema(
         pa.field("category", pa.string()),
         pa.field("references", pa.list_(pa.string())),
         pa.field("source_lang", pa.string(), nullable=False),
+        pa.field("question_en", pa.string()),
     ]
 )
 

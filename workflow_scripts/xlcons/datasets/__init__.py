@@ -1,64 +1,138 @@
-"""Prompt sets, registered by name: what languages each has and how to load it.
+"""The data set registry: every fact about a prompt set, built-in or declared by a user.
 
-Adding a data set is a module here with a `load(folder, languages, items)` function
-returning a table in the PROMPTS schema, plus an entry in DATASETS; the workflow then
-schedules its prompts and generation jobs like any other. The module is stdlib-only at
-import time: the Snakefile reads DATASETS while it builds the DAG.
+A data set is one `DatasetInfo`. The four built-in sets (the papers') are entries of
+`BUILT_IN` with a loader module each; any other name under `datasets:` in the config is a
+user set (a file of parallel prompts, or English prompts to translate) whose entry
+`dataset_registry` derives from its config section, with `xlcons.datasets.user` as its
+loader. The plan reads only these entries, so to the workflow a user set and MultiQ are
+the same kind of thing. Standard library only at import time: the Snakefile reads the
+registry while it builds the DAG.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from xlcons.languages import PAPER_000_LANGUAGES
+from xlcons.languages import PAPER_000_LANGUAGES, PAPER_001_LANGUAGES
+
+# What a data set can offer an evaluator (xlcons.evaluators.registry states which it needs).
+ENGLISH_QUESTION = "english_question"  # each item's question in English: an `en` row or `question_en`
+REFERENCES = "references"  # gold answers
+SEEKER_POST = "seeker_post"  # the prompt is an EPITOME seeker post (the empathy classifiers' input)
+CAPABILITIES = (ENGLISH_QUESTION, REFERENCES, SEEKER_POST)
+
+USER_MODULE = "xlcons.datasets.user"
+USER_TYPES = ("parallel", "translated")
+USER_MAX_NEW_TOKENS = 512
 
 
 @dataclass(frozen=True)
 class DatasetInfo:
     name: str
-    module: str  # holds `load(folder, languages, items) -> pyarrow.Table`
-    languages: tuple[str, ...] | None  # the languages `all` means; None = every registry language
+    module: str  # holds `load(folder, languages, items, **options) -> pyarrow.Table` (PROMPTS)
+    languages: tuple[str, ...] | None  # the languages `all` means; None: what the data has
     max_new_tokens: int  # the generation cap when the config gives none (papers' settings)
-    source: str | None  # the released data set it is built from (xlcons.data_sources), if any
+    source: str | None = None  # the released data set it is fetched as (xlcons.data_sources), if any
     options: tuple[str, ...] = ()  # keys of datasets.<name> passed on to `load`
     # The one language the set is written in, when the other languages are machine
     # translations of it (paper 000's prompts); `load` then returns that language only.
     translated_from: str | None = None
+    provides: frozenset[str] = frozenset()  # CAPABILITIES it offers
+    user: bool = False  # declared in the config, read by the user-set loader
+
+    @property
+    def kind(self) -> str:
+        return "translated" if self.translated_from else "parallel"
 
 
-DATASETS = {
+BUILT_IN = {
     info.name: info
     for info in (
-        # Paper 004: no system prompt, greedy, 256 new tokens.
-        DatasetInfo("multiq", "xlcons.datasets.multiq", None, 256, "multiq"),
+        # Paper 004: no system prompt, greedy, 256 new tokens; every question has an English row.
+        DatasetInfo("multiq", "xlcons.datasets.multiq", None, 256, "multiq", provides=frozenset({ENGLISH_QUESTION})),
         # Paper 001: short answers after five in-context examples, in its 12 languages.
         DatasetInfo(
             "makqa",
             "xlcons.datasets.makqa",
-            ("zh", "en", "fr", "es", "ru", "ja", "it", "de", "pt", "ko", "el", "nl"),
+            PAPER_001_LANGUAGES,
             64,
             "makqa",
             ("domains", "few_shot", "variants", "seed"),
+            provides=frozenset({ENGLISH_QUESTION, REFERENCES}),
         ),
         # Paper 000: English prompts machine-translated into its 30 languages; long answers.
-        DatasetInfo("information", "xlcons.datasets.information", ("en", *PAPER_000_LANGUAGES), 1024, None, translated_from="en"),
-        DatasetInfo("empathy", "xlcons.datasets.empathy", ("en", *PAPER_000_LANGUAGES), 512, "epitome", translated_from="en"),
+        DatasetInfo(
+            "information",
+            "xlcons.datasets.information",
+            ("en", *PAPER_000_LANGUAGES),
+            1024,
+            translated_from="en",
+            provides=frozenset({ENGLISH_QUESTION}),
+        ),
+        DatasetInfo(
+            "empathy",
+            "xlcons.datasets.empathy",
+            ("en", *PAPER_000_LANGUAGES),
+            512,
+            "epitome",
+            translated_from="en",
+            provides=frozenset({ENGLISH_QUESTION, SEEKER_POST}),
+        ),
     )
 }
+# Kept under its old name for callers that only need the built-in sets.
+DATASETS = BUILT_IN
 
 
-def dataset_info(name: str) -> DatasetInfo:
-    if name not in DATASETS:
-        raise KeyError(f"data set '{name}' has no prompt loader yet; available: {', '.join(sorted(DATASETS))}")
-    return DATASETS[name]
+def user_dataset_info(name: str, spec: Mapping[str, Any]) -> DatasetInfo:
+    """The entry of a user set, from its config section (schema defaults filled in)."""
+    columns = spec.get("columns") or {}
+    provides = set()
+    if columns.get("reference"):
+        provides.add(REFERENCES)
+    if columns.get("question_en") or spec["type"] == "translated":
+        provides.add(ENGLISH_QUESTION)
+    # A parallel file with English rows also gives every item its English question; whether
+    # it has them is known once the file is read (the plan asks xlcons.datasets.user).
+    return DatasetInfo(
+        name,
+        USER_MODULE,
+        None,
+        USER_MAX_NEW_TOKENS,
+        options=("type", "columns", "hf_dataset", "split"),
+        translated_from="en" if spec["type"] == "translated" else None,
+        provides=frozenset(provides),
+        user=True,
+    )
 
 
-def load_prompts(name: str, folder, languages, items, options=None):
-    """The prompts of a data set in the given languages (PROMPTS schema)."""
-    return importlib.import_module(dataset_info(name).module).load(folder, languages, items, **(options or {}))
+def dataset_registry(datasets_config: Mapping[str, Any]) -> dict[str, DatasetInfo]:
+    """Every data set the config can run: the built-in ones, then the user sets it declares."""
+    registry = dict(BUILT_IN)
+    for name, spec in datasets_config.items():
+        if name not in BUILT_IN:
+            registry[name] = user_dataset_info(name, spec)
+    return registry
 
 
-def dataset_options(name: str, spec) -> dict:
-    """The data set's own loader options, from its config section."""
-    return {key: spec[key] for key in dataset_info(name).options}
+def load_prompts(dataset: DatasetInfo | str, folder, languages, items, options=None):
+    """The prompts of a data set (an entry, or a built-in set's name) in the given languages (PROMPTS schema)."""
+    if isinstance(dataset, str):
+        if dataset not in BUILT_IN:
+            raise KeyError(f"data set '{dataset}' is not built in; available: {', '.join(sorted(BUILT_IN))}")
+        dataset = BUILT_IN[dataset]
+    return run_loader(dataset.module, folder, languages, items, options)
+
+
+def run_loader(module: str, folder, languages, items, options=None):
+    """Call a loader module by name (what the prompts rule hands its script)."""
+    return importlib.import_module(module).load(folder, languages, items, **(options or {}))
+
+
+def dataset_options(info: DatasetInfo, spec: Mapping[str, Any]) -> dict:
+    """The loader's own options, from the data set's config section (a user set also gets its name)."""
+    options = {key: spec.get(key) for key in info.options}
+    return {"name": info.name, **options} if info.user else options

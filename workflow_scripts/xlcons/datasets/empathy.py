@@ -152,6 +152,7 @@ def load(
             "category": [posts[item]["category"] for item in ids],
             "references": [None] * len(ids),
             "source_lang": ["en"] * len(ids),
+            "question_en": [None] * len(ids),
         },
         schema=PROMPTS,
     )

@@ -110,6 +110,7 @@ def load(folder: Path | str | None, languages: Sequence[str], items: Mapping[str
             "category": [prompt.category for prompt in selected],
             "references": [None] * len(selected),
             "source_lang": [SOURCE_LANG] * len(selected),
+            "question_en": [None] * len(selected),
         },
         schema=PROMPTS,
     )

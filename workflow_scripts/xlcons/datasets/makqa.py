@@ -65,6 +65,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from xlcons.languages import PAPER_001_LANGUAGES
 from xlcons.schemas import PROMPTS
 
 DATASET = "makqa"
@@ -73,7 +74,7 @@ TIMELINESS = "timeliness"
 # The six domains xSC and xAC are computed on (xTC uses timeliness).
 KNOWLEDGE_DOMAINS = tuple(domain for domain in DOMAINS if domain != TIMELINESS)
 # The paper's 12 languages, in the order of the release.
-LANGUAGES = ("zh", "en", "fr", "es", "ru", "ja", "it", "de", "pt", "ko", "el", "nl")
+LANGUAGES = PAPER_001_LANGUAGES
 QUESTIONS_FILE = "QA_merged_data_dict_{domain}.json"
 EXAMPLES_FILE = "QA_example_merged_data_dict_{domain}.json"
 MAX_EXAMPLE_ANSWERS = 3
@@ -309,4 +310,5 @@ def load(
                 columns["category"].append(domain)
                 columns["references"].append(golds)
                 columns["source_lang"].append(lang)
+                columns["question_en"].append(None)
     return pa.Table.from_pydict(columns, schema=PROMPTS)

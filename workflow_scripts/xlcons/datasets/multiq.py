@@ -79,6 +79,7 @@ def load(folder: Path | str, languages: Sequence[str], items: Mapping[str, Any])
             "category": [None if row["domain"] in (None, "none") else row["domain"] for row in ordered],
             "references": [None] * len(ordered),
             "source_lang": [row["language"] for row in ordered],
+            "question_en": [None] * len(ordered),
         },
         schema=PROMPTS,
     )

@@ -73,9 +73,16 @@ def split_judge_item_id(judged: str) -> tuple[str, str]:
     return item_id, lang
 
 
-def english_questions(english_prompts: pa.Table) -> dict[str, str]:
-    """item_id → English prompt, from a PROMPTS table (rows in other languages are ignored)."""
-    return {row["item_id"]: row["prompt"] for row in english_prompts.select(["item_id", "lang", "prompt"]).to_pylist() if row["lang"] == "en"}
+def english_questions(prompts: pa.Table) -> dict[str, str]:
+    """item_id → English question, from PROMPTS rows: the English row's prompt, else any row's
+    `question_en` (a user set that gives the English question beside its languages)."""
+    questions: dict[str, str] = {}
+    for row in prompts.select(["item_id", "lang", "prompt", "question_en"]).to_pylist():
+        if row["lang"] == "en":
+            questions[row["item_id"]] = row["prompt"]
+        elif row["question_en"] and row["item_id"] not in questions:
+            questions[row["item_id"]] = row["question_en"]
+    return questions
 
 
 def judge_prompts(responses: pa.Table, english_prompts: pa.Table) -> pa.Table:
@@ -95,6 +102,7 @@ def judge_prompts(responses: pa.Table, english_prompts: pa.Table) -> pa.Table:
                 "category": None,
                 "references": None,
                 "source_lang": "en",
+                "question_en": None,
             }
             for row in rows
         ],
@@ -240,14 +248,16 @@ def run_judge(
 def run_judge_job(
     judge_spec: ModelSpec,
     response_files: Sequence[Path | str],
-    english_prompt_file: Path | str,
+    question_files: Path | str | Sequence[Path | str],
     out_path: Path | str,
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
     max_new_tokens: int = JUDGE_MAX_NEW_TOKENS,
 ) -> Path:
-    """The rule's job: one model's RESPONSES files and the English PROMPTS file in, one JUDGMENTS file out."""
+    """The rule's job: one model's RESPONSES files and the PROMPTS files with the English
+    questions (the English prompts, or every language's `question_en`) in, one JUDGMENTS file out."""
     tables = [read_table(path, RESPONSES) for path in response_files]
     responses = pa.concat_tables(tables) if tables else RESPONSES.empty_table()
-    english = read_table(english_prompt_file, PROMPTS)
+    files = [question_files] if isinstance(question_files, (str, Path)) else list(question_files)
+    english = pa.concat_tables([read_table(path, PROMPTS) for path in files])
     return write_table(run_judge(judge_spec, responses, english, cache_path, backend_factory, max_new_tokens), out_path, JUDGMENTS)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from xlcons.generation.registry import backend_info
 from xlcons.schemas import NO_ANSWER
 
 
@@ -58,7 +59,7 @@ class ModelSpec:
     @classmethod
     def from_config(cls, name: str, spec: Mapping[str, Any], location: str | None) -> "ModelSpec":
         backend = spec["backend"]
-        section = {"vllm": "vllm", "hf": "hf", "openai": "api"}.get(backend)
+        section = backend_info(backend).options_key
         return cls(
             name=name,
             backend=backend,
@@ -196,14 +197,6 @@ class Backend(ABC):
 
 
 BACKENDS: dict[str, type[Backend]] = {}
-# Where each backend lives; imported on first use so that, say, vllm is never imported
-# by a job that runs transformers.
-BACKEND_MODULES = {
-    "hf": "xlcons.generation.backends.hf",
-    "vllm": "xlcons.generation.backends.vllm",
-    "openai": "xlcons.generation.backends.openai_api",
-    "file": "xlcons.generation.backends.recorded",
-}
 
 
 def register(cls: type[Backend]) -> type[Backend]:
@@ -213,10 +206,14 @@ def register(cls: type[Backend]) -> type[Backend]:
 
 
 def backend_class(name: str) -> type[Backend]:
-    if name not in BACKEND_MODULES:
-        raise GenerationError(f"unknown generation backend '{name}'; known: {', '.join(sorted(BACKEND_MODULES))}")
+    """The class of a registered backend, importing its module (xlcons.generation.registry) on
+    first use, so that, say, vllm is never imported by a job that runs transformers."""
+    try:
+        info = backend_info(name)
+    except KeyError as error:
+        raise GenerationError(error.args[0]) from None
     if name not in BACKENDS:
-        importlib.import_module(BACKEND_MODULES[name])
+        importlib.import_module(info.module)
     return BACKENDS[name]
 
 

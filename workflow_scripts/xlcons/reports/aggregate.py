@@ -3,6 +3,9 @@
 Runs as a local rule after the evaluators; it reads only their per-item outputs, so
 adding a model or a language recomputes the tables, never an evaluator. Writes
 
+Which file is which comes from the evaluator registry: the rule names its inputs after
+the evaluators, and each entry names the schema and the adapter of its outputs.
+
 - ``item_scores.parquet``: every per-item score, in the evaluator-independent ITEM_SCORES form;
 - ``results.parquet`` / ``results.csv``: one row per (data set, evaluator, model, language,
   metric) with its 95% bootstrap interval and exclusion counts (RESULTS), plus the
@@ -20,45 +23,44 @@ from pathlib import Path
 
 import polars as pl
 
-from xlcons.reports import item_scores as adapters
+from xlcons.evaluators.registry import EVALUATORS, resolve
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
-from xlcons.reports.results import INFORMATION_F, results_table, write_results
-from xlcons.schemas import (
-    COMPARISONS,
-    EMPATHY_ITEMS,
-    FIDELITY,
-    INFORMATION_ITEMS,
-    ITEM_SCORES,
-    JUDGMENTS,
-    KNOWLEDGE_SCORES,
-)
+from xlcons.reports.results import results_table, write_results
+from xlcons.schemas import COMPARISONS, ITEM_SCORES
 from xlcons.tables import read_table, write_table
 
 log = logging.getLogger(__name__)
 
-# Which adapter reads which evaluator output (the rule names its inputs after these keys).
-SOURCES = {
-    "fidelity": (FIDELITY, adapters.from_fidelity),
-    "judgments": (JUDGMENTS, adapters.from_judgments),
-    "information": (INFORMATION_ITEMS, adapters.from_information),
-    "empathy": (EMPATHY_ITEMS, adapters.from_empathy),
-}
+
+def _source_of(evaluator: str, path: Path | str):
+    """The registry's results source a file is: the one whose output names the file."""
+    sources = EVALUATORS[evaluator].results
+    return next((source for source in sources if Path(path).stem == source.output), sources[0])
 
 
-def collect_item_scores(inputs: Mapping[str, Sequence[Path | str]]) -> pl.DataFrame:
-    """ITEM_SCORES rows of every per-item evaluator file, by the kind of file (SOURCES' keys)."""
-    frames = []
-    for kind, paths in inputs.items():
-        schema, adapter = SOURCES[kind]
-        frames += [adapter(read_table(path, schema)) for path in paths]
-    frames = [frame for frame in frames if frame.height]
-    return pl.concat(frames) if frames else pl.from_arrow(ITEM_SCORES.empty_table())
+def collect_scores(inputs: Mapping[str, Sequence[Path | str]]) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+    """ITEM_SCORES rows of every per-item file, and the RESULTS rows of every corpus-level file,
+    by evaluator (xlcons.evaluators.registry names each file's schema and adapter)."""
+    items, corpus = [], []
+    for evaluator, paths in inputs.items():
+        for path in paths:
+            source = _source_of(evaluator, path)
+            rows = resolve(source.adapter)(read_table(path, resolve(source.schema)))
+            (corpus if source.corpus else items).append(rows)
+    items = [frame for frame in items if frame.height]
+    scores = pl.concat(items) if items else pl.from_arrow(ITEM_SCORES.empty_table())
+    return scores, [frame for frame in corpus if frame.height]
+
+
+def derived_metrics(evaluators: Sequence[str]) -> list:
+    """The derived metrics (DerivedMetric) of these evaluators, each once."""
+    references = dict.fromkeys(ref for name in evaluators for ref in EVALUATORS[name].derived)
+    return [resolve(ref) for ref in references]
 
 
 def run_results_job(
     inputs: Mapping[str, Sequence[Path | str]],
-    knowledge_scores: Sequence[Path | str],
     out_dir: Path | str,
     *,
     n_resamples: int,
@@ -68,10 +70,10 @@ def run_results_job(
     comparisons: Sequence[Sequence[str]] = (),
 ) -> list[Path]:
     out = Path(out_dir)
-    scores = collect_item_scores(inputs)
+    scores, corpus = collect_scores(inputs)
+    derived = derived_metrics(list(inputs))
     written = [write_table(scores.to_arrow(), out / "item_scores.parquet", ITEM_SCORES)]
-    results = results_table(scores, derived=[INFORMATION_F], n_resamples=n_resamples, seed=seed)
-    corpus = [adapters.knowledge_results(read_table(path, KNOWLEDGE_SCORES)) for path in knowledge_scores]
+    results = results_table(scores, derived=derived, n_resamples=n_resamples, seed=seed)
     if corpus:
         results = pl.concat([results, *corpus])
     written += write_results(results, out / "results")
@@ -80,11 +82,11 @@ def run_results_job(
     groups = group_averages(per_language, training_languages=dict(training_languages))
     written += write_group_tables(groups, out / "groups", table_formats)
     pairs = [tuple(pair) for pair in comparisons]  # none configured: an empty table
-    compared = compare_pairs(scores, pairs, derived=[INFORMATION_F], n_resamples=n_resamples, seed=seed)
+    compared = compare_pairs(scores, pairs, derived=derived, n_resamples=n_resamples, seed=seed)
     written.append(write_table(compared.to_arrow(), out / "comparisons.parquet", COMPARISONS))
     compared.write_csv(out / "comparisons.csv")
     written.append(out / "comparisons.csv")
     return written
 
 
-__all__ = ["SOURCES", "collect_item_scores", "run_results_job"]
+__all__ = ["collect_scores", "derived_metrics", "run_results_job"]

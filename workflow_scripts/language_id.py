@@ -1,9 +1,11 @@
-"""Rule multiq_language_id: the language of every response of one model, and its fidelity class."""
+"""Rule language_id: the language of every response of one model to one data set, and its fidelity class."""
 
 import sys
 
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+from xlcons.job import start_job  # noqa: E402
+
+start_job(snakemake)  # noqa: F821
 from xlcons.evaluators.language_id import run_language_id  # noqa: E402
 
 params = snakemake.params  # noqa: F821

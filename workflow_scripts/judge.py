@@ -1,4 +1,4 @@
-"""Rule multiq_judge: an LLM judges every answer of one model against the English question."""
+"""Rule judge: an LLM judges every answer of one model to one data set against the English question."""
 
 import sys
 

@@ -1,0 +1,32 @@
+# Language confusion (Marchisio et al. 2024): per answer, line-level language ID (does it
+# switch language part way?) and, for non-Latin-script languages, English words inside
+# it. One job per (data set, model); the language_id model loads once.
+
+if PLAN.evaluator_datasets("language_confusion"):
+
+    rule language_confusion:
+        input:
+            responses=get_responses,
+            lid=PLAN.model_inputs(LANGUAGE_ID, RESOURCES),
+        output:
+            per_item=evaluation("language_confusion"),
+        log:
+            "logs/evaluate/{dataset}/{model}/language_confusion.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{model}}/language_confusion.tsv"
+        wildcard_constraints:
+            dataset=scored_datasets("language_confusion"),
+        conda:
+            "../envs/evaluate.yaml"
+        resources:
+            mem_mb=8000,
+            runtime=60,
+        params:
+            model_path=get_language_id_path,
+            label_scheme=config["evaluators"]["language_id"]["label_scheme"],
+            min_line_tokens=config["evaluators"]["language_confusion"][
+                "min_line_tokens"
+            ],
+            min_confidence=config["evaluators"]["language_confusion"]["min_confidence"],
+        script:
+            "../workflow_scripts/language_confusion.py"

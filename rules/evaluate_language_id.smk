@@ -1,0 +1,30 @@
+# Language fidelity (paper 004): the language of every answer by fastText LID (GlotLID),
+# and whether it is the prompted language, English or another. One job per (data set,
+# model): the LID model loads once and serves every language.
+
+if PLAN.evaluator_datasets("language_id"):
+
+    rule language_id:
+        input:
+            responses=get_responses,
+            lid=PLAN.model_inputs(LANGUAGE_ID, RESOURCES),
+        output:
+            fidelity=evaluation("fidelity"),
+        log:
+            "logs/evaluate/{dataset}/{model}/language_id.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{model}}/language_id.tsv"
+        wildcard_constraints:
+            dataset=scored_datasets("language_id"),
+        conda:
+            "../envs/evaluate.yaml"
+        resources:
+            mem_mb=8000,
+            runtime=60,
+        params:
+            model_path=get_language_id_path,
+            label_scheme=config["evaluators"]["language_id"]["label_scheme"],
+            unsupported=config["evaluators"]["language_id"]["unsupported_languages"],
+            robust=config["evaluators"]["language_id"]["robust"],
+        script:
+            "../workflow_scripts/language_id.py"

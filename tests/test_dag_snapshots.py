@@ -1,0 +1,56 @@
+"""Every shipped config schedules the jobs it scheduled before data sets, evaluators and
+backends became registry entries (tests/data/dag/*.txt, recorded from the workflow before
+the change): the same jobs with the same outputs. The one addition is language confusion,
+which runs on every data set by default (and, where nothing else used it, the language-ID
+model it loads)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SNAPSHOTS = Path(__file__).parent / "data" / "dag"
+CONFIGS = {
+    "default": [],
+    **{path.stem: ["--configfile", str(path.relative_to(REPO))] for path in sorted((REPO / "config" / "paper").glob("*.yaml"))},
+}
+
+
+def scheduled_outputs(*args: str) -> list[str]:
+    """One line per job of a forced dry run: its outputs, sorted and comma-joined."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--forceall", *args], cwd=REPO, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    jobs, in_job = [], False
+    for line in run.stdout.splitlines():
+        if re.match(r"^(?:local)?rule \w+:", line):
+            in_job = True
+        match = re.match(r"^\s+output: (.*)$", line)
+        if match and in_job:
+            jobs.append(", ".join(sorted(match.group(1).split(", "))))
+    return sorted(jobs)
+
+
+def check_against_snapshot(name: str, *args: str) -> None:
+    before = (SNAPSHOTS / f"{name}.txt").read_text().splitlines()
+    after = scheduled_outputs(*args)
+    missing = sorted(set(before) - set(after))
+    assert not missing, f"{name}: jobs no longer scheduled (or with other outputs): {missing[:5]}"
+    added = sorted(set(after) - set(before))
+    allowed = ("/language_confusion.parquet", "resources/models/glotlid/.xlcons-fetched.json")
+    assert all(job.endswith(allowed) for job in added), f"{name}: unexpected new jobs {added[:5]}"
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_a_shipped_config_schedules_what_it_did_before_plus_language_confusion(name):
+    check_against_snapshot(name, *CONFIGS[name])
+
+
+def test_the_offline_config_schedules_what_it_did_before_plus_language_confusion(offline_models):
+    check_against_snapshot("offline", "--configfile", "config/offline.yaml")

@@ -1,0 +1,96 @@
+"""Each fact about a data set, an evaluator or a generation backend lives in its registry
+entry, and what the schema, the rules and the plan say about them agrees with it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from xlcons.config import load_schema
+from xlcons.data_sources import DATA_SOURCES
+from xlcons.datasets import BUILT_IN, CAPABILITIES
+from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, explain_need, resolve
+from xlcons.generation.registry import BACKENDS, model_fields
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA = load_schema()
+EVALUATOR_SECTIONS = SCHEMA["properties"]["evaluators"]["properties"]
+
+
+def test_the_backend_enum_of_the_schema_is_the_backend_registry():
+    assert SCHEMA["$defs"]["llm"]["properties"]["backend"]["enum"] == list(BACKENDS)
+
+
+def test_every_backend_names_an_env_file_and_a_module_that_registers_it():
+    from xlcons.generation.base import backend_class
+
+    for name, info in BACKENDS.items():
+        assert (REPO / "envs" / f"{info.env}.yaml").is_file(), name
+        if name != "vllm":  # vLLM is not installed in the test environment
+            assert backend_class(name).name == name
+
+
+def test_the_built_in_data_sets_are_the_schemas_named_sets_and_their_sources_exist():
+    assert sorted(SCHEMA["properties"]["datasets"]["properties"]) == sorted(BUILT_IN)
+    for info in BUILT_IN.values():
+        assert info.source is None or info.source in DATA_SOURCES
+        assert info.provides <= set(CAPABILITIES)
+
+
+def test_every_evaluator_section_has_its_datasets_key_and_a_rule_file():
+    for info in EVALUATORS.values():
+        assert "datasets" in EVALUATOR_SECTIONS[info.section]["properties"], info.section
+        assert (REPO / "rules" / info.rule_file).is_file(), info.rule_file
+        assert info.target in info.outputs
+        for need in info.needs:
+            assert need in CAPABILITIES or need == ENGLISH_ANSWERS
+            assert explain_need(need)
+
+
+def test_every_section_of_the_schemas_evaluators_belongs_to_a_registered_evaluator():
+    assert set(EVALUATOR_SECTIONS) == {info.section for info in EVALUATORS.values()}
+
+
+@pytest.mark.parametrize("name", sorted(EVALUATORS))
+def test_every_results_source_resolves_to_a_schema_and_an_adapter(name):
+    import pyarrow as pa
+
+    info = EVALUATORS[name]
+    for source in info.results:
+        assert source.output in info.outputs
+        assert isinstance(resolve(source.schema), pa.Schema)
+        assert callable(resolve(source.adapter))
+    for reference in info.derived:
+        assert resolve(reference).name
+
+
+@pytest.mark.parametrize("name", sorted(EVALUATORS))
+def test_an_evaluators_rule_writes_exactly_its_registered_outputs(name):
+    info = EVALUATORS[name]
+    text = (REPO / "rules" / info.rule_file).read_text()
+    for output in info.outputs:
+        assert f'evaluation("{output}")' in text, f"{info.rule_file} does not write {output}"
+
+
+def test_no_backend_or_data_set_is_special_cased_outside_its_registry():
+    """The plan, the config checks and the shared rule functions ask the registries, never
+    `backend == ...` or a data set's name."""
+    sources = {
+        "plan.py": (REPO / "workflow_scripts/xlcons/plan.py").read_text(),
+        "config.py": (REPO / "workflow_scripts/xlcons/config.py").read_text(),
+        "common.smk": (REPO / "rules/common.smk").read_text(),
+    }
+    for name, text in sources.items():
+        assert not re.search(r"backend\"?\]? ?[!=]= ?\"(vllm|hf|openai|file)\"", text), f"{name} special-cases a backend"
+        for dataset in ("multiq", "makqa"):  # (information and empathy are also evaluator sections)
+            assert f'"{dataset}"' not in text, f"{name} names the data set {dataset}"
+
+
+def test_a_generation_jobs_params_leave_out_reporting_only_model_keys():
+    spec = {"backend": "hf", "hf_id": "org/m", "training_languages": ["en"], "languages": None,
+            "decoding": {"temperature": 0.0}, "hf": {"device": "cpu"}, "vllm": {"tensor_parallel_size": 2}}
+    fields = model_fields(spec)
+    assert "training_languages" not in fields and "languages" not in fields
+    assert fields["hf"] == {"device": "cpu"} and "vllm" not in fields, "only the backend's own section"
