@@ -10,6 +10,12 @@ model that shares a generator's download (``name: <model>``) follows its new nam
 set: the worst case a single config can schedule. The merged config is validated with
 `xlcons.config.load_config` before anything is timed.
 
+``--models N`` scales the plan: N generator models in all, the papers' models first, then
+copies of them in turn named ``<paper>-<model>-<k>`` (the k-th copy, k >= 2), each its own
+model to the workflow (its own key, so its own ``resources/models/<key>`` folder and
+download); data sets and evaluators stay as above. The targets are then < 60 s for the dry
+run and for the no-op (the issue: 120 models over all built-in sets at paper scale).
+
 Timed, each in a fresh temporary working directory (``snakemake --directory``), by
 running the CLI in a subprocess (what a user waits for, interpreter start included):
 
@@ -30,6 +36,10 @@ prints the top functions by cumulative time, and those of rules/*.smk and xlcons
     python benchmarks/scheduling.py                   # all three papers, 3 repeats each
     python benchmarks/scheduling.py --papers xing2024-knowledge --repeats 1
     python benchmarks/scheduling.py --profile /tmp/sched.prof
+    python benchmarks/scheduling.py --models 120 --repeats 1   # the scale target
+
+Each run's wall time, CPU time (user + system) and peak RSS are the Snakemake process's own
+(reaped with ``os.wait4``).
 """
 
 from __future__ import annotations
@@ -411,8 +421,29 @@ def figures(argv: list[str] | None = None) -> dict:
     return measure(build_parser().parse_args(argv))
 
 
-def main() -> None:
-    figures()
+def summary(results: dict, targets: dict) -> str:
+    """The figures as lines of figure, value, target, met? (as `python -m benchmarks` prints them)."""
+    rows = [("figure", "value", "target", "met?")]
+    for figure, value in results.items():
+        shown = ("yes" if value else "no") if isinstance(value, bool) else f"{value:g}" if isinstance(value, float) else str(value)
+        if figure in targets:
+            op, threshold = targets[figure]
+            passed = {"<": value < threshold, "==": value == threshold}[op] if op in ("<", "==") else None
+            limit = ("yes" if threshold else "no") if isinstance(threshold, bool) else f"{threshold:g}"
+            rows.append((figure, shown, f"{op} {limit}", "yes" if passed else "no"))
+        else:
+            rows.append((figure, shown, "", ""))
+    widths = [max(len(row[column]) for row in rows) for column in range(4)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    results = measure(args)
+    print()
+    print(summary(results, targets_for(args.models)))
 
 
 if __name__ == "__main__":

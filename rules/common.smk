@@ -24,6 +24,11 @@ RESULTS = PLAN.results
 ENVS = Path(workflow.basedir) / "envs"
 for message in PLAN.unreachable_sources(RESOURCES) + PLAN.notes():
     logger.warning(f"xlcons: {message}")
+for old, new in PLAN.legacy_caches():
+    if Path(old).is_file() and not Path(new).exists():
+        Path(new).parent.mkdir(parents=True, exist_ok=True)
+        Path(old).rename(new)
+        logger.info(f"xlcons: moved the item cache {old} to {new} (its earlier place, without the data set)")
 
 # Config keys of the models the stages share.
 TRANSLATOR = "translator.model"

@@ -30,3 +30,40 @@ if PLAN.evaluator_datasets("language_confusion"):
             min_confidence=config["evaluators"]["language_confusion"]["min_confidence"],
         script:
             "../workflow_scripts/language_confusion.py"
+
+    # Per data set, the model x language heatmap of the pass rate (from the results table).
+    LANGUAGE_CONFUSION_HEATMAPS = {
+        dataset: f"{RESULTS}/tables/language_confusion/heatmap_lcpr_{dataset}"
+        for dataset in PLAN.evaluator_datasets("language_confusion")
+    }
+    LANGUAGE_CONFUSION_REPORT = [
+        f"{base}.{kind}"
+        for base in LANGUAGE_CONFUSION_HEATMAPS.values()
+        for kind in config["output"]["figure_formats"]
+    ]
+    REPORT_TARGETS.extend(LANGUAGE_CONFUSION_REPORT)
+
+    localrules:
+        language_confusion_report,
+
+    rule language_confusion_report:
+        input:
+            results=f"{RESULTS}/tables/results.parquet",
+        output:
+            heatmaps=reported(
+                LANGUAGE_CONFUSION_REPORT,
+                "Language confusion",
+                {"heatmap_lcpr": "language_confusion_heatmap"},
+            ),
+        log:
+            "logs/report/language_confusion.log",
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        params:
+            heatmaps=LANGUAGE_CONFUSION_HEATMAPS,
+            figure_formats=config["output"]["figure_formats"],
+        script:
+            "../workflow_scripts/language_confusion_report.py"

@@ -143,7 +143,8 @@ TTE_CAPTIONS = {
     "heatmap_information_F": "tte_heatmap_information",
     "heatmap_empathy_consistency": "tte_heatmap_empathy",
 }
-empathy_scored = bool(PLAN.evaluator_datasets("empathy"))
+# (paper 000's sets: a user set scored by these evaluators is in the results table and its groups)
+empathy_scored = "empathy" in PLAN.evaluator_datasets("empathy")
 TTE_REPORT = report_outputs(
     "xlcons.reports.translate_then_evaluate",
     "translate_then_evaluate",
@@ -151,7 +152,7 @@ TTE_REPORT = report_outputs(
     classifiers=empathy_scored,
 )
 
-if PLAN.evaluator_datasets("information") or empathy_scored:
+if "information" in PLAN.evaluator_datasets("information") or empathy_scored:
     REPORT_TARGETS.extend(TTE_REPORT)
 
     localrules:

@@ -51,7 +51,7 @@ for dataset in PLAN.translation_datasets():
             mem_mb=get_translator_mem_mb,
             runtime=720,
         params:
-            translator=config["translator"],
+            translator=PLAN.translator_fields(),
             checkpoint=get_translator_dir,
             converted=PLAN.ctranslate2_dir(RESOURCES),
             lid=get_translation_lid_path,
@@ -89,7 +89,7 @@ for dataset in PLAN.prompt_translated_datasets():
             runtime=240,
         params:
             langs=targets,
-            translator=config["translator"],
+            translator=PLAN.translator_fields(),
             checkpoint=get_translator_dir,
             converted=PLAN.ctranslate2_dir(RESOURCES),
             cache=PLAN.cache_file("translate_prompts", dataset),
@@ -125,7 +125,7 @@ if PLAN.round_trip_languages():
             runtime=480,
         params:
             langs=PLAN.round_trip_languages(),
-            translator=config["translator"],
+            translator=PLAN.translator_fields(),
             checkpoint=get_translator_dir,
             converted=PLAN.ctranslate2_dir(RESOURCES),
             cache=job_cache("round_trip"),

@@ -105,3 +105,62 @@ def test_the_package_runs_from_the_repository_root():
     result = subprocess.run([sys.executable, "-m", "benchmarks", "--list"], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == list(runner.BENCHMARKS)
+
+
+@pytest.fixture(scope="module")
+def scheduling():
+    from benchmarks import scheduling
+
+    return scheduling
+
+
+class TestSchedulingConfig:
+    """benchmarks/scheduling.py's merged config and --models scaling (no Snakemake run)."""
+
+    def test_the_papers_own_models_by_default(self, scheduling):
+        config = scheduling.merged_config()
+        assert len(config["models"]) == 23
+        assert "holtermann2024-llama2-7b" in config["models"] and "xing2024-llama2-7b" in config["models"]
+        assert config["evaluators"]["information"]["llm"]["name"] == "gupta2025-qwen-2.5-14b"
+        assert scheduling.targets_for(None) is scheduling.TARGETS
+
+    def test_models_n_repeats_the_papers_models_under_distinct_names(self, scheduling):
+        papers = scheduling.merged_config()["models"]
+        config = scheduling.merged_config(models=120)
+        models = config["models"]
+        assert len(models) == 120
+        assert list(models)[:23] == list(papers)  # the papers' models first, unchanged
+        assert "gupta2025-aya-expanse-8b-2" in models and "xing2024-mistral-7b-5" in models
+        # 23 originals, copies 2-5 of each, then copy 6 of the first five: 23 x 5 + 5
+        assert "gupta2025-llama-3.1-8b-6" in models and "gupta2025-llama-3.3-70b-6" not in models
+        assert models["holtermann2024-llama2-7b-3"] == papers["holtermann2024-llama2-7b"]
+        assert not any("name" in spec for spec in models.values())  # each key is its own resources folder
+        # the evaluators are the papers' own, with the information LLM on the first Qwen-2.5-14B's download
+        assert config["evaluators"] == scheduling.merged_config()["evaluators"]
+        assert set(config["datasets"]) == {"information", "empathy", "multiq", "makqa"}
+        assert scheduling.targets_for(120)["dry_run_s"] == ("<", 60.0) and scheduling.targets_for(120)["noop_s"] == ("<", 60.0)
+
+    def test_fewer_models_than_the_papers_keeps_the_first(self, scheduling):
+        assert list(scheduling.merged_config(["xing2024-knowledge"], models=2)["models"]) == ["xing2024-gpt-3.5-turbo", "xing2024-llama2-7b"]
+        with pytest.raises(ValueError, match="at least 1"):
+            scheduling.merged_config(models=0)
+
+    def test_the_scaled_config_validates(self, scheduling, tmp_path):
+        from xlcons.config import DatasetResolver
+        from xlcons.languages import LanguageRegistry
+
+        path = scheduling.write_config(scheduling.merged_config(models=60), tmp_path / "merged.yaml")
+        config = scheduling.validate(path)
+        assert len(config["models"]) == 60
+        datasets = DatasetResolver(config, LanguageRegistry.load(), REPO)
+        assert {name: len(datasets.languages(name)) for name in datasets.enabled()} == {
+            "information": 31, "empathy": 31, "multiq": 137, "makqa": 12}
+
+    def test_the_summary_marks_the_targets(self, scheduling):
+        lines = scheduling.summary({"jobs": 5, "dry_run_s": 61.5, "noop_s": 12.0, "noop_nothing_to_be_done": True},
+                                   scheduling.targets_for(120)).splitlines()
+        assert lines[0].split() == ["figure", "value", "target", "met?"]
+        assert lines[2].split() == ["jobs", "5"]
+        assert lines[3].split() == ["dry_run_s", "61.5", "<", "60", "no"]
+        assert lines[4].split() == ["noop_s", "12", "<", "60", "yes"]
+        assert lines[5].split() == ["noop_nothing_to_be_done", "yes", "==", "yes", "yes"]

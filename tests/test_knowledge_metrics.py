@@ -252,6 +252,18 @@ def test_a_data_set_with_gold_answers_gets_xac_grouped_by_category():
     assert ours.value("xAC") == pytest.approx(makqa.value("xAC"))
 
 
+
+def test_items_without_gold_answers_stay_out_of_xac_in_a_set_that_has_some():
+    """A user set may give gold answers for some items only: xAC is computed on those, exactly
+    as if the others were not there; the others get no chrF."""
+    langs, golds, prompts, answers, responses = _geo_case()
+    extra = [{**prompts[0], "item_id": "geo/Q9-P30", "lang": lang, "references": None} for lang in langs]
+    extra_answers = [{**responses[0], "item_id": "geo/Q9-P30", "lang": lang, "response": "anything"} for lang in langs]
+    with_ungraded = score_knowledge(responses + extra_answers, prompts + extra, model="m")
+    assert with_ungraded.value("xAC") == pytest.approx(score_knowledge(responses, prompts, model="m").value("xAC"))
+    ungraded = [row for row in with_ungraded.items.to_pylist() if row["item_id"] == "geo/Q9-P30"]
+    assert len(ungraded) == 3 and all(row["chrf"] is None for row in ungraded)
+
 def test_pair_tables_hold_every_ordered_pair_and_are_symmetric():
     langs, _, prompts, _, responses = _geo_case()
     result = score_knowledge(responses, prompts, model="m", embed=FakeEmbedder())

@@ -137,3 +137,50 @@ def test_makqa_without_a_download_location_is_reported_before_any_job_runs(tmp_p
     (tmp_path / "data" / "makqa").mkdir(parents=True)
     (tmp_path / "data" / "makqa" / "MANIFEST.json").write_text("{}")
     assert plan.unreachable_sources(str(tmp_path)) == [], "a pre-seeded copy needs no URL"
+
+
+def test_an_llm_job_takes_env_gpus_and_memory_from_its_own_backend_not_the_generators():
+    """The judge runs on the OpenAI API while the generator runs on vLLM: the judge's job is
+    small (before the registries it was sized like the generator's)."""
+    from types import SimpleNamespace
+
+    plan = plan_of({
+        "models": {"big": {"hf_id": "org/big", "backend": "vllm", "vllm": {"tensor_parallel_size": 4}}},
+        "evaluators": {"judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4"}}}},
+        "datasets": {"multiq": {}},
+    })
+    wildcards = SimpleNamespace(model="big", dataset="multiq")
+    generator, judge = plan.llm_job("models.{model}", R, "envs"), plan.llm_job("evaluators.judge.llm", R, "envs")
+    assert (generator.gpus(wildcards), generator.mem_mb(wildcards, 1), generator.env(wildcards)) == (4, 64000, "envs/generate-vllm.yaml")
+    assert (judge.gpus(wildcards), judge.mem_mb(wildcards, 2), judge.env(wildcards)) == (0, 4000, "envs/generate.yaml")
+    assert generator.weights(wildcards) == [marker("big")] and judge.weights(wildcards) == []
+
+
+def test_a_user_parallel_file_and_every_evaluator_pairing_follow_from_the_config(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text("id,lang,prompt\n1,en,Hi?\n1,de,Hallo?\n")
+    plan = plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"mine": {"path": str(path)}, "multiq": {}},
+                    "evaluators": {"judge": {"datasets": ["mine", "multiq"]}}})
+    assert plan.languages("mine") == ["en", "de"], "`all`: the languages of the file"
+    assert plan.evaluator_datasets("judge") == ["mine", "multiq"]
+    assert plan.evaluator_datasets("language_id") == ["multiq"], "the papers' pairing by default"
+    assert plan.evaluator_datasets("language_confusion") == ["mine", "multiq"], "every data set by default"
+    assert plan.results_inputs()["judge"] == ["results/evaluations/mine/m/judgments.parquet", "results/evaluations/multiq/m/judgments.parquet"]
+
+
+def test_translation_jobs_do_not_read_the_list_of_data_sets_to_translate():
+    plan = plan_of({"translator": {"datasets": ["multiq"]}, "datasets": {"multiq": {}}})
+    assert plan.translation_datasets() == ["multiq"]
+    assert "datasets" not in plan.translator_fields() and plan.translator_fields()["beam_size"] == 1
+
+
+def test_caches_from_before_the_data_set_level_are_found_again():
+    """Information, translationese and round-trip caches used to sit under cache/<stage>/<model>.jsonl;
+    the workflow moves them under the data set once, so no LLM answer is paid for twice."""
+    config = {"models": {"a": {"hf_id": "org/a"}}, "evaluators": {"information": {"round_trip_languages": ["hi"]}},
+              "datasets": {"information": {"languages": ["de"]}}}
+    assert plan_of(config).legacy_caches() == [
+        ("results/cache/information/a.jsonl", "results/cache/information/information/a.jsonl"),
+        ("results/cache/translationese/a.jsonl", "results/cache/translationese/information/a.jsonl"),
+        ("results/cache/round_trip/a.jsonl", "results/cache/round_trip/information/a.jsonl"),
+    ]

@@ -81,6 +81,7 @@ def test_no_backend_or_data_set_is_special_cased_outside_its_registry():
         "plan.py": (REPO / "workflow_scripts/xlcons/plan.py").read_text(),
         "config.py": (REPO / "workflow_scripts/xlcons/config.py").read_text(),
         "common.smk": (REPO / "rules/common.smk").read_text(),
+        "generation/base.py": (REPO / "workflow_scripts/xlcons/generation/base.py").read_text(),
     }
     for name, text in sources.items():
         assert not re.search(r"backend\"?\]? ?[!=]= ?\"(vllm|hf|openai|file)\"", text), f"{name} special-cases a backend"

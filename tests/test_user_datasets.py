@@ -515,6 +515,24 @@ def test_a_hub_data_set_is_loaded_with_its_split_and_checked_like_parquet(fake_h
     assert message == "datasets.clinic_qa: hf_dataset 'org/broken' (split 'test'), row 2, column 'prompt': no prompt"
 
 
+def test_a_hub_data_set_goes_through_the_real_datasets_library(tmp_path, monkeypatch, registry):
+    """`datasets.load_dataset` on a local copy laid out like a Hub repository (data/<split>-*.parquet),
+    offline: the same call a user's `hf_dataset: org/name` makes against the Hub."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    repo = tmp_path / "clinic-repo"
+    (repo / "data").mkdir(parents=True)
+    rows = {"id": ["a", "a", "b", "b"], "lang": ["en", "de", "en", "de"], "prompt": ["Hi?", "Hallo?", "Bye?", "Tschüss?"]}
+    pq.write_table(pa.table(rows), repo / "data" / "test-00000-of-00001.parquet")
+    table = load_set(user_set(None, hf_dataset=str(repo), split="test"), ["de", "en"])
+    assert pairs(table) == [("de", "a"), ("de", "b"), ("en", "a"), ("en", "b")]
+    assert table["prompt"].to_pylist() == ["Hallo?", "Tschüss?", "Hi?", "Bye?"]
+
+
 def test_a_hub_data_set_without_the_datasets_package_says_what_to_install(monkeypatch, registry):
     monkeypatch.setitem(sys.modules, "datasets", None)
     problems, _ = check_user_dataset("clinic_qa", user_set(None, hf_dataset="org/clinic"), registry)

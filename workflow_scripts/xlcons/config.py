@@ -23,6 +23,7 @@ import yaml
 
 from xlcons import REPO_ROOT
 from xlcons.datasets import DatasetInfo, dataset_registry
+from xlcons.evaluators.registry import EVALUATORS
 from xlcons.generation.registry import backend_info
 from xlcons.languages import LanguageRegistry, NotTranslatableError, UnknownLanguageError
 
@@ -105,13 +106,10 @@ def iter_model_sources(config: Mapping[str, Any]) -> Iterator[tuple[str, Mapping
     for name, spec in config.get("models", {}).items():
         yield f"models.{name}", spec
     yield "translator.model", config["translator"]["model"]
-    evaluators = config["evaluators"]
-    yield "evaluators.language_id.model", evaluators["language_id"]["model"]
-    yield "evaluators.judge.llm", evaluators["judge"]["llm"]
-    yield "evaluators.information.llm", evaluators["information"]["llm"]
-    yield "evaluators.empathy.encoder", evaluators["empathy"]["encoder"]
-    if evaluators["knowledge"]["embedder"] is not None:
-        yield "evaluators.knowledge.embedder", evaluators["knowledge"]["embedder"]
+    keys = [key for info in EVALUATORS.values() for key in info.model_keys(config["evaluators"][info.section])]
+    for key in dict.fromkeys(keys):
+        section, name = key.removeprefix("evaluators.").split(".")
+        yield key, config["evaluators"][section][name]
 
 
 def resource_name(key: str, source: Mapping[str, Any]) -> str:
@@ -235,7 +233,7 @@ class DatasetResolver:
     def translated_answers(self) -> list[str]:
         """Enabled data sets whose answers are translated to English: those of the evaluators that
         read translations, and the translator's own list."""
-        from xlcons.evaluators.registry import EVALUATORS, TRANSLATIONS
+        from xlcons.evaluators.registry import TRANSLATIONS
 
         wanted = set(self.config["translator"]["datasets"])
         for evaluator in EVALUATORS.values():
@@ -278,7 +276,7 @@ def _check_dataset(name: str, spec: Mapping[str, Any], datasets: "DatasetResolve
 
 def _check_evaluator_datasets(datasets: "DatasetResolver") -> Iterator[str]:
     """Every evaluator's data sets exist, and each has what the evaluator needs."""
-    from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, explain_need
+    from xlcons.evaluators.registry import ENGLISH_ANSWERS, explain_need
 
     sections = {info.section for info in EVALUATORS.values()}
     for section in sorted(sections):

@@ -263,6 +263,17 @@ class Plan:
         """A job's own item cache: not an output, so it survives reruns (and a killed job resumes)."""
         return f"{self.results}/cache/{stage}/{dataset}/{model}.jsonl" if model else f"{self.results}/cache/{stage}/{dataset}.jsonl"
 
+    def legacy_caches(self) -> list[tuple[str, str]]:
+        """(old, new) paths of the item caches that lived under a path without the data set
+        before every evaluator could score any data set (information, translationese, round
+        trips: paper 000's information set). Moved once, so no LLM call is made again."""
+        moves = []
+        for stage, evaluator in (("information", "information"), ("translationese", "translationese"), ("round_trip", "translationese")):
+            if "information" in self.evaluator_datasets(evaluator):
+                for model in self.generators():
+                    moves.append((f"{self.results}/cache/{stage}/{model}.jsonl", self.cache_file(stage, "information", model)))
+        return moves
+
     def prompt_translated_datasets(self) -> list[str]:
         """Data sets written in one language whose prompts the translator carries into the others."""
         return [name for name in self.enabled_datasets() if self.info(name).translated_from]
@@ -289,6 +300,11 @@ class Plan:
     def translation_datasets(self) -> list[str]:
         """Data sets whose answers the workflow translates to English."""
         return self.datasets.translated_answers()
+
+    def translator_fields(self) -> dict[str, Any]:
+        """The translator section a translation job reads: without the list of data sets, so
+        adding a data set to translate reruns nothing already translated."""
+        return {key: value for key, value in self.config["translator"].items() if key != "datasets"}
 
     def translation_file(self, dataset: str, model: str, lang: str, kind: str = "translations") -> str:
         suffix = "" if kind == "translations" else f".{kind}"

@@ -119,18 +119,6 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
         EvaluatorInfo(
             "tokenization", "tokenization", "evaluate_tokenization.smk", ("tokenization",), "tokenization", tokenizer_models_only=True
         ),
-        # Paper 001: xSC on any parallel set; xAC and xTC where there are gold answers.
-        EvaluatorInfo(
-            "knowledge",
-            "knowledge",
-            "evaluate_knowledge.smk",
-            ("knowledge_scores", "knowledge_pairs", "knowledge_items"),
-            "knowledge_scores",
-            models=_embedder,
-            results=(
-                ResultsSource("knowledge_scores", f"{_SCHEMAS}:KNOWLEDGE_SCORES", f"{_ADAPTERS}:knowledge_results", corpus=True),
-            ),
-        ),
         # Paper 000: atomic facts of the English answer and of each translated answer, checked both ways.
         EvaluatorInfo(
             "information",
@@ -167,6 +155,18 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
             needs=frozenset({ENGLISH_ANSWERS, SEEKER_POST}),
             models=_encoder,
             results=(ResultsSource("empathy_items", f"{_SCHEMAS}:EMPATHY_ITEMS", f"{_ADAPTERS}:from_empathy"),),
+        ),
+        # Paper 001: xSC on any parallel set; xAC and xTC where there are gold answers.
+        EvaluatorInfo(
+            "knowledge",
+            "knowledge",
+            "evaluate_knowledge.smk",
+            ("knowledge_scores", "knowledge_pairs", "knowledge_items"),
+            "knowledge_scores",
+            models=_embedder,
+            results=(
+                ResultsSource("knowledge_scores", f"{_SCHEMAS}:KNOWLEDGE_SCORES", f"{_ADAPTERS}:knowledge_results", corpus=True),
+            ),
         ),
         # Marchisio et al. 2024: does the answer switch language part way (line level), or
         # mix in English words (word level, non-Latin scripts)?

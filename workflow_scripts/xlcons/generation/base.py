@@ -73,8 +73,9 @@ class ModelSpec:
 
     def identity(self) -> dict[str, Any]:
         """What makes two runs of this model comparable: not where the files happen to lie."""
-        served = self.options.get("model") if self.backend == "openai" else None
-        if self.backend == "file":  # recorded responses: the file's content is the model
+        info = backend_info(self.backend)
+        served = self.options.get("model") if not info.local_files else None  # a served model: its name
+        if info.recorded:  # recorded responses: the file's content is the model
             served = "sha256:" + _content_hash(Path(self.location))
         return {
             "backend": self.backend,
@@ -156,7 +157,7 @@ def build_requests(spec: ModelSpec, rows: Iterable[Mapping[str, str]], max_new_t
     for row in rows:
         messages = chat_messages(spec, row["prompt"])
         payload = {"decoding": model_hash, "messages": messages}
-        if spec.backend == "file":  # recorded answers belong to an item, not to a prompt text
+        if backend_info(spec.backend).recorded:  # recorded answers belong to an item, not to a prompt text
             payload["item"] = [row["item_id"], row["lang"]]
         key = _digest(payload)
         requests.append(Request(key, row["item_id"], row["lang"], messages, max_new_tokens))

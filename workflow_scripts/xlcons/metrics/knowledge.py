@@ -579,7 +579,7 @@ def score_knowledge(
                 item_rows.append({
                     "variant": grid.variant, "domain": grid.domain, "item_id": item, "lang": lang,
                     "status": STATUS_NAMES[state],
-                    "chrf": None if state == MISSING or grid.acc is None else float(grid.acc[t, j]),
+                    "chrf": None if state == MISSING or grid.acc is None or np.isnan(grid.acc[t, j]) else float(grid.acc[t, j]),
                     "tscore": float(grid.tscore[t, j]) if timeliness and state != MISSING else None,
                     "best_rank": int(grid.best_rank[t, j]) if timeliness and state != MISSING and grid.best_rank[t, j] else None,
                 })

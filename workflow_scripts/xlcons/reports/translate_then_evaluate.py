@@ -167,9 +167,12 @@ def _frame(results: pa.Table | pl.DataFrame) -> pl.DataFrame:
     return results if isinstance(results, pl.DataFrame) else pl.from_arrow(results)
 
 
-def _select(results: pl.DataFrame, key: tuple[str, str, str], languages: Sequence[str] | None) -> pl.DataFrame:
+def _select(results: pl.DataFrame, key: tuple[str, str, str], languages: Sequence[str] | None, *, reference: bool = False) -> pl.DataFrame:
+    """One metric's rows; the reference language's (English, compared with itself) only when asked."""
     dataset, evaluator, metric = key
-    part = results.filter((pl.col("dataset") == dataset) & (pl.col("evaluator") == evaluator) & (pl.col("metric") == metric) & (pl.col("lang") != REFERENCE))
+    part = results.filter((pl.col("dataset") == dataset) & (pl.col("evaluator") == evaluator) & (pl.col("metric") == metric))
+    if not reference:
+        part = part.filter(pl.col("lang") != REFERENCE)
     if languages is not None:
         part = part.filter(pl.col("lang").is_in(list(languages)))
     return part
@@ -453,11 +456,31 @@ def plot_heatmap(
     registry: LanguageRegistry | None = None,
 ) -> list[Path]:
     """Model × language heatmap of `section` (``information`` F or ``empathy`` consistency), languages grouped by script."""
+    return plot_metric_heatmap(
+        results, SECTIONS[section], HEATMAP_LABELS[section], base, formats, languages=languages, models=models, registry=registry
+    )
+
+
+def plot_metric_heatmap(
+    results: pa.Table | pl.DataFrame,
+    key: tuple[str, str, str],
+    labels: tuple[str, str],
+    base: Path | str,
+    formats: Iterable[str] = FIGURE_FORMATS,
+    *,
+    languages: Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    registry: LanguageRegistry | None = None,
+    english: bool = False,
+) -> list[Path]:
+    """Model × language heatmap of one (data set, evaluator, metric) of the results table, in
+    [0, 1], languages grouped by script; `labels` are the colour bar's label and the title.
+    English is left out unless `english` (paper 000 compares every language with it)."""
     import seaborn as sns
     from matplotlib.figure import Figure
 
     frame = _frame(results)
-    lookup = _lookup(_select(frame, SECTIONS[section], languages))
+    lookup = _lookup(_select(frame, key, languages, reference=english))
     groups = language_groups({lang for _, lang in lookup}, registry)
     codes = [code for _, found in groups for code in found]
     rows = [model for model in _models(frame, models) if models is not None or any(key[0] == model for key in lookup)]
@@ -467,7 +490,7 @@ def plot_heatmap(
             if (model, code) in lookup:
                 value = _finite(lookup[(model, code)]["value"])
                 matrix[i, j] = np.nan if value is None else value
-    cbar_label, title = HEATMAP_LABELS[section]
+    cbar_label, title = labels
     width = min(max(5.0, 2.5 + 0.5 * len(codes)), 40.0)
     height = min(max(2.6, 1.8 + 0.42 * len(rows)), 30.0)
     figure = Figure(figsize=(width, height))
