@@ -28,7 +28,9 @@ for old, new in PLAN.legacy_caches():
     if Path(old).is_file() and not Path(new).exists():
         Path(new).parent.mkdir(parents=True, exist_ok=True)
         Path(old).rename(new)
-        logger.info(f"xlcons: moved the item cache {old} to {new} (its earlier place, without the data set)")
+        logger.info(
+            f"xlcons: moved the item cache {old} to {new} (its earlier place, without the data set)"
+        )
 
 # Config keys of the models the stages share.
 TRANSLATOR = "translator.model"
@@ -99,8 +101,13 @@ def get_dataset_options(wildcards):
 # -- one (data set, model): what an evaluator job reads -----------------------------------
 
 
-def get_prompts(wildcards):
+def get_language_prompts(wildcards):
     return PLAN.prompt_files(wildcards.dataset)
+
+
+def get_prompts(wildcards):
+    """Every language's prompts, as one table."""
+    return [PLAN.prompt_table(wildcards.dataset)]
 
 
 def get_english_prompts(wildcards):
@@ -112,7 +119,8 @@ def get_english_questions(wildcards):
 
 
 def get_responses(wildcards):
-    return PLAN.response_files(wildcards.dataset, wildcards.model)
+    """Every language's answers of the model, as one table."""
+    return [PLAN.response_table(wildcards.dataset, wildcards.model)]
 
 
 def get_english_response(wildcards):
@@ -253,14 +261,7 @@ def get_fetch_targets():
 
 def get_final_targets():
     """Everything the enabled stages produce; rule files add their reports to REPORT_TARGETS."""
-    return (
-        get_fetch_targets()
-        + PLAN.generation_targets()
-        + PLAN.translation_targets()
-        + PLAN.round_trip_targets()
-        + PLAN.evaluation_targets()
-        + REPORT_TARGETS
-    )
+    return PLAN.final_targets(RESOURCES) + REPORT_TARGETS
 
 
 def get_output_folder(wildcards, output):

@@ -10,10 +10,11 @@ for dataset in PLAN.generation_datasets():
         name:
             f"generate_{dataset}"
         input:
-            prompts=PLAN.prompt_files(dataset),
+            prompts=PLAN.prompt_table(dataset),
             weights=generator.weights,
         output:
             responses=PLAN.response_files(dataset, "{model}"),
+            table=PLAN.response_table(dataset, "{model}"),
         log:
             f"logs/generate/{dataset}/{{model}}.log",
         benchmark:
@@ -27,6 +28,7 @@ for dataset in PLAN.generation_datasets():
             runtime=720,
         params:
             model=generator.spec,
+            languages=PLAN.languages(dataset),
             max_new_tokens=PLAN.max_new_tokens(dataset),
             cache=PLAN.cache_file("generate", dataset, "{model}"),
         script:

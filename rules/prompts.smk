@@ -8,6 +8,7 @@
 localrules:
     prompts,
     source_prompts,
+    prompt_table,
 
 
 rule prompts:
@@ -37,3 +38,21 @@ use rule prompts as source_prompts with:
     wildcard_constraints:
         dataset=alternation(PLAN.prompt_translated_datasets()),
         lang=alternation(PLAN.source_languages()),
+
+
+# Every language's prompts in one table: the (data set, model) jobs read this one file, so
+# the DAG gains one edge per job, not one per language, as models are added.
+rule prompt_table:
+    input:
+        prompts=get_language_prompts,
+    output:
+        table=PLAN.prompt_table("{dataset}"),
+    log:
+        "logs/prompts/{dataset}.log",
+    conda:
+        "../envs/generate.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../workflow_scripts/prompt_table.py"

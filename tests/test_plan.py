@@ -184,3 +184,15 @@ def test_caches_from_before_the_data_set_level_are_found_again():
         ("results/cache/translationese/a.jsonl", "results/cache/translationese/information/a.jsonl"),
         ("results/cache/round_trip/a.jsonl", "results/cache/round_trip/information/a.jsonl"),
     ]
+
+
+def test_the_run_asks_for_evaluations_and_only_the_answers_nothing_reads():
+    config = {"models": {"m": {"hf_id": "org/m"}}, "translator": {"datasets": ["multiq"]},
+              "evaluators": {"language_confusion": {"datasets": ["makqa"]}, "language_id": {"datasets": []}, "judge": {"datasets": []},
+                             "tokenization": {"datasets": []}, "knowledge": {"datasets": []}},
+              "datasets": {"multiq": {"languages": ["en", "de"]}, "makqa": {"languages": ["en"]}}}
+    targets = plan_of(config).final_targets(R)
+    assert "results/responses/multiq/m/de.parquet" in targets, "nothing scores MultiQ here: its answers are the target"
+    assert "results/translations/multiq/m/de.parquet" in targets, "translated, and read by no evaluator"
+    assert "results/responses/makqa/m/en.parquet" not in targets, "language confusion reads it"
+    assert "results/evaluations/makqa/m/language_confusion.parquet" in targets

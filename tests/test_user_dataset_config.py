@@ -82,7 +82,7 @@ def test_the_judge_needs_an_english_question(tmp_path):
     config = config_for(write(tmp_path, with_question), judge=["clinic_qa"])
     config["datasets"]["clinic_qa"].update(languages=["de", "hi"], columns={"question_en": "q_en"})
     plan = Plan(validate_config(config))
-    assert plan.english_question_files("clinic_qa") == ["results/prompts/clinic_qa/de.parquet", "results/prompts/clinic_qa/hi.parquet"]
+    assert plan.english_question_files("clinic_qa") == ["results/prompts/clinic_qa.parquet"], "every language's prompts"
 
 
 def test_information_consistency_needs_english_among_the_languages(tmp_path):

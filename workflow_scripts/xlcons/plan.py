@@ -16,7 +16,7 @@ from typing import Any
 from xlcons.config import DatasetResolver, iter_model_sources, resource_name
 from xlcons.data_sources import DATA_SOURCES
 from xlcons.datasets import BUILT_IN, dataset_options
-from xlcons.evaluators.registry import EVALUATORS, EvaluatorInfo
+from xlcons.evaluators.registry import EVALUATORS, TRANSLATIONS, EvaluatorInfo
 from xlcons.generation.registry import backend_info, model_fields
 from xlcons.languages import LanguageRegistry
 
@@ -246,18 +246,28 @@ class Plan:
     def prompt_files(self, dataset: str) -> list[str]:
         return [self.prompt_file(dataset, lang) for lang in self.languages(dataset)]
 
+    def prompt_table(self, dataset: str) -> str:
+        """Every language's prompts in one table, what the (data set, model) jobs read: one
+        input each instead of one per language (the DAG stays small as models are added)."""
+        return f"{self.results}/prompts/{dataset}.parquet"
+
     def response_file(self, dataset: str, model: str, lang: str) -> str:
         return f"{self.results}/responses/{dataset}/{model}/{lang}.parquet"
 
     def response_files(self, dataset: str, model: str, *, english: bool = True) -> list[str]:
         return [self.response_file(dataset, model, lang) for lang in self.languages(dataset) if english or lang != "en"]
 
+    def response_table(self, dataset: str, model: str) -> str:
+        """Every language's answers of one model in one table, written by the generation job
+        beside the per-language files: what the evaluators read (one input each)."""
+        return f"{self.results}/responses/{dataset}/{model}.parquet"
+
     def english_question_files(self, dataset: str) -> list[str]:
         """What the judge reads for the English question: the English prompts, or, for a set
         without English rows, every language's prompts (their `question_en` column)."""
         if "en" in self.languages(dataset) or not self.info(dataset).user:
             return [self.prompt_file(dataset, "en")]
-        return self.prompt_files(dataset)
+        return [self.prompt_table(dataset)]
 
     def cache_file(self, stage: str, dataset: str, model: str | None = None) -> str:
         """A job's own item cache: not an output, so it survives reruns (and a killed job resumes)."""
@@ -378,6 +388,19 @@ class Plan:
     def _per_model_and_language(self, datasets: list[str], path_of) -> list[str]:
         """`path_of(dataset, model, lang)` for every generator and every language of the data sets."""
         return [path_of(dataset, model, lang) for dataset in datasets for model in self.generators() for lang in self.languages(dataset)]
+
+    def final_targets(self, resources: str) -> list[str]:
+        """What the run asks for (rule all, reports aside): the downloads, every evaluation, and
+        the answers and translations no evaluator reads (a set nothing scores still gets its
+        answers). The rest comes in as inputs, so the DAG holds one link per consumer, not
+        two: at 120 models over the built-in sets that is a sixth of its edges."""
+        scored = {dataset for info in self.evaluators() for dataset in self.datasets.scored_by(info)}
+        read_translated = {d for info in self.evaluators() if info.reads == TRANSLATIONS for d in self.datasets.scored_by(info)}
+        responses = self._per_model_and_language([d for d in self.generation_datasets() if d not in scored], self.response_file)
+        translations = self._per_model_and_language(
+            [d for d in self.translation_datasets() if d not in read_translated], self.translation_file
+        )
+        return self.fetch_targets(resources) + responses + translations + self.evaluation_targets()
 
     def fetch_targets(self, resources: str) -> list[str]:
         models = [self.model_location(key, resources) for key in self.required_model_keys() if not self.sources[key].get("path")]

@@ -51,3 +51,9 @@ def write_table(table: pa.Table, path: Path | str, schema: pa.Schema) -> Path:
 def read_table(path: Path | str, schema: pa.Schema) -> pa.Table:
     """Read a stage table and check it against its schema."""
     return conform(pq.read_table(path), schema, what=str(path))
+
+
+def concat_table_files(paths, out_path: Path | str, schema: pa.Schema) -> Path:
+    """Several stage tables of one schema, in order, as one (written atomically)."""
+    tables = [read_table(path, schema) for path in paths]
+    return write_table(pa.concat_tables(tables) if tables else schema.empty_table(), out_path, schema)
