@@ -10,7 +10,7 @@ for dataset in PLAN.generation_datasets():
         name:
             f"generate_{dataset}"
         input:
-            prompts=PLAN.prompt_table(dataset),
+            prompts=[PLAN.prompt_table(dataset)],
             weights=generator.weights,
         output:
             responses=PLAN.response_files(dataset, "{model}"),

@@ -68,9 +68,9 @@ class TestDryRuns:
         # their English prompts, one translation job each (into the other 6 languages), and
         # their answers are translated back by NLLB, converted once to CTranslate2.
         assert counts == {
-            "fetch_model": 6, "fetch_dataset": 3, "prompts": 13, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
+            "fetch_model": 6, "fetch_dataset": 3, "prompts": 13, "prompt_table": 4, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
             "language_id": 2, "judge": 2, "tokenization": 2, "multiq_report": 1,
-            "knowledge_scores": 2, "knowledge_report": 1, "language_confusion": 8,
+            "knowledge_scores": 2, "knowledge_report": 1, "language_confusion": 8, "language_confusion_report": 1,
             "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1, "convert_translator": 1,
             "generate_information": 2, "generate_empathy": 2, "translate_information": 2, "translate_empathy": 2,
             "information_consistency": 2, "train_empathy_classifier": 3, "empathy_consistency": 2,
@@ -99,8 +99,8 @@ class TestDryRuns:
         assert result.returncode == 0, result.output
         assert "fetch_model" not in result.stdout and "fetch_dataset" not in result.stdout
         assert job_counts(result.stdout) == {
-            "prompts": 9, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
-            "language_id": 2, "judge": 2, "tokenization": 2, "multiq_report": 1, "language_confusion": 8,
+            "prompts": 9, "prompt_table": 4, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
+            "language_id": 2, "judge": 2, "tokenization": 2, "multiq_report": 1, "language_confusion": 8, "language_confusion_report": 1,
             "knowledge_scores": 4, "knowledge_report": 1, "translate_multiq": 2,
             # paper 000's English-only sets: English prompts, translated into de/ar, answered,
             # answers translated back; the English information answers also go en -> ar -> en
@@ -129,6 +129,22 @@ class TestBadConfigsFailBeforeScheduling:
         assert result.returncode != 0
         assert "datasets.multiq.languages[1]" in result.output and "'xx-unknown'" in result.output
         assert "Job stats" not in result.stdout
+
+    def test_a_bad_row_of_a_users_prompt_file_names_file_line_and_column(self, tmp_path):
+        prompts = tmp_path / "clinic_qa.csv"
+        prompts.write_text("id,lang,prompt\nq1,en,What is a fever?\nq1,de,   \n", encoding="utf-8")
+        config = {"datasets": {"clinic_qa": {"path": str(prompts), "languages": ["en", "de"]}}}
+        result = snakemake("-n", "--configfile", str(write_config(tmp_path, config)))
+        assert result.returncode != 0
+        assert f"datasets.clinic_qa: {prompts}, line 3, column 'prompt': the prompt is blank" in result.output
+        assert "Job stats" not in result.stdout
+
+    def test_an_evaluator_that_cannot_score_a_data_set_is_named_with_it(self, tmp_path):
+        prompts = tmp_path / "clinic_qa.csv"
+        prompts.write_text("id,lang,prompt\nq1,en,What is a fever?\nq1,de,Was ist Fieber?\n", encoding="utf-8")
+        config = {"datasets": {"clinic_qa": {"path": str(prompts)}}, "evaluators": {"empathy": {"datasets": ["clinic_qa"]}}}
+        result = snakemake("-n", "--configfile", str(write_config(tmp_path, config)))
+        assert result.returncode != 0 and "evaluator 'empathy' cannot score data set 'clinic_qa'" in result.output
 
     def test_command_line_override_is_validated_too(self):
         result = snakemake("-n", "--config", "translator={'beam_size': 0}")

@@ -62,10 +62,11 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
 
     # A new language: one prompts job, the model's generation job (which generates only the
     # new language's 3 items), and its evaluators and the report, which read every language.
-    evaluators = {"language_id": 1, "judge": 1, "tokenization": 1, "language_confusion": 1, "multiq_report": 1, "all": 1, "results": 1}
+    evaluators = {"language_id": 1, "judge": 1, "tokenization": 1, "language_confusion": 1, "multiq_report": 1,
+                  "language_confusion_report": 1, "all": 1, "results": 1}
     run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"])
     planned = snakemake(*run, "-n")
-    assert job_counts(planned.stdout) == {"prompts": 1, "generate_multiq": 1, **evaluators}
+    assert job_counts(planned.stdout) == {"prompts": 1, "prompt_table": 1, "generate_multiq": 1, **evaluators}
     assert snakemake(*run).returncode == 0
     assert generated_count(log.read_text()) == (3, 9)
 

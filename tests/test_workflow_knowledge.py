@@ -23,7 +23,7 @@ def value(cell: str) -> float:
 
 
 def test_released_gpt35_outputs_reproduce_table6(tmp_path, shared_data):
-    """The README's reproduction command, on a machine without LaBSE: xSC and xC stay missing."""
+    """The reproduction command of docs/knowledge.md, on a machine without LaBSE: xSC and xC stay missing."""
     override = tmp_path / "here.yaml"
     override.write_text(yaml.safe_dump({"datasets": {"makqa": {"path": str(shared_data / "makqa")}}, "evaluators": {"knowledge": {"embedder": None}}}))
     result = snakemake(
@@ -57,7 +57,11 @@ def test_makqa_generates_few_shot_and_scores_offline(tmp_path, offline_models, s
                 "hf": {"device": "cpu", "batch_size": 4}, "decoding": {"max_new_tokens": 12},
             }
         },
-        "evaluators": {"knowledge": {"embedder": {"path": str(offline_models["all-minilm-l6-v2"])}}},
+        "evaluators": {
+            "knowledge": {"embedder": {"path": str(offline_models["all-minilm-l6-v2"])}},
+            # language confusion runs on every set by default: with the offline LID model
+            "language_id": {"model": {"path": str(offline_models["lid176"])}, "label_scheme": "lid176"},
+        },
         "datasets": {"makqa": {"path": str(shared_data / "makqa"), "languages": ["en", "de"], "domains": ["geo", "timeliness"], "items": {"limit": 2}}},
     }
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))

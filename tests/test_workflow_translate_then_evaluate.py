@@ -97,4 +97,6 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
         "translate_prompts_information": 1, "translate_prompts_empathy": 1,
         "generate_information": 1, "generate_empathy": 1, "translate_information": 1, "translate_empathy": 1,
         "information_consistency": 1, "empathy_consistency": 1, "round_trip": 1, "translationese_check": 1, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
+        # the prompts as one table per set, and language confusion (on every set by default)
+        "prompt_table": 2, "language_confusion": 2, "language_confusion_report": 1,
     }
