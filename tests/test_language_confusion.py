@@ -24,11 +24,11 @@ from xlcons.evaluators.language_confusion import (
     language_confusion_pass_rate,
     line_tokens,
     pass_rates,
-    run_language_confusion,
     score_language_confusion,
     split_lines,
     to_item_scores,
 )
+from xlcons.evaluators.language_id import run_language_confusion
 from xlcons.languages import LanguageRegistry, UnknownLanguageError
 from xlcons.lid import is_language
 from xlcons.reports.results import results_table

@@ -6,7 +6,7 @@ sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
 start_job(snakemake)  # noqa: F821
-from xlcons.evaluators.language_confusion import run_language_confusion  # noqa: E402
+from xlcons.evaluators.language_id import run_language_confusion  # noqa: E402
 
 params = snakemake.params  # noqa: F821
 run_language_confusion(

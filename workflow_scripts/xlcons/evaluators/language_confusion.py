@@ -75,16 +75,15 @@ Rates of a (model, data set, language), from the item scores (:func:`to_item_sco
 
 `score_language_confusion` takes the language-ID model as an object with ``predict``,
 ``is_language`` and ``supports`` (`xlcons.lid.LanguageIdentifier`, or a fake in tests);
-`run_language_confusion` is the rule's entry point and loads fastText.
+The rule's entry point, which loads fastText, is
+`xlcons.evaluators.language_id.run_language_confusion`, beside the fidelity job.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 import unicodedata
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -94,8 +93,7 @@ import pyarrow as pa
 from xlcons.languages import LanguageRegistry
 from xlcons.reports.item_scores import _excluded_unless, _long
 from xlcons.reports.results import DerivedMetric, harmonic_mean
-from xlcons.schemas import DATASET, ITEM_ID, ITEM_SCORES, LANG, MODEL, NO_ANSWER, RESPONSES
-from xlcons.tables import read_table, write_table
+from xlcons.schemas import DATASET, ITEM_ID, ITEM_SCORES, LANG, MODEL, NO_ANSWER
 
 EVALUATOR = "language_confusion"
 DEFAULT_MIN_LINE_TOKENS = 5
@@ -245,7 +243,7 @@ def english_words(text: str) -> list[str]:
 # -- Scoring ------------------------------------------------------------------------------
 
 
-def _check_parameters(min_line_tokens: int, min_confidence: float) -> None:
+def check_thresholds(min_line_tokens: int, min_confidence: float) -> None:
     if int(min_line_tokens) != min_line_tokens or min_line_tokens < 1:
         raise ValueError(f"min_line_tokens must be a whole number >= 1, not {min_line_tokens!r}")
     if not 0.0 <= min_confidence <= 1.0:
@@ -261,7 +259,7 @@ def score_language_confusion(
     min_confidence: float = DEFAULT_MIN_CONFIDENCE,
 ) -> pa.Table:
     """The LANGUAGE_CONFUSION rows of RESPONSES rows (any models, data sets, languages), in their order."""
-    _check_parameters(min_line_tokens, min_confidence)
+    check_thresholds(min_line_tokens, min_confidence)
     registry = registry or getattr(identifier, "registry", None) or LanguageRegistry.load()
     rows = responses.select(["dataset", "model", "item_id", "lang", "response"]).to_pylist()
     scripts = {lang: registry[lang].script for lang in {row["lang"] for row in rows}}  # unknown codes fail here
@@ -331,31 +329,6 @@ def score_language_confusion(
             }
         )
     return pa.Table.from_pylist(records, schema=LANGUAGE_CONFUSION)
-
-
-def run_language_confusion(
-    response_files: Sequence[Path | str],
-    out_path: Path | str,
-    model_path: Path | str,
-    label_scheme: str = "glotlid",
-    *,
-    min_line_tokens: int = DEFAULT_MIN_LINE_TOKENS,
-    min_confidence: float = DEFAULT_MIN_CONFIDENCE,
-) -> Path:
-    """RESPONSES files in, one LANGUAGE_CONFUSION file out (written atomically)."""
-    # Imported by name at run time: the results stage (report env, no fastText) imports this
-    # module for `to_item_scores` and `LCPR`, and the env check follows every import
-    # statement of a module, however deep. The language-ID rule's env pins fastText.
-    LanguageIdentifier = importlib.import_module("xlcons.lid").LanguageIdentifier
-
-    _check_parameters(min_line_tokens, min_confidence)
-    tables = [read_table(path, RESPONSES) for path in response_files]
-    responses = pa.concat_tables(tables) if tables else RESPONSES.empty_table()
-    identifier = LanguageIdentifier(model_path, label_scheme)
-    table = score_language_confusion(
-        responses, identifier, identifier.registry, min_line_tokens=min_line_tokens, min_confidence=min_confidence
-    )
-    return write_table(table, out_path, LANGUAGE_CONFUSION)
 
 
 # -- Item scores and rates ----------------------------------------------------------------

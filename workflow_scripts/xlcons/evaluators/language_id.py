@@ -1,7 +1,8 @@
-"""The language-ID job of MultiQ: one model's responses in, its FIDELITY table out.
+"""The language-ID jobs: one model's responses in, their FIDELITY or LANGUAGE_CONFUSION table out.
 
-Kept apart from `xlcons.evaluators.fidelity` so that only this job (and not the report,
-which reuses the fidelity rules) needs fastText.
+Kept apart from `xlcons.evaluators.fidelity` and `xlcons.evaluators.language_confusion` so
+that only these jobs (and not the reports and the results stage, which import those
+modules) need fastText.
 """
 
 from __future__ import annotations
@@ -12,9 +13,22 @@ from pathlib import Path
 import pyarrow as pa
 
 from xlcons.evaluators.fidelity import DEFAULT_UNSUPPORTED_LANGUAGES, score_fidelity
+from xlcons.evaluators.language_confusion import (
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_MIN_LINE_TOKENS,
+    LANGUAGE_CONFUSION,
+    check_thresholds,
+    score_language_confusion,
+)
 from xlcons.lid import LanguageIdentifier
 from xlcons.schemas import FIDELITY, RESPONSES
 from xlcons.tables import read_table, write_table
+
+
+def read_responses(response_files: Sequence[Path | str]) -> pa.Table:
+    """RESPONSES files (one model, any languages) as one table."""
+    tables = [read_table(path, RESPONSES) for path in response_files]
+    return pa.concat_tables(tables) if tables else RESPONSES.empty_table()
 
 
 def run_language_id(
@@ -26,7 +40,25 @@ def run_language_id(
     robust: bool = False,
 ) -> Path:
     """RESPONSES files (one model, any languages) in, one FIDELITY file out."""
-    tables = [read_table(path, RESPONSES) for path in response_files]
-    responses = pa.concat_tables(tables) if tables else RESPONSES.empty_table()
+    responses = read_responses(response_files)
     identifier = LanguageIdentifier(model_path, label_scheme)
     return write_table(score_fidelity(responses, identifier, unsupported_languages, robust), out_path, FIDELITY)
+
+
+def run_language_confusion(
+    response_files: Sequence[Path | str],
+    out_path: Path | str,
+    model_path: Path | str,
+    label_scheme: str = "glotlid",
+    *,
+    min_line_tokens: int = DEFAULT_MIN_LINE_TOKENS,
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+) -> Path:
+    """RESPONSES files in, one LANGUAGE_CONFUSION file out (thresholds checked before the model loads)."""
+    check_thresholds(min_line_tokens, min_confidence)
+    responses = read_responses(response_files)
+    identifier = LanguageIdentifier(model_path, label_scheme)
+    table = score_language_confusion(
+        responses, identifier, identifier.registry, min_line_tokens=min_line_tokens, min_confidence=min_confidence
+    )
+    return write_table(table, out_path, LANGUAGE_CONFUSION)
