@@ -165,7 +165,7 @@ def test_a_user_parallel_file_and_every_evaluator_pairing_follow_from_the_config
     assert plan.evaluator_datasets("judge") == ["mine", "multiq"]
     assert plan.evaluator_datasets("language_id") == ["multiq"], "the papers' pairing by default"
     assert plan.evaluator_datasets("language_confusion") == ["mine", "multiq"], "every data set by default"
-    assert plan.results_inputs()["judge"] == ["results/evaluations/mine/m/judgments.parquet", "results/evaluations/multiq/m/judgments.parquet"]
+    assert plan.results_inputs()["judgments"] == ["results/evaluations/mine/m/judgments.parquet", "results/evaluations/multiq/m/judgments.parquet"]
 
 
 def test_translation_jobs_do_not_read_the_list_of_data_sets_to_translate():

@@ -95,3 +95,12 @@ def test_a_generation_jobs_params_leave_out_reporting_only_model_keys():
     fields = model_fields(spec)
     assert "training_languages" not in fields and "languages" not in fields
     assert fields["hf"] == {"device": "cpu"} and "vllm" not in fields, "only the backend's own section"
+
+
+def test_the_results_stage_finds_every_results_source_by_its_output_name():
+    """The results rule names its inputs by output, so no two evaluators may share one."""
+    from xlcons.evaluators.registry import RESULTS_SOURCES
+
+    outputs = [source.output for info in EVALUATORS.values() for source in info.results]
+    assert len(outputs) == len(set(outputs)) == len(RESULTS_SOURCES)
+    assert RESULTS_SOURCES["judgments"][0].name == "judge"

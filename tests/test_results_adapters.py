@@ -79,7 +79,7 @@ def test_the_results_job_writes_the_long_table_groups_and_comparisons(tmp_path):
         return path
 
     files = [judged("a", ["yes", "yes", "no", "yes"]), judged("b", ["no", "no", "no", "yes"])]
-    written = run_results_job({"judge": files}, tmp_path / "out", n_resamples=100, seed=1,
+    written = run_results_job({"judgments": files}, tmp_path / "out", n_resamples=100, seed=1,
                               training_languages={"a": ["de"], "b": None}, table_formats=["csv"], comparisons=[["a", "b"]])
     results = pl.read_parquet(tmp_path / "out/results.parquet")
     assert results.columns == RESULTS.names

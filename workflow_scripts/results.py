@@ -1,6 +1,6 @@
 """Rule results: every evaluator's per-item files in; the long results table, group tables and comparisons out.
 
-Inputs are named by evaluator (xlcons.evaluators.registry); params: the bootstrap
+Inputs are named by the evaluators' registered outputs (xlcons.evaluators.registry); params: the bootstrap
 resamples and seed, each model's training languages, the table formats and the model
 pairs to compare.
 """

@@ -376,12 +376,13 @@ class Plan:
         return self.evaluation_files("knowledge")
 
     def results_inputs(self) -> dict[str, list[str]]:
-        """Every file the results stage reads, by evaluator name (see xlcons.reports.aggregate)."""
+        """Every file the results stage reads, by registered output (see xlcons.reports.aggregate)."""
         inputs = {}
         for info in self.evaluators():
-            files = [path for source in info.results for path in self.evaluation_files(info.name, source.output)]
-            if files:
-                inputs[info.name] = files
+            for source in info.results:
+                files = self.evaluation_files(info.name, source.output)
+                if files:
+                    inputs[source.output] = files
         return inputs
 
     # -- targets -----------------------------------------------------------------------

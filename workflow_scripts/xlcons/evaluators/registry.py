@@ -190,6 +190,13 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
 }
 
 
+# Every results source by its output name (unique across evaluators), with its evaluator:
+# what the results rule names its inputs by.
+RESULTS_SOURCES: dict[str, tuple[EvaluatorInfo, ResultsSource]] = {
+    source.output: (info, source) for info in EVALUATORS.values() for source in info.results
+}
+
+
 def resolve(reference: str) -> Any:
     """The object a "module:name" reference of an entry names (imports the module)."""
     module, _, name = reference.partition(":")

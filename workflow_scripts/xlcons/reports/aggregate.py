@@ -4,7 +4,7 @@ Runs as a local rule after the evaluators; it reads only their per-item outputs,
 adding a model or a language recomputes the tables, never an evaluator. Writes
 
 Which file is which comes from the evaluator registry: the rule names its inputs after
-the evaluators, and each entry names the schema and the adapter of its outputs.
+the evaluators' registered outputs, and each entry names their schema and adapter.
 
 - ``item_scores.parquet``: every per-item score, in the evaluator-independent ITEM_SCORES form;
 - ``results.parquet`` / ``results.csv``: one row per (data set, evaluator, model, language,
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
-from xlcons.evaluators.registry import EVALUATORS, resolve
+from xlcons.evaluators.registry import RESULTS_SOURCES, resolve
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
 from xlcons.reports.results import results_table, write_results
@@ -33,19 +33,13 @@ from xlcons.tables import read_table, write_table
 log = logging.getLogger(__name__)
 
 
-def _source_of(evaluator: str, path: Path | str):
-    """The registry's results source a file is: the one whose output names the file."""
-    sources = EVALUATORS[evaluator].results
-    return next((source for source in sources if Path(path).stem == source.output), sources[0])
-
-
 def collect_scores(inputs: Mapping[str, Sequence[Path | str]]) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
     """ITEM_SCORES rows of every per-item file, and the RESULTS rows of every corpus-level file,
-    by evaluator (xlcons.evaluators.registry names each file's schema and adapter)."""
+    by registered output (xlcons.evaluators.registry.RESULTS_SOURCES: schema and adapter)."""
     items, corpus = [], []
-    for evaluator, paths in inputs.items():
+    for output, paths in inputs.items():
+        _, source = RESULTS_SOURCES[output]
         for path in paths:
-            source = _source_of(evaluator, path)
             rows = resolve(source.adapter)(read_table(path, resolve(source.schema)))
             (corpus if source.corpus else items).append(rows)
     items = [frame for frame in items if frame.height]
@@ -53,9 +47,9 @@ def collect_scores(inputs: Mapping[str, Sequence[Path | str]]) -> tuple[pl.DataF
     return scores, [frame for frame in corpus if frame.height]
 
 
-def derived_metrics(evaluators: Sequence[str]) -> list:
-    """The derived metrics (DerivedMetric) of these evaluators, each once."""
-    references = dict.fromkeys(ref for name in evaluators for ref in EVALUATORS[name].derived)
+def derived_metrics(outputs: Sequence[str]) -> list:
+    """The derived metrics (DerivedMetric) of the evaluators these outputs belong to, each once."""
+    references = dict.fromkeys(ref for output in outputs for ref in RESULTS_SOURCES[output][0].derived)
     return [resolve(ref) for ref in references]
 
 
