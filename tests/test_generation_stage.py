@@ -155,8 +155,10 @@ def test_the_job_writes_one_file_per_language_atomically(spec, prompts, tmp_path
         write_table(prompts.filter(pa.compute.equal(prompts["lang"], lang)), path, PROMPTS)
         files.append(path)
     outputs = [tmp_path / "out" / "en.parquet", tmp_path / "out" / "de.parquet"]
-    run_generation_job(spec, files, outputs, 256, tmp_path / "cache.jsonl", factory([]))
+    table = tmp_path / "out.parquet"
+    run_generation_job(spec, files, outputs, ["en", "de"], 256, tmp_path / "cache.jsonl", factory([]), table_path=table)
     assert [set(pq.read_table(p)["lang"].to_pylist()) for p in outputs] == [{"en"}, {"de"}]
+    assert pq.read_table(table).num_rows == sum(pq.read_table(p).num_rows for p in outputs), "and every language as one table"
     assert not list((tmp_path / "out").glob(".*")), "no temporary files are left behind"
 
 

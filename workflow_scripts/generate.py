@@ -11,4 +11,7 @@ from xlcons.generation.stage import run_generation_job  # noqa: E402
 
 params = snakemake.params  # noqa: F821
 spec = ModelSpec.from_config(snakemake.wildcards.model, params.model, params.model["location"])  # noqa: F821
-run_generation_job(spec, snakemake.input.prompts, snakemake.output.responses, params.max_new_tokens, params.cache, languages=params.languages, table_path=snakemake.output.table)  # noqa: F821
+run_generation_job(
+    spec, snakemake.input.prompts, snakemake.output.responses, params.languages, params.max_new_tokens, params.cache,  # noqa: F821
+    table_path=snakemake.output.table,  # noqa: F821
+)

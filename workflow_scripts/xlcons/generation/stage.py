@@ -126,26 +126,19 @@ def run_generation_job(
     spec: ModelSpec,
     prompt_files: Sequence[Path | str],
     response_files: Sequence[Path | str],
+    languages: Sequence[str],
     dataset_max_new_tokens: int,
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
-    languages: Sequence[str] | None = None,
     table_path: Path | str | None = None,
 ) -> None:
-    """The rule's job: read the prompts (one table of every language, or one file per language),
-    write one response file per language, and, at `table_path`, all of them as one table (what
-    the evaluators read). `languages` names the language of each response file; without it,
-    each prompt file is one language, in the order of the response files."""
-    tables = [read_table(path, PROMPTS) for path in prompt_files]
-    prompts = pa.concat_tables(tables)
-    if languages is None:
-        if len(tables) != len(response_files):
-            raise ValueError("one response file per prompt file, or the languages of the response files")
-        languages = [table["lang"][0].as_py() if table.num_rows else None for table in tables]
+    """The rule's job: the prompts (any files, any languages) in; one response file per language
+    of `languages` out, and, at `table_path`, all of them as one table (what the evaluators read)."""
     if len(languages) != len(response_files):
         raise ValueError(f"{len(response_files)} response files for {len(languages)} languages")
+    prompts = pa.concat_tables([read_table(path, PROMPTS) for path in prompt_files])
     responses = run_generation(spec, prompts, dataset_max_new_tokens, cache_path, backend_factory)
     for lang, out in zip(languages, response_files):
-        write_table(responses.filter(pc.equal(responses["lang"], lang)) if lang else responses.slice(0, 0), out, RESPONSES)
+        write_table(responses.filter(pc.equal(responses["lang"], lang)), out, RESPONSES)
     if table_path is not None:
         write_table(responses, table_path, RESPONSES)
