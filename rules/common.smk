@@ -55,11 +55,6 @@ def scored_datasets(evaluator):
     return alternation(PLAN.evaluator_datasets(evaluator))
 
 
-def env_file(name):
-    """The path of envs/<name>.yaml, for a conda: directive chosen by a function."""
-    return str(ENVS / f"{name}.yaml")
-
-
 # -- fetch ------------------------------------------------------------------------------
 
 

@@ -109,9 +109,11 @@ def test_the_translationese_check_runs_per_model_for_the_configured_pivot_langua
               "evaluators": {"information": {"round_trip_languages": ["hi", "ja"]}},
               "datasets": {"information": {"languages": ["de"]}}}
     plan = plan_of(config)
-    assert plan.round_trip_targets() == [f"results/round_trips/information/{m}/{lang}.parquet" for m in "ab" for lang in ("hi", "ja")]
+    round_trips = [path for m in "ab" for path in plan.round_trip_files("information", m)]
+    assert round_trips == [f"results/round_trips/information/{m}/{lang}.parquet" for m in "ab" for lang in ("hi", "ja")]
     config["datasets"]["information"]["enabled"] = False
-    assert plan_of(config).round_trip_targets() == [], "the check scores information answers: none without that set"
+    disabled = plan_of(config)
+    assert disabled.round_trip_datasets() == [] and disabled.round_trip_languages() == [], "the check scores information answers: none without that set"
 
 
 def test_fetch_parameters_carry_the_hub_coordinates_and_the_makqa_base_url():

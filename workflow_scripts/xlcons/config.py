@@ -22,8 +22,9 @@ import jsonschema
 import yaml
 
 from xlcons import REPO_ROOT
-from xlcons.datasets import DatasetInfo, dataset_registry
-from xlcons.evaluators.registry import EVALUATORS
+from xlcons.datasets import ENGLISH_QUESTION, DatasetInfo, dataset_registry
+from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
+from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS, explain_need
 from xlcons.generation.registry import backend_info
 from xlcons.languages import LanguageRegistry, NotTranslatableError, UnknownLanguageError
 
@@ -189,8 +190,6 @@ class DatasetResolver:
     def user_rows(self, name: str):
         """A user set's rows (read once), or None when its file has problems (see user_problems)."""
         if name not in self._user_rows:
-            from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
-
             spec = self.config["datasets"][name]
             problems, notes = check_user_dataset(name, spec, self.registry, self.base_dir)
             self.user_problems[name], self.user_notes[name] = problems, notes
@@ -215,8 +214,6 @@ class DatasetResolver:
 
     def provides(self, name: str) -> frozenset[str]:
         """The data set's capabilities; a user's parallel file with English rows also has English questions."""
-        from xlcons.datasets import ENGLISH_QUESTION
-
         info = self.infos[name]
         if info.user and "en" in (self.file_languages(name) or []):
             return info.provides | {ENGLISH_QUESTION}
@@ -233,8 +230,6 @@ class DatasetResolver:
     def translated_answers(self) -> list[str]:
         """Enabled data sets whose answers are translated to English: those of the evaluators that
         read translations, and the translator's own list."""
-        from xlcons.evaluators.registry import TRANSLATIONS
-
         wanted = set(self.config["translator"]["datasets"])
         for evaluator in EVALUATORS.values():
             if evaluator.reads == TRANSLATIONS:
@@ -276,8 +271,6 @@ def _check_dataset(name: str, spec: Mapping[str, Any], datasets: "DatasetResolve
 
 def _check_evaluator_datasets(datasets: "DatasetResolver") -> Iterator[str]:
     """Every evaluator's data sets exist, and each has what the evaluator needs."""
-    from xlcons.evaluators.registry import ENGLISH_ANSWERS, explain_need
-
     sections = {info.section for info in EVALUATORS.values()}
     for section in sorted(sections):
         wanted = datasets.config["evaluators"][section]["datasets"]

@@ -43,7 +43,7 @@ class LLMJob:
         return self.plan.sources[self._key(wildcards)]
 
     def weights(self, wildcards) -> list[str]:
-        return self.plan.llm_inputs(self._key(wildcards), self.resources)
+        return self.plan.model_inputs(self._key(wildcards), self.resources)
 
     def spec(self, wildcards) -> dict[str, Any]:
         spec = self.plan.llm_spec(self._key(wildcards), self.resources)
@@ -209,16 +209,10 @@ class Plan:
         plus `location` (reporting-only keys stay out, so editing them reruns nothing)."""
         return {**model_fields(self.sources[key]), "location": self.local_path(key, resources)}
 
-    def llm_inputs(self, key: str, resources: str) -> list[str]:
-        return self.model_inputs(key, resources)
-
     def llm_job(self, key: str, resources: str, envs_dir: Path | str, dataset: str | None = None) -> LLMJob:
         """The job functions of an LLM role; `dataset` for a generator, whose system prompt the
         data set gives when the model has none of its own."""
         return LLMJob(self, key, resources, envs_dir, dataset)
-
-    def generator_spec(self, model: str, resources: str) -> dict[str, Any]:
-        return self.llm_spec(f"models.{model}", resources)
 
     def generators(self) -> list[str]:
         return list(self.config["models"])
@@ -303,9 +297,6 @@ class Plan:
     def prompt_review_file(self, dataset: str, lang: str) -> str:
         return f"{self.results}/prompts/{dataset}/review/{lang}.tsv"
 
-    def generation_targets(self) -> list[str]:
-        return self._per_model_and_language(self.generation_datasets(), self.response_file)
-
     # -- translation -------------------------------------------------------------------
     def translation_datasets(self) -> list[str]:
         """Data sets whose answers the workflow translates to English."""
@@ -323,9 +314,6 @@ class Plan:
     def translation_files(self, dataset: str, model: str, kind: str = "translations", *, english: bool = True) -> list[str]:
         return [self.translation_file(dataset, model, lang, kind) for lang in self.languages(dataset) if english or lang != "en"]
 
-    def translation_targets(self) -> list[str]:
-        return self._per_model_and_language(self.translation_datasets(), self.translation_file)
-
     def round_trip_languages(self) -> list[str]:
         """Languages of the translationese check (the English answers en -> l -> en)."""
         return list(self.config["evaluators"]["information"]["round_trip_languages"]) if self.round_trip_datasets() else []
@@ -338,10 +326,6 @@ class Plan:
 
     def round_trip_files(self, dataset: str, model: str) -> list[str]:
         return [self.round_trip_file(dataset, model, lang) for lang in self.round_trip_languages()]
-
-    def round_trip_targets(self) -> list[str]:
-        langs = self.round_trip_languages()
-        return [self.round_trip_file(d, m, lang) for d in self.round_trip_datasets() for m in self.generators() for lang in langs]
 
     def ctranslate2_dir(self, resources: str) -> str | None:
         """Where the translator converted to CTranslate2 goes (ctranslate2 backend only)."""
@@ -365,15 +349,6 @@ class Plan:
 
     def evaluation_targets(self) -> list[str]:
         return [path for info in self.evaluators() for path in self.evaluation_files(info.name)]
-
-    def knowledge_datasets(self) -> list[str]:
-        return self.evaluator_datasets("knowledge")
-
-    def knowledge_file(self, dataset: str, model: str, name: str) -> str:
-        return self.evaluation_file(dataset, model, f"knowledge_{name}")
-
-    def knowledge_targets(self) -> list[str]:
-        return self.evaluation_files("knowledge")
 
     def results_inputs(self) -> dict[str, list[str]]:
         """Every file the results stage reads, by registered output (see xlcons.reports.aggregate)."""
