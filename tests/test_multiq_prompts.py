@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from xlcons.datasets import DATASETS, load_prompts
+from xlcons.datasets import BUILT_IN, load_prompts
 from xlcons.datasets.multiq import MultiQError, load
 from xlcons.languages import LanguageRegistry
 from xlcons.schemas import PROMPTS
@@ -74,5 +74,5 @@ def test_a_missing_release_says_where_it_looked(tmp_path):
 
 
 def test_multiq_is_registered_with_the_papers_token_cap(multiq):
-    assert DATASETS["multiq"].max_new_tokens == 256
+    assert BUILT_IN["multiq"].max_new_tokens == 256
     assert load_prompts("multiq", multiq, ["en"], {**ALL, "limit": 1}).num_rows == 1

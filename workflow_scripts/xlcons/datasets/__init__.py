@@ -83,8 +83,6 @@ BUILT_IN = {
         ),
     )
 }
-# Kept under its old name for callers that only need the built-in sets.
-DATASETS = BUILT_IN
 
 
 def user_dataset_info(name: str, spec: Mapping[str, Any]) -> DatasetInfo:
