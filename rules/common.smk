@@ -22,7 +22,7 @@ PLAN = Plan(config, datasets=DATASETS)
 RESOURCES = "resources"
 RESULTS = PLAN.results
 ENVS = Path(workflow.basedir) / "envs"
-for message in PLAN.unreachable_sources(RESOURCES) + PLAN.notes():
+for message in PLAN.notes():
     logger.warning(f"xlcons: {message}")
 for old, new in PLAN.legacy_caches():
     if Path(old).is_file() and not Path(new).exists():
@@ -64,7 +64,7 @@ def get_model_source(wildcards):
 
 
 def get_dataset_fetch_params(wildcards):
-    """Base URL (if any) of one released data set to fetch."""
+    """One released data source to fetch, and the mirror the config names for it (if any)."""
     return PLAN.dataset_fetch_params(wildcards.source)
 
 

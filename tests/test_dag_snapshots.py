@@ -4,7 +4,9 @@ the change): the same jobs with the same outputs. The one addition is language c
 which runs on every data set by default (its heatmaps, and, where nothing else used it, the
 language-ID model it loads). Beside the per-language files, the prompts of a data set and the
 answers of a model also come as one table each (what the evaluators read); the snapshots,
-recorded before those tables, are compared without them."""
+recorded before those tables, are compared without them. xing2024-released's snapshot was
+recorded again when it began to fetch and score GPT-3.5's released outputs by itself
+(`released_model: gpt35`; before, it scheduled nothing without `--config released_outputs=`)."""
 
 from __future__ import annotations
 

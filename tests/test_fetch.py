@@ -11,14 +11,20 @@ import functools
 import hashlib
 import json
 import shutil
+import re
 import threading
+import urllib.error
+import urllib.request
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import huggingface_hub
 import pytest
+import yaml
 
-from xlcons.data_sources import DATA_SOURCES, DataFile, DataSource
+from xlcons import REPO_ROOT
+from local_server import LocalServer, shared_copy
+from xlcons.data_sources import DATA_SOURCES, MAKQA_DOMAINS, RELEASED_MODELS, DataFile, DataSource, released_source_name
 from xlcons.fetch import (
     MANIFEST_NAME,
     MODEL_INCOMPLETE_NAME,
@@ -33,6 +39,7 @@ from xlcons.fetch import (
 )
 
 ALL_FILES = [(s.name, f) for s in DATA_SOURCES.values() for f in s.files]
+SHARED_FILES = [(name, f) for name, f in ALL_FILES if name in ("multiq", "epitome", "makqa", "makqa-released-gpt35")]
 FAST = {"backoff_s": 0.01, "timeout_s": 10.0}
 
 
@@ -40,95 +47,59 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-# --- a local HTTP server ---------------------------------------------------------------------
-
-
-class _Handler(SimpleHTTPRequestHandler):
-    """Serves files from a directory; records every request; answers 503 when told to."""
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        server: LocalServer = self.server.owner
-        with server.lock:
-            server.requests.append(self.path)
-            failures_left = server.failures.get(self.path, 0)
-            if failures_left:
-                server.failures[self.path] = failures_left - 1
-        if failures_left:
-            self.send_error(503, "busy")
-            return
-        super().do_GET()
-
-    def log_message(self, format, *args) -> None:  # noqa: A002 (keep the test output quiet)
-        pass
-
-
-class LocalServer:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.requests: list[str] = []
-        self.failures: dict[str, int] = {}
-        self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(root)))
-        self.httpd.owner = self
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def fail(self, path: str, times: int) -> None:
-        """Answer the next ``times`` requests for ``path`` with 503 Service Unavailable."""
-        self.failures[path] = times
-
-    def serve(self, source: DataSource, shared_data: Path, *, prefix: str | None = None) -> DataSource:
-        """Put the released files of ``source`` on the server; return the source pointing there."""
-        prefix = prefix or source.name
-        for f in source.files:
-            target = self.root / prefix / f.relpath
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(shared_data / source.name / f.relpath, target)
-        files = tuple(dataclasses.replace(f, url=f"{self.url}/{prefix}/{f.relpath}") for f in source.files)
-        return dataclasses.replace(source, files=files)
-
-
 @pytest.fixture
 def server(tmp_path: Path):
-    root = tmp_path / "served"
-    root.mkdir()
-    srv = LocalServer(root)
-    thread = threading.Thread(target=srv.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield srv
-    srv.httpd.shutdown()
-    srv.httpd.server_close()
-    thread.join(timeout=5)
+    with LocalServer(tmp_path / "served") as srv:
+        yield srv
 
 
 def seed(dest: Path, source: DataSource, shared_data: Path) -> None:
     for f in source.files:
         (dest / f.relpath).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(shared_data / source.name / f.relpath, dest / f.relpath)
+        shutil.copyfile(shared_copy(shared_data, source) / f.relpath, dest / f.relpath)
 
 
 # --- what the data sources record ------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("source_name", "f"), ALL_FILES, ids=[f"{s}/{f.relpath}" for s, f in ALL_FILES])
+@pytest.mark.parametrize(("source_name", "f"), SHARED_FILES, ids=[f"{s}/{f.relpath}" for s, f in SHARED_FILES])
 def test_recorded_size_and_sha256_are_those_of_the_released_file(shared_data, source_name, f: DataFile):
-    released = shared_data / source_name / f.relpath
+    released = shared_copy(shared_data, DATA_SOURCES[source_name]) / f.relpath
     assert released.stat().st_size == f.size
     assert sha256(released) == f.sha256
     check_structure(released, f)  # the recorded columns / JSON type fit the released file
 
 
-def test_sources_pin_upstream_commits_and_makqa_has_no_known_location():
-    for name in ("multiq", "epitome"):
-        for f in DATA_SOURCES[name].files:
-            assert f.url.startswith("https://raw.githubusercontent.com/")
-            assert f.url.endswith("/" + f.relpath.split("/")[-1])
-            assert any(len(part) == 40 for part in f.url.split("/")), "URL must pin a commit"
+@pytest.mark.parametrize(("source_name", "f"), ALL_FILES, ids=[f"{s}/{f.relpath}" for s, f in ALL_FILES])
+def test_every_data_file_has_an_absolute_https_url_pinned_to_a_commit(source_name, f: DataFile):
+    url = DATA_SOURCES[source_name].url(f)
+    assert url.startswith("https://raw.githubusercontent.com/")
+    assert re.search(r"/[0-9a-f]{40}/", url), f"{url} must pin a commit"
+    assert url.endswith("/" + f.upstream) and url.endswith("/" + f.relpath.split("/")[-1])
+
+
+def test_makqa_and_the_released_outputs_of_paper_001_come_from_its_repository_at_one_commit():
     makqa = DATA_SOURCES["makqa"]
-    assert makqa.needs_base_url and all(f.url == f.relpath for f in makqa.files)
+    assert makqa.root == (
+        "https://raw.githubusercontent.com/Xingxl2studious/Cross-lingual-Consistency/fa42b83969cc104d31972ed27fc94dc71ab9821f/"
+    )
     assert makqa.source_url_key == "datasets.makqa.source_url"
-    assert len(makqa.files) == 21
-    assert {f.json_type for f in makqa.files if f.relpath.startswith("result_gpt35/")} == {"list"}
-    assert {f.json_type for f in makqa.files if f.relpath.startswith("QA_")} == {"dict"}
+    assert len(makqa.files) == 14 and {f.json_type for f in makqa.files} == {"dict"}
+    assert {f.upstream.split("/")[0] for f in makqa.files} == {"data"}
+    assert len(RELEASED_MODELS) == 11
+    for model in RELEASED_MODELS:
+        released = DATA_SOURCES[released_source_name(model)]
+        assert released.root == makqa.root and released.dataset == "makqa"
+        assert [f.upstream for f in released.files] == [f"result/{model}/result_{d}.json" for d in MAKQA_DOMAINS]
+        assert {f.json_type for f in released.files} == {"list"}
+    # Recorded from the repository: no two models share a file.
+    assert len({f.sha256 for model in RELEASED_MODELS for f in DATA_SOURCES[released_source_name(model)].files}) == 77
+
+
+def test_the_schema_offers_exactly_the_released_models():
+    schema = yaml.safe_load((REPO_ROOT / "config" / "schema" / "config.schema.yaml").read_text())
+    (choices, _) = schema["$defs"]["llm"]["properties"]["released"]["anyOf"]
+    assert tuple(choices["enum"]) == RELEASED_MODELS
 
 
 def test_a_csv_without_the_required_columns_fails_the_structural_check(tmp_path):
@@ -142,7 +113,7 @@ def test_a_csv_without_the_required_columns_fails_the_structural_check(tmp_path)
 def test_json_of_the_wrong_top_level_type_fails_the_structural_check(tmp_path):
     path = tmp_path / "result_geo.json"
     path.write_text("{}")
-    f = DATA_SOURCES["makqa"].file("result_gpt35/result_geo.json")
+    f = DATA_SOURCES["makqa-released-gpt35"].file("result_geo.json")
     with pytest.raises(DataVerificationError, match="expected list"):
         check_structure(path, f)
 
@@ -150,12 +121,13 @@ def test_json_of_the_wrong_top_level_type_fails_the_structural_check(tmp_path):
 # --- fetching data sets ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["multiq", "epitome"])
+@pytest.mark.parametrize("name", ["multiq", "epitome", "makqa", "makqa-released-gpt35"])
 def test_fetch_downloads_verifies_and_writes_the_manifest(server, shared_data, tmp_path, name):
-    source = server.serve(DATA_SOURCES[name], shared_data)
+    source = DATA_SOURCES[name]
+    mirror = server.mirror(source, shared_data)
     dest = tmp_path / "data" / name
 
-    manifest_path = fetch_dataset(source, dest, **FAST)
+    manifest_path = fetch_dataset(source, dest, mirror=mirror, **FAST)
 
     assert manifest_path == dest / MANIFEST_NAME
     manifest = json.loads(manifest_path.read_text())
@@ -164,39 +136,41 @@ def test_fetch_downloads_verifies_and_writes_the_manifest(server, shared_data, t
     for entry, f in zip(manifest["files"], source.files):
         assert entry["sha256"] == f.sha256 == sha256(dest / f.relpath)
         assert entry["size"] == f.size
-        assert entry["origin"] == "download" and entry["url"] == f.url
+        assert entry["origin"] == "download" and entry["url"] == source.url(f, mirror)
         assert "fetched_at" in entry
-    assert sorted(server.requests) == sorted(f"/{name}/{f.relpath}" for f in source.files)
+    assert sorted(server.requests) == sorted(server.path_of(source, f) for f in source.files)
     assert not list(dest.rglob("*.part")) and not list(dest.glob(".*.tmp"))
     verify_dataset(dest, source)
 
 
 def test_a_second_fetch_downloads_nothing_and_leaves_the_manifest_alone(server, shared_data, tmp_path):
-    source = server.serve(DATA_SOURCES["epitome"], shared_data)
+    source = DATA_SOURCES["epitome"]
+    mirror = server.mirror(source, shared_data)
     dest = tmp_path / "epitome"
-    manifest = fetch_dataset(source, dest, **FAST)
+    manifest = fetch_dataset(source, dest, mirror=mirror, **FAST)
     served, before = len(server.requests), manifest.read_bytes()
 
-    assert fetch_dataset(source, dest, **FAST) == manifest
+    assert fetch_dataset(source, dest, mirror=mirror, **FAST) == manifest
 
     assert len(server.requests) == served == len(source.files)
     assert manifest.read_bytes() == before
 
 
 def test_a_tampered_download_raises_names_the_file_and_leaves_nothing(server, shared_data, tmp_path):
-    source = server.serve(DATA_SOURCES["epitome"], shared_data)
+    source = DATA_SOURCES["epitome"]
+    mirror = server.mirror(source, shared_data)
     bad = source.files[1]
-    served = server.root / "epitome" / bad.relpath
+    served = server.root / "mirror" / bad.upstream
     data = bytearray(served.read_bytes())
     data[100] ^= 0x20  # same size, different content
     served.write_bytes(bytes(data))
     dest = tmp_path / "epitome"
 
     with pytest.raises(DataVerificationError) as info:
-        fetch_dataset(source, dest, **FAST)
+        fetch_dataset(source, dest, mirror=mirror, **FAST)
 
     message = str(info.value)
-    assert bad.relpath in message and bad.url in message
+    assert bad.relpath in message and source.url(bad, mirror) in message
     assert bad.sha256 in message and sha256(served) in message
     assert (info.value.relpath, info.value.actual_sha256) == (bad.relpath, sha256(served))
     assert not (dest / bad.relpath).exists()
@@ -205,11 +179,12 @@ def test_a_tampered_download_raises_names_the_file_and_leaves_nothing(server, sh
 
 
 def test_a_pre_seeded_destination_is_used_as_is_without_any_request(server, shared_data, tmp_path):
-    source = server.serve(DATA_SOURCES["epitome"], shared_data)
+    source = DATA_SOURCES["epitome"]
+    mirror = server.mirror(source, shared_data)
     dest = tmp_path / "epitome"
     seed(dest, source, shared_data)
 
-    manifest = json.loads(fetch_dataset(source, dest, **FAST).read_text())
+    manifest = json.loads(fetch_dataset(source, dest, mirror=mirror, **FAST).read_text())
 
     assert server.requests == []
     assert {e["origin"] for e in manifest["files"]} == {"pre-seeded"}
@@ -217,15 +192,16 @@ def test_a_pre_seeded_destination_is_used_as_is_without_any_request(server, shar
 
 
 def test_a_wrong_file_in_the_destination_is_replaced_by_the_released_one(server, shared_data, tmp_path):
-    source = server.serve(DATA_SOURCES["multiq"], shared_data)
+    source = DATA_SOURCES["multiq"]
+    mirror = server.mirror(source, shared_data)
     dest = tmp_path / "multiq"
     dest.mkdir()
     (dest / "MultiQ.csv").write_text("id,language,prompt,domain\n1,en,stale,x\n")
 
-    fetch_dataset(source, dest, **FAST)
+    fetch_dataset(source, dest, mirror=mirror, **FAST)
 
     assert sha256(dest / "MultiQ.csv") == source.files[0].sha256
-    assert server.requests == ["/multiq/MultiQ.csv"]
+    assert server.requests == ["/mirror/data/MultiQ.csv"]
 
 
 def test_makqa_is_copied_from_a_local_copy(shared_data, tmp_path):
@@ -235,52 +211,49 @@ def test_makqa_is_copied_from_a_local_copy(shared_data, tmp_path):
     manifest = json.loads(fetch_dataset(source, dest, local_copy=shared_data / "makqa").read_text())
 
     assert {e["origin"] for e in manifest["files"]} == {"local_copy"}
-    assert (dest / "result_gpt35" / "result_geo.json").is_file()
+    assert (dest / "QA_merged_data_dict_geo.json").is_file()
     verify_dataset(dest, source)
 
 
-def test_makqa_is_downloaded_from_a_base_url_given_in_the_config(server, shared_data, tmp_path):
-    server.serve(DATA_SOURCES["makqa"], shared_data, prefix="mirror/makqa")
-    dest = tmp_path / "makqa"
+def test_without_a_mirror_the_pinned_upstream_url_is_the_one_requested(shared_data, tmp_path, monkeypatch):
+    requested = []
 
-    fetch_dataset(DATA_SOURCES["makqa"], dest, base_url=f"{server.url}/mirror/makqa", **FAST)
+    def refuse(request, timeout):
+        requested.append(request.full_url)
+        raise urllib.error.URLError(ConnectionRefusedError("no network in the tests"))
 
-    assert "/mirror/makqa/result_gpt35/result_movie.json" in server.requests
-    assert len(server.requests) == 21
-    verify_dataset(dest, DATA_SOURCES["makqa"])
-
-
-def test_makqa_without_base_url_or_local_copy_says_what_to_set(tmp_path):
-    dest = tmp_path / "makqa"
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    source = DATA_SOURCES["makqa-released-llama2-7b"]
 
     with pytest.raises(FetchError) as info:
-        fetch_dataset(DATA_SOURCES["makqa"], dest)
+        fetch_dataset(source, tmp_path / "out", **FAST)
 
-    assert not isinstance(info.value, DataVerificationError)
-    assert "datasets.makqa.source_url" in str(info.value)
-    assert str(dest) in str(info.value)
-    assert list(dest.iterdir()) == []
+    assert requested == [source.url(source.files[0])] * 5, "a refused connection is retried, then reported"
+    assert source.url(source.files[0]) in str(info.value) and "login node" in str(info.value)
+    assert not list((tmp_path / "out").iterdir())
 
 
 def test_transient_server_errors_are_retried(server, shared_data, tmp_path):
-    source = server.serve(DATA_SOURCES["multiq"], shared_data)
-    server.fail("/multiq/MultiQ.csv", times=2)
+    source = DATA_SOURCES["multiq"]
+    mirror = server.mirror(source, shared_data)
+    server.fail("/mirror/data/MultiQ.csv", times=2)
 
-    fetch_dataset(source, tmp_path / "multiq", **FAST)
+    fetch_dataset(source, tmp_path / "multiq", mirror=mirror, **FAST)
 
-    assert server.requests == ["/multiq/MultiQ.csv"] * 3
+    assert server.requests == ["/mirror/data/MultiQ.csv"] * 3
     verify_dataset(tmp_path / "multiq", source)
 
 
 def test_a_missing_file_on_the_server_is_not_retried_and_names_the_url(server, shared_data, tmp_path):
-    source = server.serve(DATA_SOURCES["multiq"], shared_data)
-    (server.root / "multiq" / "MultiQ.csv").unlink()
+    source = DATA_SOURCES["multiq"]
+    mirror = server.mirror(source, shared_data)
+    (server.root / "mirror" / "data" / "MultiQ.csv").unlink()
 
     with pytest.raises(FetchError, match="MultiQ.csv") as info:
-        fetch_dataset(source, tmp_path / "multiq", **FAST)
+        fetch_dataset(source, tmp_path / "multiq", mirror=mirror, **FAST)
 
-    assert source.files[0].url in str(info.value)
-    assert server.requests == ["/multiq/MultiQ.csv"]
+    assert source.url(source.files[0], mirror) in str(info.value)
+    assert server.requests == ["/mirror/data/MultiQ.csv"]
     assert not (tmp_path / "multiq" / "MultiQ.csv").exists()
 
 

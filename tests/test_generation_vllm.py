@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 
 from xlcons.generation import base
-from xlcons.generation.backends.vllm import VLLMBackend, parse_request_output, sampling_params_kwargs
+from xlcons.generation.backends.vllm import VLLMBackend, engine_kwargs, parse_request_output, prefix_cache_stats, sampling_params_kwargs
 from xlcons.generation.base import Decoding, GenerationError, ModelSpec
 from xlcons.schemas import NO_ANSWER
 
@@ -87,3 +87,43 @@ def test_without_vllm_the_backend_says_where_vllm_lives(monkeypatch):
 def test_the_backend_is_registered_under_vllm_with_large_chunks():
     assert base.backend_class("vllm") is VLLMBackend
     assert VLLMBackend.chunk_size >= 1024
+
+
+def test_the_engine_gets_the_models_vllm_options_with_prefix_caching_and_stats_on_by_default():
+    spec = ModelSpec(name="m", backend="vllm", location="/models/m", decoding=Decoding(seed=3))
+    assert engine_kwargs(spec) == {
+        "model": "/models/m", "tensor_parallel_size": 1, "gpu_memory_utilization": 0.9, "max_model_len": None,
+        "dtype": "auto", "enable_prefix_caching": True, "enforce_eager": False, "seed": 3,
+        "trust_remote_code": False, "disable_log_stats": False,
+    }
+    options = {"tensor_parallel_size": 2, "max_model_len": 1024, "dtype": "float32", "enable_prefix_caching": False, "enforce_eager": True}
+    tuned = engine_kwargs(ModelSpec(name="m", backend="vllm", location="/m", options=options))
+    assert {key: tuned[key] for key in options} == options
+
+
+def metric(name, value):
+    return SimpleNamespace(name=name, value=value)
+
+
+def test_prefix_cache_counters_say_how_many_prompt_tokens_were_computed():
+    metrics = [metric("vllm:prefix_cache_queries", 1200), metric("vllm:prefix_cache_hits", 900), metric("vllm:num_requests_running", 0)]
+    assert prefix_cache_stats(metrics) == {"prompt_tokens": 1200, "cached_prompt_tokens": 900, "computed_prompt_tokens": 300}
+    assert prefix_cache_stats([metric("vllm:num_requests_running", 0)]) == {}, "no counters: nothing to report, not zeros"
+
+
+def test_the_job_log_gives_the_share_served_from_the_prefix_cache(caplog):
+    from xlcons.generation.stage import log_engine_stats
+
+    class Counted(base.Backend):
+        name = "counted"
+
+        def generate(self, requests):
+            return iter(())
+
+        def engine_stats(self):
+            return {"prompt_tokens": 1200, "cached_prompt_tokens": 900, "computed_prompt_tokens": 300}
+
+    spec = ModelSpec(name="judge", backend="vllm", location="/m")
+    with caplog.at_level("INFO"):
+        log_engine_stats(spec, Counted(spec))
+    assert "judge: prefix cache served 900 of 1200 prompt tokens (75.0%); 300 computed" in caplog.text

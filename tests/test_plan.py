@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from xlcons.config import validate_config
+import pytest
+
+from xlcons.config import ConfigError, validate_config
 from xlcons.plan import Plan
 
 R = "resources"
@@ -116,10 +118,12 @@ def test_the_translationese_check_runs_per_model_for_the_configured_pivot_langua
     assert disabled.round_trip_datasets() == [] and disabled.round_trip_languages() == [], "the check scores information answers: none without that set"
 
 
-def test_fetch_parameters_carry_the_hub_coordinates_and_the_makqa_base_url():
+def test_fetch_parameters_carry_the_hub_coordinates_and_the_mirror_of_the_makqa_repository():
     plan = plan_of({"datasets": {"makqa": {"source_url": "https://example.org/makqa/"}}})
     assert plan.hub_models()["glotlid"] == {"hf_id": "cis-lmu/glotlid", "revision": None, "hf_file": "model.bin"}
-    assert plan.dataset_fetch_params("makqa") == {"source": "makqa", "base_url": "https://example.org/makqa/"}
+    assert plan.dataset_fetch_params("makqa") == {"source": "makqa", "mirror": "https://example.org/makqa/"}
+    assert plan.dataset_fetch_params("makqa-released-gpt35")["mirror"] == "https://example.org/makqa/", "same repository"
+    assert plan_of({}).dataset_fetch_params("makqa") == {"source": "makqa", "mirror": None}
 
 
 def test_wildcard_patterns_match_exactly_the_configured_names():
@@ -131,14 +135,41 @@ def test_wildcard_patterns_match_exactly_the_configured_names():
     assert re.compile(f"^(?:{plan_of({}).hub_model_pattern()})$").match("glotlid")
 
 
-def test_makqa_without_a_download_location_is_reported_before_any_job_runs(tmp_path):
-    plan = plan_of({"datasets": {"makqa": {}}})
-    (warning,) = plan.unreachable_sources(str(tmp_path))
-    assert "datasets.makqa.source_url" in warning and "datasets.makqa.path" in warning
-    assert plan_of({"datasets": {"makqa": {"source_url": "https://example.org/"}}}).unreachable_sources(str(tmp_path)) == []
-    (tmp_path / "data" / "makqa").mkdir(parents=True)
-    (tmp_path / "data" / "makqa" / "MANIFEST.json").write_text("{}")
-    assert plan.unreachable_sources(str(tmp_path)) == [], "a pre-seeded copy needs no URL"
+def test_a_paper_model_named_as_released_model_is_scored_on_its_fetched_released_outputs():
+    plan = plan_of({"released_model": "llama2-7b", "datasets": {"makqa": {}}})
+
+    assert plan.generators() == ["llama2-7b"]
+    assert plan.config["models"]["llama2-7b"] == {**plan.config["models"]["llama2-7b"], "backend": "file", "released": "llama2-7b"}
+    assert plan.fetched_sources() == ["makqa", "makqa-released-llama2-7b"]
+    assert plan.model_inputs("models.llama2-7b", R) == [f"{R}/data/makqa-released-llama2-7b/MANIFEST.json"]
+    assert plan.local_path("models.llama2-7b", R) == f"{R}/data/makqa-released-llama2-7b"
+    assert f"{R}/data/makqa-released-llama2-7b/MANIFEST.json" in plan.fetch_targets(R)
+    assert plan.llm_spec("models.llama2-7b", R)["released"] == "llama2-7b", "the release is part of what the answers are"
+
+
+def test_released_outputs_can_be_listed_as_models_and_name_no_local_path():
+    config = {"models": {"b": {"backend": "file", "released": "bloomz-560m"}, "g": {"backend": "file", "released": "gpt35"}},
+              "datasets": {"makqa": {}}}
+    plan = plan_of(config)
+    assert plan.fetched_sources() == ["makqa", "makqa-released-bloomz-560m", "makqa-released-gpt35"]
+    with pytest.raises(ConfigError, match=r"models.b.released.*backend: file"):
+        plan_of({"models": {"b": {"backend": "hf", "released": "bloomz-560m"}}, "datasets": {"makqa": {}}})
+    with pytest.raises(ConfigError, match=r"models.b.*released or hf_id, not both"):
+        plan_of({"models": {"b": {"backend": "file", "hf_id": "org/b", "released": "bloomz-560m"}}, "datasets": {"makqa": {}}})
+
+
+def test_an_unknown_released_model_without_a_folder_names_the_released_ones():
+    with pytest.raises(ConfigError, match=r"released_model.*'llama3'.*gpt35, llama2-7b.*released_outputs"):
+        plan_of({"released_model": "llama3", "datasets": {"makqa": {}}})
+
+
+def test_every_data_source_has_a_fetch_job_pattern():
+    import re
+
+    from xlcons.data_sources import DATA_SOURCES
+
+    pattern = re.compile(f"^(?:{plan_of({}).fetched_dataset_pattern()})$")
+    assert all(pattern.match(name) for name in DATA_SOURCES) and not pattern.match("makqa-released-llama3")
 
 
 def test_an_llm_job_takes_env_gpus_and_memory_from_its_own_backend_not_the_generators():

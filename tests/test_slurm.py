@@ -2,7 +2,7 @@
 
 Each test writes a tiny Snakefile and runs
 
-    snakemake --profile profiles/slurm --profile tests/slurm/profile
+    snakemake --profile slurm --profile tests/slurm/profile
 
 with XLCONS_SLURM_PARTITION=cpu and XLCONS_SLURM_GPU_PARTITION=gpu, on the local
 cluster of tests/slurm/cluster.py (installed and started when missing; see
@@ -29,7 +29,7 @@ from slurm.fixtures import jobs_under, slurm_cluster, slurm_workdir  # noqa: F40
 pytestmark = pytest.mark.slurm
 
 REPO = Path(__file__).resolve().parent.parent
-PROFILES = ["--profile", str(REPO / "profiles" / "slurm"), "--profile", str(REPO / "tests" / "slurm" / "profile")]
+PROFILES = ["--profile", str(REPO / "slurm"), "--profile", str(REPO / "tests" / "slurm" / "profile")]
 # What each job writes about itself, as one line of key=value: the partition, the GPUs
 # it may use and the memory SLURM allocated it (from scontrol: the job step the executor
 # runs the rule in does not inherit $SLURM_MEM_PER_NODE).

@@ -4,6 +4,7 @@ config (MultiQ, the tiny model) runs end to end, GPU rules on the GPU partition.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 
 import pyarrow.parquet as pq
@@ -29,7 +30,19 @@ def jobs_of(workdir, rule: str) -> list[str]:
     return [path.stem for path in (workdir / "logs" / "slurm" / f"rule_{rule}").rglob("*.log")]
 
 
+def checkout(root) -> None:
+    """The repository's tracked files under ``root``: a user's clone, to type the commands in."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    for name in filter(None, files.split("\0")):
+        if (REPO / name).is_file() and not name.startswith("tests/data/"):
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, root / name)
+
+
 def test_the_offline_config_runs_end_to_end_through_the_slurm_executor(slurm_workdir, offline_models, shared_data):
+    """`snakemake --profile slurm` as typed at the root of a clone (plus the local cluster's
+    own settings, layered on top): the offline config, GPU rules on the GPU partition."""
+    checkout(slurm_workdir)
     offline_subset(slurm_workdir, shared_data, ["en", "de"], 2)
     config = yaml.safe_load((slurm_workdir / "config.yaml").read_text())
     config["models"] = {"tiny-llm": {**config["models"]["tiny-llm"], "decoding": {"max_new_tokens": 4}}}
@@ -39,7 +52,8 @@ def test_the_offline_config_runs_end_to_end_through_the_slurm_executor(slurm_wor
     config["output"]["comparisons"] = []
     (slurm_workdir / "config.yaml").write_text(yaml.safe_dump(config))
 
-    run = snakemake(slurm_workdir, "--snakefile", str(REPO / "Snakefile"), "--configfile", "config.yaml", timeout=600)
+    run = snakemake(slurm_workdir, "--profile", "slurm", "--profile", "tests/slurm/profile", "--configfile", "config.yaml",
+                    timeout=600, profile=False)
     assert run.returncode == 0, run.output[-6000:]
     fidelity = pq.read_table(slurm_workdir / "results/evaluations/multiq/tiny-llm/fidelity.parquet")
     assert fidelity.num_rows == 4

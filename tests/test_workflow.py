@@ -81,6 +81,31 @@ class TestDryRuns:
         assert result.returncode == 0, result.output
         assert job_counts(result.stdout) == {"fetch_model": 6, "fetch_dataset": 3, "fetch": 1}
 
+    def test_no_fetch_of_the_default_config_is_bound_to_fail(self):
+        """What `make run` downloads first: every data file from a URL pinned to a commit,
+        every model from a Hub id (checked here without the network: the URLs and ids)."""
+        from xlcons.config import load_config
+        from xlcons.data_sources import DATA_SOURCES
+        from xlcons.plan import Plan
+
+        result = snakemake("-n", "--forceall", "fetch")
+        assert result.returncode == 0, result.output
+        sources = set(re.findall(r"resources/data/([^/\s]+)/MANIFEST\.json", result.stdout))
+        models = set(re.findall(r"resources/models/([^/\s]+)/\.xlcons-fetched\.json", result.stdout))
+        assert sources == {"multiq", "makqa", "epitome"} and len(models) == 6
+        for name in sources:
+            for f in DATA_SOURCES[name].files:
+                assert re.fullmatch(r"https://raw\.githubusercontent\.com/[\w.-]+/[\w.-]+/[0-9a-f]{40}/\S+", DATA_SOURCES[name].url(f))
+        hub = Plan(load_config(REPO / "config" / "config.yaml")).hub_models()
+        assert all(re.fullmatch(r"[\w.-]+/[\w.-]+", hub[name]["hf_id"]) for name in models)
+
+    def test_the_slurm_profile_is_found_by_its_name_from_the_repository_root(self):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("XLCONS_SLURM_")}
+        result = subprocess.run([*SNAKEMAKE, "--profile", "slurm", "-n", "--configfile", "config/offline.yaml"],
+                                cwd=REPO, env={**env, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "This was a dry-run" in result.stdout
+
     @pytest.mark.parametrize("config", PAPER_CONFIGS)
     def test_paper_config(self, config):
         result = snakemake("-n", "--configfile", config)

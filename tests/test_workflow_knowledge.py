@@ -9,7 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from local_server import LocalServer
 from test_workflow import REPO, snakemake
+from xlcons.data_sources import DATA_SOURCES
 from xlcons.schemas import KNOWLEDGE_SCORES
 
 
@@ -23,19 +25,26 @@ def value(cell: str) -> float:
 
 
 def test_released_gpt35_outputs_reproduce_table6(tmp_path, shared_data):
-    """The reproduction command of docs/knowledge.md, on a machine without LaBSE: xSC and xC stay missing."""
-    override = tmp_path / "here.yaml"
-    override.write_text(yaml.safe_dump({"datasets": {"makqa": {"path": str(shared_data / "makqa")}}, "evaluators": {"knowledge": {"embedder": None}}}))
-    result = snakemake(
-        "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--cores", "2",
-        "--configfile", str(REPO / "config/paper/xing2024-released.yaml"), str(override),
-        "--config", f"released_outputs={shared_data / 'makqa' / 'result_gpt35'}", "released_model=gpt-3.5",
-        timeout=600,
-    )
+    """The reproduction command of docs/knowledge.md on a fresh machine: MAKQA and GPT-3.5's
+    released outputs are fetched (from a local mirror of the paper's repository, the upstream
+    layout) and scored, here without LaBSE, so xSC and xC stay missing."""
+    with LocalServer(tmp_path / "served") as server:
+        mirror = server.mirror(DATA_SOURCES["makqa"], shared_data)
+        server.mirror(DATA_SOURCES["makqa-released-gpt35"], shared_data)
+        override = tmp_path / "here.yaml"
+        override.write_text(yaml.safe_dump({"datasets": {"makqa": {"source_url": mirror}}, "evaluators": {"knowledge": {"embedder": None}}}))
+        result = snakemake(
+            "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--cores", "2",
+            "--configfile", str(REPO / "config/paper/xing2024-released.yaml"), str(override),
+            timeout=600,
+        )
     assert result.returncode == 0, result.output
+    assert sorted(server.requests) == sorted(
+        server.path_of(source, f) for source in (DATA_SOURCES["makqa"], DATA_SOURCES["makqa-released-gpt35"]) for f in source.files
+    ), "each file once, from the upstream paths"
     tables = tmp_path / "results" / "tables" / "makqa"
     (row,) = read_csv(tables / "table6_consistency.csv")
-    assert row["model"] == "gpt-3.5"
+    assert row["model"] == "gpt35"
     assert value(row["xAC"]) == pytest.approx(0.4893, abs=0.0005)
     assert value(row["xTC"]) == pytest.approx(0.5078, abs=0.0005)
     assert math.isnan(value(row["xSC"])) and math.isnan(value(row["xC"])), "missing, not zero"
@@ -44,9 +53,25 @@ def test_released_gpt35_outputs_reproduce_table6(tmp_path, shared_data):
     assert {d: round(value(domains[d]), 4) for d in published} == pytest.approx(published, abs=0.0005)
     versus = {r["metric"]: r for r in read_csv(tables / "table6_vs_published.csv")}
     assert value(versus["xAC"]["published"]) == 0.489 and abs(value(versus["xAC"]["difference"])) < 0.001
-    assert (tables / "figure2_pairs_gpt-3.5.png").stat().st_size > 0
+    assert (tables / "figure2_pairs_gpt35.png").stat().st_size > 0
     # The released answers became the model's responses, 12 languages, nothing generated.
-    assert pq.read_table(tmp_path / "results/responses/makqa/gpt-3.5/el.parquet").num_rows == 2027
+    assert pq.read_table(tmp_path / "results/responses/makqa/gpt35/el.parquet").num_rows == 2027
+
+
+def test_released_outputs_of_your_own_are_scored_from_their_folder_under_the_name_given(tmp_path, shared_data):
+    override = tmp_path / "here.yaml"
+    override.write_text(yaml.safe_dump({"datasets": {"makqa": {"path": str(shared_data / "makqa"), "domains": ["geo"]}},
+                                        "evaluators": {"knowledge": {"embedder": None}}}))
+    result = snakemake(
+        "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--cores", "2",
+        "--configfile", str(REPO / "config/paper/xing2024-released.yaml"), str(override),
+        "--config", f"released_outputs={shared_data / 'makqa' / 'result_gpt35'}", "released_model=gpt-3.5",
+        timeout=600,
+    )
+    assert result.returncode == 0, result.output
+    assert "fetch_dataset" not in result.output, "a local folder for both: nothing to download"
+    (row,) = read_csv(tmp_path / "results" / "tables" / "makqa" / "table6_consistency.csv")
+    assert row["model"] == "gpt-3.5" and value(row["xAC"]) > 0
 
 
 def test_makqa_generates_few_shot_and_scores_offline(tmp_path, offline_models, shared_data):

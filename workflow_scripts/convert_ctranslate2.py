@@ -5,12 +5,19 @@ bfloat16; xlcons.translation.translators.quantization_for(compute_type)); output
 (a directory()).
 """
 
-import logging
 import sys
 
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
-logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s")
-from xlcons.translation.translators import convert  # noqa: E402
+from xlcons.job import start_job  # noqa: E402
 
-convert(snakemake.params.checkpoint, snakemake.output.model, snakemake.params.quantization)  # noqa: F821
+
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.translation.translators import convert
+
+    convert(smk.params.checkpoint, smk.output.model, smk.params.quantization)
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

@@ -9,9 +9,16 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.evaluators.empathy.profiles import run_empathy_job  # noqa: E402
 
-inputs, output = snakemake.input, snakemake.output  # noqa: F821
-classifiers = dict(zip(("ER", "IP", "EX"), inputs.classifiers))
-run_empathy_job(classifiers, inputs.prompts, inputs.english, inputs.translations, output.per_item, out_scores=output.scores)
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.evaluators.empathy.profiles import run_empathy_job
+
+    inputs, output = smk.input, smk.output
+    classifiers = dict(zip(("ER", "IP", "EX"), inputs.classifiers))
+    run_empathy_job(classifiers, inputs.prompts, inputs.english, inputs.translations, output.per_item, out_scores=output.scores)
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

@@ -10,18 +10,25 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.evaluators.information.stage import (  # noqa: E402
-    run_information_job,
-    run_language_scores_job,
-    run_round_trip_information_job,
-)
-from xlcons.generation.base import ModelSpec  # noqa: E402
 
-params, inputs, output = snakemake.params, snakemake.input, snakemake.output  # noqa: F821
-llm = ModelSpec.from_config("information", params.llm, params.llm["location"])
-if "round_trips" in inputs.keys():
-    run_round_trip_information_job(llm, inputs.round_trips, output.per_item, output.facts, params.cache, **params.options)
-else:
-    run_information_job(llm, inputs.english, inputs.translations, output.per_item, output.facts, params.cache, **params.options)
-run_language_scores_job(output.per_item, output.scores)
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.evaluators.information.stage import (
+        run_information_job,
+        run_language_scores_job,
+        run_round_trip_information_job,
+    )
+    from xlcons.generation.base import ModelSpec
+
+    params, inputs, output = smk.params, smk.input, smk.output
+    llm = ModelSpec.from_config("information", params.llm, params.llm["location"])
+    if "round_trips" in inputs.keys():
+        run_round_trip_information_job(llm, inputs.round_trips, output.per_item, output.facts, params.cache, **params.options)
+    else:
+        run_information_job(llm, inputs.english, inputs.translations, output.per_item, output.facts, params.cache, **params.options)
+    run_language_scores_job(output.per_item, output.scores)
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

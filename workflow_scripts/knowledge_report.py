@@ -4,14 +4,23 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
-from xlcons.reports.knowledge import run_report  # noqa: E402
+from xlcons.job import start_job  # noqa: E402
 
-params = snakemake.params  # noqa: F821
-run_report(
-    snakemake.input.scores,  # noqa: F821
-    snakemake.input.pairs,  # noqa: F821
-    Path(snakemake.output.report[0]).parent,  # noqa: F821 (every output sits in one folder)
-    table_formats=params.table_formats,
-    figure_formats=params.figure_formats,
-)
+
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.reports.knowledge import run_report
+
+    params = smk.params
+    run_report(
+        smk.input.scores,
+        smk.input.pairs,
+        Path(smk.output.report[0]).parent,  # every output sits in one folder
+        table_formats=params.table_formats,
+        figure_formats=params.figure_formats,
+    )
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

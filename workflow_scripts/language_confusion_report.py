@@ -5,9 +5,16 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.evaluators.language_confusion import EVALUATOR, HEATMAP_LABELS, LCPR  # noqa: E402
-from xlcons.reports.heatmaps import write_metric_heatmaps  # noqa: E402
 
-params = snakemake.params  # noqa: F821
-write_metric_heatmaps(snakemake.input.results, params.heatmaps, EVALUATOR, LCPR.name, HEATMAP_LABELS, params.figure_formats)  # noqa: F821
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.evaluators.language_confusion import EVALUATOR, HEATMAP_LABELS, LCPR
+    from xlcons.reports.heatmaps import write_metric_heatmaps
+
+    params = smk.params
+    write_metric_heatmaps(smk.input.results, params.heatmaps, EVALUATOR, LCPR.name, HEATMAP_LABELS, params.figure_formats)
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

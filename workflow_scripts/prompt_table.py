@@ -5,8 +5,15 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.schemas import PROMPTS  # noqa: E402
-from xlcons.tables import concat_table_files  # noqa: E402
 
-concat_table_files(snakemake.input.prompts, snakemake.output.table, PROMPTS)  # noqa: F821
+def main(smk) -> None:
+    start_job(smk, offline=False)
+    from xlcons.schemas import PROMPTS
+    from xlcons.tables import concat_table_files
+
+    concat_table_files(smk.input.prompts, smk.output.table, PROMPTS)
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

@@ -5,12 +5,19 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.datasets import run_loader  # noqa: E402
-from xlcons.schemas import PROMPTS  # noqa: E402
-from xlcons.tables import write_table  # noqa: E402
 
-wildcards, params = snakemake.wildcards, snakemake.params  # noqa: F821
-table = run_loader(params.loader, params.data, [wildcards.lang], params.selection, params.options)
-write_table(table, snakemake.output.prompts, PROMPTS)  # noqa: F821
-print(f"{wildcards.dataset}/{wildcards.lang}: {table.num_rows} prompts", file=sys.stderr)
+def main(smk) -> None:
+    start_job(smk, offline=False)
+    from xlcons.datasets import run_loader
+    from xlcons.schemas import PROMPTS
+    from xlcons.tables import write_table
+
+    wildcards, params = smk.wildcards, smk.params
+    table = run_loader(params.loader, params.data, [wildcards.lang], params.selection, params.options)
+    write_table(table, smk.output.prompts, PROMPTS)
+    print(f"{wildcards.dataset}/{wildcards.lang}: {table.num_rows} prompts", file=sys.stderr)
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

@@ -11,16 +11,23 @@ from pathlib import Path
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.reports.aggregate import run_results_job  # noqa: E402
 
-inputs, params = snakemake.input, snakemake.params  # noqa: F821
-run_results_job(
-    {name: list(inputs[name]) for name in inputs.keys()},
-    Path(snakemake.output.results).parent,  # noqa: F821
-    n_resamples=params.n_resamples,
-    seed=params.seed,
-    training_languages=params.training_languages,
-    table_formats=params.table_formats,
-    comparisons=params.comparisons,
-)
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.reports.aggregate import run_results_job
+
+    inputs, params = smk.input, smk.params
+    run_results_job(
+        {name: list(inputs[name]) for name in inputs.keys()},
+        Path(smk.output.results).parent,
+        n_resamples=params.n_resamples,
+        seed=params.seed,
+        training_languages=params.training_languages,
+        table_formats=params.table_formats,
+        comparisons=params.comparisons,
+    )
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

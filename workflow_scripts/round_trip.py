@@ -10,16 +10,23 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.translation.stage import job_translator, run_round_trip_job  # noqa: E402
 
-params = snakemake.params  # noqa: F821
-spec, degeneration = job_translator(params, snakemake.threads)  # noqa: F821
-run_round_trip_job(
-    spec,
-    snakemake.input.responses,  # noqa: F821
-    params.langs,
-    snakemake.output.round_trips,  # noqa: F821
-    params.cache,
-    degeneration=degeneration,
-)
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.translation.stage import job_translator, run_round_trip_job
+
+    params = smk.params
+    spec, degeneration = job_translator(params, smk.threads)
+    run_round_trip_job(
+        spec,
+        smk.input.responses,
+        params.langs,
+        smk.output.round_trips,
+        params.cache,
+        degeneration=degeneration,
+    )
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

@@ -5,7 +5,14 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.evaluators.tokenization import run_tokenization  # noqa: E402
 
-run_tokenization(snakemake.params.tokenizer, snakemake.input.prompts, snakemake.output.tokenization, model=snakemake.wildcards.model)  # noqa: F821
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.evaluators.tokenization import run_tokenization
+
+    run_tokenization(smk.params.tokenizer, smk.input.prompts, smk.output.tokenization, model=smk.wildcards.model)
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

@@ -12,9 +12,16 @@ from pathlib import Path
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.evaluators.empathy.training import train_classifier  # noqa: E402
 
-params, output = snakemake.params, snakemake.output  # noqa: F821
-train_classifier(params.kind, snakemake.wildcards.mechanism, params.data, None, output.model, params.options)  # noqa: F821
-shutil.copyfile(Path(output.model) / "evaluation.json", output.evaluation)
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.evaluators.empathy.training import train_classifier
+
+    params, output = smk.params, smk.output
+    train_classifier(params.kind, smk.wildcards.mechanism, params.data, None, output.model, params.options)
+    shutil.copyfile(Path(output.model) / "evaluation.json", output.evaluation)
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

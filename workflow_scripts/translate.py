@@ -11,20 +11,27 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.translation.stage import job_translator, run_translation_job  # noqa: E402
 
-params = snakemake.params  # noqa: F821
-section = params.translator
-spec, degeneration = job_translator(params, snakemake.threads)  # noqa: F821
-run_translation_job(
-    spec,
-    snakemake.input.responses,  # noqa: F821
-    snakemake.output.translations,  # noqa: F821
-    snakemake.output.sentences,  # noqa: F821
-    params.cache,
-    degeneration=degeneration,
-    detect_response_language=section.get("detect_response_language", True),
-    language_id_model=params.lid,
-    label_scheme=params.label_scheme,
-)
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.translation.stage import job_translator, run_translation_job
+
+    params = smk.params
+    section = params.translator
+    spec, degeneration = job_translator(params, smk.threads)
+    run_translation_job(
+        spec,
+        smk.input.responses,
+        smk.output.translations,
+        smk.output.sentences,
+        params.cache,
+        degeneration=degeneration,
+        detect_response_language=section.get("detect_response_language", True),
+        language_id_model=params.lid,
+        label_scheme=params.label_scheme,
+    )
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

@@ -10,17 +10,24 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.translation.stage import job_translator, run_prompt_translation_job  # noqa: E402
 
-params = snakemake.params  # noqa: F821
-spec, degeneration = job_translator(params, snakemake.threads)  # noqa: F821
-run_prompt_translation_job(
-    spec,
-    snakemake.input.prompts,  # noqa: F821
-    params.langs,
-    snakemake.output.prompts,  # noqa: F821
-    snakemake.output.reviews,  # noqa: F821
-    params.cache,
-    degeneration=degeneration,
-)
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.translation.stage import job_translator, run_prompt_translation_job
+
+    params = smk.params
+    spec, degeneration = job_translator(params, smk.threads)
+    run_prompt_translation_job(
+        spec,
+        smk.input.prompts,
+        params.langs,
+        smk.output.prompts,
+        smk.output.reviews,
+        params.cache,
+        degeneration=degeneration,
+    )
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

@@ -12,19 +12,26 @@ from pathlib import Path
 sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
 from xlcons.job import start_job  # noqa: E402
 
-start_job(snakemake)  # noqa: F821
-from xlcons.reports.results import read_results  # noqa: E402
-from xlcons.reports.translate_then_evaluate import write_report  # noqa: E402
 
-inputs, params = snakemake.input, snakemake.params  # noqa: F821
-evaluations = [json.loads(Path(path).read_text(encoding="utf-8")) for path in inputs.classifiers]
-write_report(
-    read_results([inputs.results]),
-    params.out_dir,
-    training_languages=params.training_languages,
-    classifier_evaluations=evaluations or None,
-    table_formats=params.table_formats,
-    figure_formats=params.figure_formats,
-    models=params.models,
-    translationese=params.translationese,
-)
+def main(smk) -> None:
+    start_job(smk)
+    from xlcons.reports.results import read_results
+    from xlcons.reports.translate_then_evaluate import write_report
+
+    inputs, params = smk.input, smk.params
+    evaluations = [json.loads(Path(path).read_text(encoding="utf-8")) for path in inputs.classifiers]
+    write_report(
+        read_results([inputs.results]),
+        params.out_dir,
+        training_languages=params.training_languages,
+        classifier_evaluations=evaluations or None,
+        table_formats=params.table_formats,
+        figure_formats=params.figure_formats,
+        models=params.models,
+        translationese=params.translationese,
+    )
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821

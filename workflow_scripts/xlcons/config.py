@@ -22,6 +22,7 @@ import jsonschema
 import yaml
 
 from xlcons import REPO_ROOT
+from xlcons.data_sources import RELEASED_MODELS
 from xlcons.datasets import ENGLISH_QUESTION, DatasetInfo, dataset_registry
 from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
 from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS, explain_need
@@ -127,6 +128,12 @@ def resource_name(key: str, source: Mapping[str, Any]) -> str:
 def _check_model_source(key: str, source: Mapping[str, Any], base_dir: Path) -> Iterator[str]:
     has_hub, has_path = bool(source.get("hf_id")), bool(source.get("path"))
     remote = "backend" in source and not backend_info(source["backend"]).local_files
+    if source.get("released"):
+        if not backend_info(source["backend"]).recorded:
+            yield f"config key '{key}.released': released outputs are answers already given; set backend: file"
+        if has_hub or has_path:
+            yield f"config key '{key}': give released or {'hf_id' if has_hub else 'path'}, not both"
+        return
     if has_hub and has_path:
         yield f"config key '{key}': give hf_id or path, not both"
     elif not (has_hub or has_path) and not (remote and source.get("api", {}).get("model")):
@@ -300,9 +307,18 @@ def _is_recorded_responses(path: Path) -> bool:
 
 
 def add_released_model(config: dict) -> None:
-    """Released outputs (`released_outputs`) join the models as a recorded-responses model."""
+    """Released outputs join the models as a recorded-responses model: a local folder
+    (`released_outputs`), or a paper model's outputs fetched by its name (`released_model`)."""
+    name = config.get("released_model")
     if config.get("released_outputs"):
-        config["models"][config["released_model"]] = {"backend": "file", "path": config["released_outputs"]}
+        config["models"][name or "released"] = {"backend": "file", "path": config["released_outputs"]}
+    elif name in RELEASED_MODELS:
+        config["models"][name] = {"backend": "file", "released": name}
+    elif name:
+        raise ConfigError(
+            f"config key 'released_model': '{name}' is not one of paper 001's released models "
+            f"({', '.join(RELEASED_MODELS)}); to score outputs of your own, set released_outputs to their folder"
+        )
 
 
 def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path, datasets: DatasetResolver | None = None) -> list[str]:
@@ -354,7 +370,7 @@ def validate_config(config: dict, *, base_dir: Path | str = ".", registry: Langu
 def resolve_config(config: dict, *, base_dir: Path | str = ".", registry: LanguageRegistry | None = None) -> DatasetResolver:
     """Validate the config (filling its defaults) and return its data sets resolved, for the plan."""
     validate_schema(config)
-    if config.get("released_outputs"):
+    if config.get("released_outputs") or config.get("released_model"):
         add_released_model(config)
         validate_schema(config)  # fills the added model's defaults
     datasets = DatasetResolver(config, registry or LanguageRegistry.load(), Path(base_dir))

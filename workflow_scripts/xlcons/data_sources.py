@@ -5,10 +5,14 @@ rule produces), so it uses the standard library only. The sha256 and size of eve
 file are the released files' own; they pin the data the way a commit pins code, so a
 changed upstream file is noticed instead of silently changing the results.
 
-URLs of MultiQ and EPITOME point at a fixed commit of the upstream repository. MAKQA
-has no public download location that we know of: its URLs are paths relative to a base
-URL that the user gives (config key ``datasets.makqa.source_url``), or the files are
-supplied as a local copy.
+Every URL points at a fixed commit of the upstream repository (``DataSource.root``), so a
+URL always serves the bytes recorded here. A mirror with the upstream layout can stand in
+for the root (config key ``datasets.<data set>.source_url``); a local copy of the files
+(``datasets.<data set>.path``) or files pre-seeded in ``resources/data/<source>`` need no
+network at all.
+
+Paper 001's repository holds MAKQA and the released outputs of the eleven models of its
+Table 6. It states no licence, so the files are downloaded at run time and never shipped.
 """
 
 from __future__ import annotations
@@ -19,20 +23,21 @@ from dataclasses import dataclass
 FILE_KINDS = ("csv", "json")
 JSON_TYPES = ("dict", "list")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+_COMMIT_IN_URL = re.compile(r"/[0-9a-f]{40}/")
 
 
 @dataclass(frozen=True)
 class DataFile:
     """One released file: where it lives inside the data set, where to get it, what it must be.
 
-    ``url`` is absolute (``https://...``) or, for sources without a known public location,
-    relative to a base URL given at fetch time. ``columns`` (csv) and ``json_type`` (json)
-    are the structural checks run after the hash check: they catch a wrong table here,
-    not a wrong download.
+    ``upstream`` is its path in the upstream repository, below the source's pinned root
+    (so a mirror can serve it under the same path). ``columns`` (csv) and ``json_type``
+    (json) are the structural checks run after the hash check: they catch a wrong table
+    here, not a wrong download.
     """
 
     relpath: str
-    url: str
+    upstream: str
     sha256: str
     size: int
     kind: str
@@ -48,13 +53,9 @@ class DataFile:
             raise ValueError(f"{self.relpath}: size must not be negative")
         if self.json_type is not None and self.json_type not in JSON_TYPES:
             raise ValueError(f"{self.relpath}: json_type must be one of {JSON_TYPES}")
-        if self.relpath.startswith("/") or ".." in self.relpath.split("/"):
-            raise ValueError(f"{self.relpath}: relpath must stay inside the data set directory")
-
-    @property
-    def url_is_relative(self) -> bool:
-        """True when the URL only makes sense against a user-given base URL."""
-        return "://" not in self.url
+        for path in (self.relpath, self.upstream):
+            if path.startswith("/") or ".." in path.split("/"):
+                raise ValueError(f"{self.relpath}: {path!r} must be a relative path that stays inside its folder")
 
 
 @dataclass(frozen=True)
@@ -62,20 +63,26 @@ class DataSource:
     """A data set: its files plus what a reader of the results needs to know about it."""
 
     name: str
+    root: str  # the upstream repository's files at one commit, ending in "/"
     files: tuple[DataFile, ...]
     license: str
     homepage: str | None
     citation: str
+    dataset: str  # the config's data set whose `source_url` and `path` stand for this source
+
+    def __post_init__(self) -> None:
+        if not (self.root.startswith("https://") and self.root.endswith("/") and _COMMIT_IN_URL.search(self.root)):
+            raise ValueError(f"{self.name}: root must be an https URL pinned to a commit, ending in '/'")
+
+    def url(self, f: DataFile, mirror: str | None = None) -> str:
+        """Where to download ``f``: below the pinned root, or below a mirror with the same layout."""
+        base = mirror.rstrip("/") + "/" if mirror else self.root
+        return base + f.upstream
 
     @property
     def source_url_key(self) -> str:
-        """The config key that holds a base URL for this source's relative URLs."""
-        return f"datasets.{self.name}.source_url"
-
-    @property
-    def needs_base_url(self) -> bool:
-        """True when some file can only be downloaded with a base URL (or copied locally)."""
-        return any(f.url_is_relative for f in self.files)
+        """The config key that names a mirror of the upstream files."""
+        return f"datasets.{self.dataset}.source_url"
 
     def file(self, relpath: str) -> DataFile:
         for f in self.files:
@@ -108,19 +115,90 @@ _RELEASED: dict[str, tuple[str, int]] = {
     "makqa/QA_example_merged_data_dict_science.json": ("cdf1b0300b582e39d551a3768048939f0672f4ae6a4c68c1902fae3565c2bc59", 96495),
     "makqa/QA_example_merged_data_dict_sport_club.json": ("fc07e85f41a0a31cc124e2c8431695b9ba68913742cd71ab6535e5f07a87c0ba", 51906),
     "makqa/QA_example_merged_data_dict_timeliness.json": ("c447088fe6a0a480c6de2e5f4285bbd879cd8b4fea865725d9a01e647a81fda1", 56193),
-    "makqa/result_gpt35/result_geo.json": ("3f9735487f6c6172ef689ee61fb528147067ee23df159750247eb2b6d4f9ada8", 644913),
-    "makqa/result_gpt35/result_history.json": ("43edabb51d60d484d6bc95621b95f03a2657c121737835225ace0f0f4bd3dac1", 900992),
-    "makqa/result_gpt35/result_literature.json": ("55f8c31a50baa8ab5ae14097dba6807e8e610648f340d911dcf8aaafcc74bd48", 359819),
-    "makqa/result_gpt35/result_movie.json": ("c8eab4a7cced7d33bd3f8a3985b8a34b8dbb86e72f159781ed9ff8adb1896923", 1455707),
-    "makqa/result_gpt35/result_science.json": ("9ad679996b1234bf0c9ef89384dd9eeb9cfe553a4a756ee1c5cea64e6eb04535", 1313312),
-    "makqa/result_gpt35/result_sport_club.json": ("2a53b1743d614a3c5cacbe7724eb5a687230f8120df71c27df8b6564f6e536dd", 563181),
-    "makqa/result_gpt35/result_timeliness.json": ("6400d7efd632ca8753423ec1f1ddaf22daef2836de585bc6ab57e51a65eb8bfa", 530950),
+    # released outputs of paper 001 (upstream result/<model>/)
+    "makqa-released-baichuan2-13b/result_geo.json": ("d4cf271f0f3561bc5cea43e1a8d3732b40bb0394a689d701d37b3c9a1507cc48", 796033),
+    "makqa-released-baichuan2-13b/result_history.json": ("3f19df2d22866d1592b5439d91f8fb04dd8d1393c9cbcd61fcc6f550b6c2f491", 916213),
+    "makqa-released-baichuan2-13b/result_literature.json": ("bf770c2d8686d97731f698f1672231d1edbe789f49b2d115e9fde5de4b24276d", 372966),
+    "makqa-released-baichuan2-13b/result_movie.json": ("83cbb7f6e1cc9df0f98b0a522305ed5bbcf1892ddebba105270886cbff3a907e", 1718304),
+    "makqa-released-baichuan2-13b/result_science.json": ("6b027e7c617427831ad48789b40972e2120d27fe8fcd222c197de4f7a1a7191a", 1523456),
+    "makqa-released-baichuan2-13b/result_sport_club.json": ("eb1b96b897dd429c0703023895c32471250da92451c1c840882d077e4c7b4bcf", 569754),
+    "makqa-released-baichuan2-13b/result_timeliness.json": ("ab6887f5d485bf9af8eb5580360f604971ac0d5562000f3cb7e4e8dfaffae453", 532726),
+    "makqa-released-baichuan2-7b/result_geo.json": ("894c6cef580f2bda7d3e1b681b01278244925f0797cba81d90c76ba51c51dfbb", 1352312),
+    "makqa-released-baichuan2-7b/result_history.json": ("b2ce4749f97de66cd683e966ac7c7218b1103b288f4bbe2bed708506db894750", 902826),
+    "makqa-released-baichuan2-7b/result_literature.json": ("64c4b0f3b46af922e6e99cc4e817ab9ea6031bf2120644b464e779a8a8d1a99e", 371032),
+    "makqa-released-baichuan2-7b/result_movie.json": ("17b4a13fc7e33ed5a6d0afde7ba97498721688b0833d110be9455563672466e8", 1728197),
+    "makqa-released-baichuan2-7b/result_science.json": ("e71a6f65d7f3026b79b913898833af3877fca45497df485e984c1e8fda753086", 1644271),
+    "makqa-released-baichuan2-7b/result_sport_club.json": ("d4962aa8a2037b295ebe52dcafebf7b0465588109059a3e0a52de2a50bd48bc8", 571425),
+    "makqa-released-baichuan2-7b/result_timeliness.json": ("aa69b7175e3a919849b487d5df6b52132f072f20224e7370f1fc9862041b4a91", 799959),
+    "makqa-released-bloomz-1b/result_geo.json": ("3fb7f8c01f35e34e70d491cfbbc10aea60a6266f536e69bd0692decb80cf183d", 664060),
+    "makqa-released-bloomz-1b/result_history.json": ("e920d97964cae35fd308faae88236aefcc1576ad443349d62cb00cb69ffca4f0", 870493),
+    "makqa-released-bloomz-1b/result_literature.json": ("f2d83849f622eee1ff33aaba996b17054f3d11e2afb8238c1ba1d37156c20614", 349390),
+    "makqa-released-bloomz-1b/result_movie.json": ("5876b1e59e8856f2bdb2557785eb89a7750eb1c375ba4837dc1f0594b73b6373", 1420158),
+    "makqa-released-bloomz-1b/result_science.json": ("60697ef62338ed5ce33f05e101de731a1fec6886f9b6121bfed8c81557f03094", 1756363),
+    "makqa-released-bloomz-1b/result_sport_club.json": ("76d299bfe86fe281520511cbf3eb0b70be0bbea211962fc6a2a30d2e1d2de639", 542238),
+    "makqa-released-bloomz-1b/result_timeliness.json": ("9a7dd7eadf921a83fe1627ef0c89902b06d59026f583dd423c9d6537dbc86a13", 524940),
+    "makqa-released-bloomz-3b/result_geo.json": ("1d0a2746a633424c94f2eae16867f2003554b77795a5a6fc3e0d23ad635a9f6b", 627233),
+    "makqa-released-bloomz-3b/result_history.json": ("1f0ad9bb26c2f990429ae88c7912adffed41f71ba36dcf872740bca166ea202d", 861681),
+    "makqa-released-bloomz-3b/result_literature.json": ("8eda9a8f4a82ad49eddfe91c0a9042895172115b8c6e091de156c2b6e308a01b", 344905),
+    "makqa-released-bloomz-3b/result_movie.json": ("f1c6bbb53d6c1776138d8830a2a27ef17eabfff4b939db4fce6076e9470db3a9", 1344989),
+    "makqa-released-bloomz-3b/result_science.json": ("95c5da91285f12dc339daec083ab2d52df9f5f97aee5b3731a86f776339c77d1", 1419556),
+    "makqa-released-bloomz-3b/result_sport_club.json": ("bfdb186781b26674ce73689200bc0800adfc2ab202cffe7e8060d15448643796", 536261),
+    "makqa-released-bloomz-3b/result_timeliness.json": ("9b8b5cc109745c74f3efa3af61edaed30bc3bdd24720b47dde6ada609994c7d0", 520645),
+    "makqa-released-bloomz-560m/result_geo.json": ("f963b4671c593028bb33cd450d352f7d5ddd9290f948077ad7a1eb9124838996", 635988),
+    "makqa-released-bloomz-560m/result_history.json": ("22ba580b724de15c6fcd4eb329da1cde24d81bbcb68461f441caa8b00271eec3", 871783),
+    "makqa-released-bloomz-560m/result_literature.json": ("3d6d2f779ee022e845523c5dd276c548eab77d71bbe03653e922d8b29c21aa63", 353852),
+    "makqa-released-bloomz-560m/result_movie.json": ("23eb3f7d7dd7792866d6c521c62ee4ae32addcd60f3ef0c69399b7ae8536c666", 1390033),
+    "makqa-released-bloomz-560m/result_science.json": ("fb9dfec5cb3857adf192eb1bd3b5474bc15a6d4309358580471936c821fb78c6", 1478725),
+    "makqa-released-bloomz-560m/result_sport_club.json": ("b93f473c1aa7a4af31e9a2c5045b1d84a3c369ef06784e7ac2c504a4630974cb", 534404),
+    "makqa-released-bloomz-560m/result_timeliness.json": ("4fcf2db54e223546a3eddebf16e611f39dec4d850019f6403e95ccb4a30da728", 529539),
+    "makqa-released-bloomz-7b/result_geo.json": ("bd13fa03cc741e4be960978d453a26385fc1da6ac7ad72b9a828a0f02d0b2ad2", 707916),
+    "makqa-released-bloomz-7b/result_history.json": ("a67f82bad12a312e61cb4642590a4ebd8d99a134c746903bbd70d6e7860e7416", 866444),
+    "makqa-released-bloomz-7b/result_literature.json": ("cdebe6f78c63bc288e018d9187d8d99c520077c8ed699f3e77deab2e5bde750e", 349608),
+    "makqa-released-bloomz-7b/result_movie.json": ("7eeb64b235a85cad8f448f3ecd6776a5fb694928c54f7fd43605c66e613828f3", 1713193),
+    "makqa-released-bloomz-7b/result_science.json": ("2bc090cd2428ea2c487afef6d94375a993217d558781f7fe193002fbf09ac701", 1752060),
+    "makqa-released-bloomz-7b/result_sport_club.json": ("d041978bacd9795623811112dfa2f95bfd5d0759502b4caf9ce61826476caa9d", 537949),
+    "makqa-released-bloomz-7b/result_timeliness.json": ("926adf789dc7831db94a11fed50752541229c4c21d400c8657db6875f8366d8f", 521400),
+    "makqa-released-gpt35/result_geo.json": ("3f9735487f6c6172ef689ee61fb528147067ee23df159750247eb2b6d4f9ada8", 644913),
+    "makqa-released-gpt35/result_history.json": ("43edabb51d60d484d6bc95621b95f03a2657c121737835225ace0f0f4bd3dac1", 900992),
+    "makqa-released-gpt35/result_literature.json": ("55f8c31a50baa8ab5ae14097dba6807e8e610648f340d911dcf8aaafcc74bd48", 359819),
+    "makqa-released-gpt35/result_movie.json": ("c8eab4a7cced7d33bd3f8a3985b8a34b8dbb86e72f159781ed9ff8adb1896923", 1455707),
+    "makqa-released-gpt35/result_science.json": ("9ad679996b1234bf0c9ef89384dd9eeb9cfe553a4a756ee1c5cea64e6eb04535", 1313312),
+    "makqa-released-gpt35/result_sport_club.json": ("2a53b1743d614a3c5cacbe7724eb5a687230f8120df71c27df8b6564f6e536dd", 563181),
+    "makqa-released-gpt35/result_timeliness.json": ("6400d7efd632ca8753423ec1f1ddaf22daef2836de585bc6ab57e51a65eb8bfa", 530950),
+    "makqa-released-llama2-13b/result_geo.json": ("58cdbe761fcf9eef75a6c2caccc741f348c5e98550c293a834cf67187702f2f1", 692419),
+    "makqa-released-llama2-13b/result_history.json": ("06437dbf3b50390ca6b29990ca39d5c32b458db8d32e85f48cb436250cf9f785", 1007062),
+    "makqa-released-llama2-13b/result_literature.json": ("1d3e1c43ecb9b9ea2f40644619c44766bfa28efb82d6ff4fc85f5dda87a2bd9d", 400204),
+    "makqa-released-llama2-13b/result_movie.json": ("289b0cfed9c2c052bb4589dab7a19aca651c4564710b7bafb52d1d9b4382d8d3", 1807148),
+    "makqa-released-llama2-13b/result_science.json": ("d6181dfeb66504cd93807daf83bf56d2a356efbbc7f15090104dfec1c443e60a", 1678070),
+    "makqa-released-llama2-13b/result_sport_club.json": ("0f7063abde4925706f1c287229ec3b48e0fe24733dbbaee5f7dd590f6725bc0a", 583730),
+    "makqa-released-llama2-13b/result_timeliness.json": ("af3930ec4ab7674c4a546aa9e39351569d4c9939e06a7b8a37094764e1fc45ca", 530465),
+    "makqa-released-llama2-7b/result_geo.json": ("efd23c2ca63cde2ba6b418c70aa60cf65db8d61a812109c169f57c3ba8a5e895", 1054347),
+    "makqa-released-llama2-7b/result_history.json": ("e3a0053dd6c35833f74cb4179577f0848efeb77a49f77249a55c33f076d39b56", 1399099),
+    "makqa-released-llama2-7b/result_literature.json": ("2d985c4b2f539dff8b1524939e992a0ce115ee138f5c92fb2a4c107b55107c25", 640601),
+    "makqa-released-llama2-7b/result_movie.json": ("e49222f091daa223c3978e79006e52d703a53d8ce9671e8f6c02738a256951b3", 2504536),
+    "makqa-released-llama2-7b/result_science.json": ("6c6082309571e8d4d21e96539d720d72195e34e66f0e21722c759eb465a55df8", 3057968),
+    "makqa-released-llama2-7b/result_sport_club.json": ("4000c4d0c5036beb7d2a6c028c35f1d6ef6a7f7a21916e089519b9af7dae5865", 614705),
+    "makqa-released-llama2-7b/result_timeliness.json": ("9606ac2be92ed63a9cffc3505e217a2eee3f96c097e32031939075fe985109db", 530187),
+    "makqa-released-mistral-7b/result_geo.json": ("19e64ed94974be4b11568dbcaac4d8ff7d7a79867f0dc91e0f56ea5b87515ea6", 1712601),
+    "makqa-released-mistral-7b/result_history.json": ("b91c0761925fd969f0b1866ffcb3908bbfd3fa14830bfaa3149c7882af73f0c2", 1576075),
+    "makqa-released-mistral-7b/result_literature.json": ("a074c6390133ff0ca89256e9b9089dfc3f460829fb029957f981c2a7f2730fa4", 649660),
+    "makqa-released-mistral-7b/result_movie.json": ("46d604069496e2ca6799b18380882eb987e823ccf64006be1b32b3f20edb2e5e", 2957188),
+    "makqa-released-mistral-7b/result_science.json": ("1a4b8e85e54e285f70b61ebb44a45e9cc97f87cff69c421a284f193f3a0f0798", 2548971),
+    "makqa-released-mistral-7b/result_sport_club.json": ("fedb8215f56e7d2067f267c9d6eea81787c807b367e5656478832065b5fb69d7", 794009),
+    "makqa-released-mistral-7b/result_timeliness.json": ("9bae965cda0c21e31c69c1e80bfaff42caec5c2692a9b0bc7df8f22946a4a697", 650476),
+    "makqa-released-mixtral-8x7b/result_geo.json": ("222957bde5f0fd97782bbb1d2b7a4741ef23223413768fbbba021536c4ff06e6", 770493),
+    "makqa-released-mixtral-8x7b/result_history.json": ("b5b682d1f0937f4a9369fabf15047b5880155cbc8dedc645b6f3d970d2acbf4d", 920312),
+    "makqa-released-mixtral-8x7b/result_literature.json": ("4b67f020eb4cf3b51b8f6b1ba4ef57d397daf2be77d337c8bf3572f1674df233", 362815),
+    "makqa-released-mixtral-8x7b/result_movie.json": ("5afb6b2ac3e63040ca898d79b8073922582fa31d1bef95b0d768c2a70cb8f131", 1634046),
+    "makqa-released-mixtral-8x7b/result_science.json": ("bba30798288626212144b4c705e4188d35ae1e421a16324adda0960540bf5c84", 1421739),
+    "makqa-released-mixtral-8x7b/result_sport_club.json": ("9523f9778953dd09feeeb931e64936dc13a6b0c40863bfa6fb70190d01e27c38", 571450),
+    "makqa-released-mixtral-8x7b/result_timeliness.json": ("a4f9b0cfaa0f89e64162185efd88e183481849e87d31ac566ebf3348dee50153", 529291),
 }
 
 
-def _released(source: str, relpath: str, url: str, kind: str, **checks) -> DataFile:
+def _released(source: str, relpath: str, upstream: str, kind: str, **checks) -> DataFile:
     sha256, size = _RELEASED[f"{source}/{relpath}"]
-    return DataFile(relpath=relpath, url=url, sha256=sha256, size=size, kind=kind, **checks)
+    return DataFile(relpath=relpath, upstream=upstream, sha256=sha256, size=size, kind=kind, **checks)
 
 
 # --- MultiQ -------------------------------------------------------------------------------
@@ -130,21 +208,15 @@ MULTIQ_COLUMNS = ("id", "language", "prompt", "domain")
 
 MULTIQ = DataSource(
     name="multiq",
-    files=(
-        _released(
-            "multiq",
-            "MultiQ.csv",
-            f"https://raw.githubusercontent.com/paul-rottger/multiq/{MULTIQ_COMMIT}/data/MultiQ.csv",
-            "csv",
-            columns=MULTIQ_COLUMNS,
-        ),
-    ),
+    root=f"https://raw.githubusercontent.com/paul-rottger/multiq/{MULTIQ_COMMIT}/",
+    files=(_released("multiq", "MultiQ.csv", "data/MultiQ.csv", "csv", columns=MULTIQ_COLUMNS),),
     license="CC-BY-4.0",
     homepage="https://github.com/paul-rottger/multiq",
     citation=(
         "Holtermann, Röttger, Dill, Lauscher (2024). Evaluating the Elementary Multilingual "
         "Capabilities of Large Language Models with MultiQ. Findings of ACL 2024."
     ),
+    dataset="multiq",
 )
 
 # --- EPITOME (Reddit subset) --------------------------------------------------------------
@@ -155,15 +227,9 @@ EPITOME_FILES = ("emotional-reactions-reddit.csv", "interpretations-reddit.csv",
 
 EPITOME = DataSource(
     name="epitome",
+    root=f"https://raw.githubusercontent.com/behavioral-data/Empathy-Mental-Health/{EPITOME_COMMIT}/",
     files=tuple(
-        _released(
-            "epitome",
-            name,
-            f"https://raw.githubusercontent.com/behavioral-data/Empathy-Mental-Health/{EPITOME_COMMIT}/dataset/{name}",
-            "csv",
-            columns=EPITOME_COLUMNS,
-        )
-        for name in EPITOME_FILES
+        _released("epitome", name, f"dataset/{name}", "csv", columns=EPITOME_COLUMNS) for name in EPITOME_FILES
     ),
     # The upstream README states no licence for the data; see the homepage before redistributing.
     license="unspecified (see homepage)",
@@ -172,34 +238,60 @@ EPITOME = DataSource(
         "Sharma, Miner, Atkins, Althoff (2020). A Computational Approach to Understanding "
         "Empathy Expressed in Text-Based Mental Health Support. EMNLP 2020."
     ),
+    dataset="empathy",
 )
 
-# --- MAKQA --------------------------------------------------------------------------------
+# --- MAKQA and the released outputs of paper 001 --------------------------------------------
 
+MAKQA_COMMIT = "fa42b83969cc104d31972ed27fc94dc71ab9821f"
+MAKQA_ROOT = f"https://raw.githubusercontent.com/Xingxl2studious/Cross-lingual-Consistency/{MAKQA_COMMIT}/"
+MAKQA_HOMEPAGE = "https://github.com/Xingxl2studious/Cross-lingual-Consistency"
+MAKQA_CITATION = "Evaluating Knowledge-based Cross-lingual Inconsistency in Large Language Models (2024)."
+# The upstream repository states no licence.
+MAKQA_LICENSE = "unspecified (no licence in the upstream repository; see homepage)"
 MAKQA_DOMAINS = ("geo", "history", "literature", "movie", "science", "sport_club", "timeliness")
-
-
-def _makqa_files() -> tuple[DataFile, ...]:
-    """Questions, few-shot pools and released GPT-3.5 outputs, per domain; URLs relative."""
-    files = []
-    for pattern, json_type in (
-        ("QA_merged_data_dict_{}.json", "dict"),
-        ("QA_example_merged_data_dict_{}.json", "dict"),
-        ("result_gpt35/result_{}.json", "list"),
-    ):
-        for domain in MAKQA_DOMAINS:
-            relpath = pattern.format(domain)
-            files.append(_released("makqa", relpath, relpath, "json", json_type=json_type))
-    return tuple(files)
-
+# The models of paper 001's Table 6 whose outputs the repository holds (result/<model>/).
+RELEASED_MODELS = (
+    "gpt35", "llama2-7b", "llama2-13b", "baichuan2-7b", "baichuan2-13b", "bloomz-560m",
+    "bloomz-1b", "bloomz-3b", "bloomz-7b", "mistral-7b", "mixtral-8x7b",
+)
 
 MAKQA = DataSource(
     name="makqa",
-    files=_makqa_files(),
-    # Neither a licence nor a public download location is known to us.
-    license="unknown",
-    homepage=None,
-    citation="Evaluating Knowledge-based Cross-lingual Inconsistency in Large Language Models (2024).",
+    root=MAKQA_ROOT,
+    files=tuple(
+        _released("makqa", name.format(domain), f"data/{name.format(domain)}", "json", json_type="dict")
+        for name in ("QA_merged_data_dict_{}.json", "QA_example_merged_data_dict_{}.json")
+        for domain in MAKQA_DOMAINS
+    ),
+    license=MAKQA_LICENSE,
+    homepage=MAKQA_HOMEPAGE,
+    citation=MAKQA_CITATION,
+    dataset="makqa",
 )
 
-DATA_SOURCES: dict[str, DataSource] = {s.name: s for s in (MULTIQ, EPITOME, MAKQA)}
+
+def released_source_name(model: str) -> str:
+    """The data source of one paper model's released MAKQA outputs."""
+    return f"makqa-released-{model}"
+
+
+def _released_outputs(model: str) -> DataSource:
+    name = released_source_name(model)
+    return DataSource(
+        name=name,
+        root=MAKQA_ROOT,
+        files=tuple(
+            _released(name, f"result_{domain}.json", f"result/{model}/result_{domain}.json", "json", json_type="list")
+            for domain in MAKQA_DOMAINS
+        ),
+        license=MAKQA_LICENSE,
+        homepage=MAKQA_HOMEPAGE,
+        citation=MAKQA_CITATION,
+        dataset="makqa",
+    )
+
+
+DATA_SOURCES: dict[str, DataSource] = {
+    s.name: s for s in (MULTIQ, EPITOME, MAKQA, *(_released_outputs(model) for model in RELEASED_MODELS))
+}

@@ -25,7 +25,6 @@ import os
 import re
 import tempfile
 import urllib.error
-import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -35,6 +34,7 @@ from typing import Any, BinaryIO, Iterable
 import tenacity
 
 from xlcons.data_sources import DataFile, DataSource
+from xlcons.job import HF_OFFLINE
 
 log = logging.getLogger(__name__)
 
@@ -174,21 +174,11 @@ class _Step:
     """How one file gets into dest: kept as it is, copied from a local copy, or downloaded."""
 
     file: DataFile
-    action: str  # "keep" | "copy" | "download" | "missing"
-    origin: str | None  # local path or URL; None for keep / missing
+    action: str  # "keep" | "copy" | "download"
+    origin: str | None  # local path or URL; None for keep
 
 
-def _resolve_url(f: DataFile, base_url: str | None) -> str | None:
-    """Absolute URLs stand; relative ones need a base URL (None when there is none)."""
-    if not f.url_is_relative:
-        return f.url
-    if not base_url:
-        return None
-    # A base without a trailing slash would lose its last segment in urljoin.
-    return urllib.parse.urljoin(base_url.rstrip("/") + "/", f.url)
-
-
-def _plan(source: DataSource, dest: Path, base_url: str | None, local_copy: Path | None) -> list[_Step]:
+def _plan(source: DataSource, dest: Path, mirror: str | None, local_copy: Path | None) -> list[_Step]:
     steps = []
     for f in source.files:
         if _is_released_copy(dest / f.relpath, f):
@@ -196,23 +186,8 @@ def _plan(source: DataSource, dest: Path, base_url: str | None, local_copy: Path
         elif local_copy is not None and (local_copy / f.relpath).is_file():
             steps.append(_Step(f, "copy", str(local_copy / f.relpath)))
         else:
-            url = _resolve_url(f, base_url)
-            steps.append(_Step(f, "download" if url else "missing", url))
+            steps.append(_Step(f, "download", source.url(f, mirror)))
     return steps
-
-
-def _missing_location_error(
-    source: DataSource, dest: Path, missing: list[DataFile], local_copy: Path | None
-) -> FetchError:
-    names = ", ".join(f.relpath for f in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-    where = f" (not found in the local copy {local_copy} either)" if local_copy is not None else ""
-    return FetchError(
-        f"{source.name}: no download location is known for {names}{where}. "
-        f"Set `{source.source_url_key}` in the config to a base URL that serves the files under "
-        f"their relative paths, set `datasets.{source.name}.path` to a folder that holds them, "
-        f"or put the released files under {dest}/ with the same layout "
-        f"(e.g. {dest / missing[0].relpath}); pre-seeded files are verified and used as they are."
-    )
 
 
 # --- datasets: transfer ----------------------------------------------------------------------
@@ -272,8 +247,9 @@ def _download(url: str, part: Path, *, attempts: int, backoff_s: float, timeout_
     except (OSError, http.client.HTTPException, ValueError) as exc:
         part.unlink(missing_ok=True)
         raise FetchError(
-            f"could not download {url}: {exc}. Check the URL and the network, or put a copy of "
-            f"the file at {part.with_suffix('')} (pre-seeded files are used as they are)."
+            f"could not download {url}: {exc}. Check the network (run the fetch on a machine with "
+            f"internet, e.g. a login node), or put a copy of the file at {part.with_suffix('')} "
+            f"(pre-seeded files are verified and used as they are)."
         ) from exc
 
 
@@ -347,7 +323,7 @@ def fetch_dataset(
     source: DataSource,
     dest: Path,
     *,
-    base_url: str | None = None,
+    mirror: str | None = None,
     local_copy: Path | None = None,
     attempts: int = 5,
     backoff_s: float = 1.0,
@@ -356,21 +332,17 @@ def fetch_dataset(
     """Make ``dest`` hold every released file of ``source`` and return ``dest/MANIFEST.json``.
 
     Files already in ``dest`` with the recorded hash are kept (no network); then files in
-    ``local_copy`` (same relative layout) are copied; the rest are downloaded, with
-    relative URLs resolved against ``base_url``. Missing locations are reported before
-    anything is transferred. A second call with everything in place changes nothing,
-    the manifest included, so Snakemake sees no new output.
+    ``local_copy`` (same relative layout) are copied; the rest are downloaded from the
+    source's pinned URLs, or from ``mirror``, a base URL with the upstream layout. A second
+    call with everything in place changes nothing, the manifest included, so Snakemake
+    sees no new output.
     """
     dest = Path(dest)
     local_copy = Path(local_copy) if local_copy is not None else None
     dest.mkdir(parents=True, exist_ok=True)
     manifest = dest / MANIFEST_NAME
 
-    steps = _plan(source, dest, base_url, local_copy)
-    missing = [s.file for s in steps if s.action == "missing"]
-    if missing:
-        raise _missing_location_error(source, dest, missing, local_copy)
-
+    steps = _plan(source, dest, mirror, local_copy)
     for step in steps:
         if step.action != "keep":
             log.info("%s: %s %s <- %s", source.name, step.action, step.file.relpath, step.origin)
@@ -439,9 +411,10 @@ def hf_offline_env() -> dict[str, str]:
     """Environment for compute jobs: the Hugging Face libraries must not reach for the network.
 
     Compute nodes usually have no internet; without these a missing file turns into a
-    long hang on retries instead of an immediate, readable error.
+    long hang on retries instead of an immediate, readable error. Every compute job's
+    script sets them (:func:`xlcons.job.start_job`).
     """
-    return {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    return dict(HF_OFFLINE)
 
 
 def _holds_usable_model(dest: Path, hf_file: str | None) -> bool:

@@ -1,4 +1,10 @@
-"""What every rule script does first: keep to the job's cores and log to the rule's log file."""
+"""What every rule script does first: keep to the job's cores, stay off the Hub, log to the rule's log.
+
+Every script has the same shape: module level only puts this package on the path, and the
+work is in ``main(smk)``, called under ``if __name__ == "__main__":``. vLLM starts its engine
+core in a *spawned* process (on CPUs always, on GPUs once CUDA is initialised), and a spawned
+child imports the parent's script again; unguarded, it would run the whole job a second time.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,22 @@ import logging
 import os
 import sys
 
+# Compute jobs read what the fetch rules put on disk; with these set, a missing file fails
+# at once with the Hub's "offline" error instead of hanging on retries on a node without
+# internet.
+HF_OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
-def start_job(smk) -> None:
+
+def start_job(smk, *, offline: bool = True) -> None:
     """Call before importing torch or CTranslate2: both size their thread pools once, on import,
-    from OMP_NUM_THREADS, so parallel jobs on one node would otherwise oversubscribe it."""
+    from OMP_NUM_THREADS, so parallel jobs on one node would otherwise oversubscribe it.
+
+    ``offline=False`` for the local rules that may download (fetches, a user's ``hf_dataset``
+    prompts). A variable the user set (``HF_HUB_OFFLINE=0``) is left as it is.
+    """
     os.environ.setdefault("OMP_NUM_THREADS", str(smk.threads))
+    if offline:
+        for name, value in HF_OFFLINE.items():
+            os.environ.setdefault(name, value)
     sys.stderr = open(smk.log[0], "w")
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s", force=True)

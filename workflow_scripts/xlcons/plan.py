@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from xlcons.config import DatasetResolver, iter_model_sources, resource_name
-from xlcons.data_sources import DATA_SOURCES
-from xlcons.datasets import BUILT_IN, dataset_options
+from xlcons.data_sources import DATA_SOURCES, released_source_name
+from xlcons.datasets import dataset_options
 from xlcons.evaluators.registry import EVALUATORS, TRANSLATIONS, EvaluatorInfo
 from xlcons.generation.registry import backend_info, model_fields
 from xlcons.languages import LanguageRegistry
@@ -24,7 +24,12 @@ from xlcons.languages import LanguageRegistry
 def _needs_weights(source: Mapping[str, Any]) -> bool:
     """The model is a local file or folder the job reads (not a served endpoint)."""
     local = backend_info(source["backend"]).local_files if "backend" in source else True
-    return local and bool(source.get("hf_id") or source.get("path"))
+    return local and bool(source.get("hf_id") or source.get("path") or source.get("released"))
+
+
+def _released_source(source: Mapping[str, Any]) -> str | None:
+    """The data source of a model's fetched released outputs, if it is one."""
+    return released_source_name(source["released"]) if source.get("released") else None
 
 
 class LLMJob:
@@ -83,38 +88,24 @@ class Plan:
         return self.datasets.infos[dataset]
 
     def fetched_sources(self) -> list[str]:
-        """Released data sets that enabled prompt sets need and no local path provides."""
+        """Released files to download: the data sets that enabled prompt sets need and no local
+        path provides, then the released outputs that models are scored on (`released`)."""
         wanted = []
         for dataset in self.enabled_datasets():
             source = self.info(dataset).source
-            if source and not self.config["datasets"][dataset].get("path") and source not in wanted:
+            if source and not self.config["datasets"][dataset].get("path"):
                 wanted.append(source)
-        return wanted
+        if self.enabled_datasets():
+            wanted += [_released_source(self.sources[f"models.{name}"]) for name in self.generators()]
+        return [source for source in dict.fromkeys(wanted) if source]
 
     def fetched_dataset_pattern(self) -> str:
-        return alternation(info.source for info in BUILT_IN.values() if info.source)
+        return alternation(DATA_SOURCES)
 
     def dataset_fetch_params(self, source: str) -> dict[str, Any]:
-        dataset = next((name for name, info in BUILT_IN.items() if info.source == source), None)
-        spec = self.config["datasets"].get(dataset, {})
-        return {"source": source, "base_url": spec.get("source_url")}
-
-    def unreachable_sources(self, resources: str) -> list[str]:
-        """Warnings for data sets whose fetch job cannot succeed: no base URL, nothing pre-seeded.
-
-        Reported while the DAG is built, so the user learns it before any job runs.
-        """
-        messages = []
-        for source in self.fetched_sources():
-            spec = DATA_SOURCES[source]
-            seeded = Path(resources, "data", source, "MANIFEST.json").exists()
-            if spec.needs_base_url and not self.dataset_fetch_params(source)["base_url"] and not seeded:
-                messages.append(
-                    f"data set '{source}' has no known public download location: set {spec.source_url_key} "
-                    f"to the release's base URL, set datasets.{source}.path to a local copy, or put the files "
-                    f"in {resources}/data/{source}/ (its fetch job fails otherwise)"
-                )
-        return messages
+        """What a fetch job needs: the source, and the mirror its data set's config names, if any."""
+        spec = self.config["datasets"].get(DATA_SOURCES[source].dataset, {})
+        return {"source": source, "mirror": spec.get("source_url")}
 
     def notes(self) -> list[str]:
         """What the user should know about their own prompt files (ids missing in some languages)."""
@@ -184,7 +175,11 @@ class Plan:
 
     def model_location(self, key: str, resources: str) -> str:
         source = self.sources[key]
-        return source["path"] if source.get("path") else f"{resources}/models/{self.names[key]}/.xlcons-fetched.json"
+        if source.get("path"):
+            return source["path"]
+        if source.get("released"):
+            return f"{resources}/data/{_released_source(source)}/MANIFEST.json"
+        return f"{resources}/models/{self.names[key]}/.xlcons-fetched.json"
 
     def local_path(self, key: str, resources: str) -> str | None:
         """Where a model's files are on disk: its configured path, or its fetched folder (or the
@@ -196,6 +191,8 @@ class Plan:
             return source["path"]
         if not _needs_weights(source):
             return None
+        if source.get("released"):
+            return f"{resources}/data/{_released_source(source)}"
         folder = f"{resources}/models/{self.names[key]}"
         return f"{folder}/{source['hf_file']}" if source.get("hf_file") else folder
 

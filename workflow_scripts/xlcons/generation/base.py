@@ -193,6 +193,11 @@ class Backend(ABC):
     def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
         """Yield one result per request, in any order, as they complete."""
 
+    def engine_stats(self) -> dict[str, int]:
+        """The engine's own counters for this job (vLLM: prompt tokens computed and served from
+        the prefix cache); logged before close. Empty when the engine keeps none."""
+        return {}
+
     def close(self) -> None:
         """Free the model (GPU memory, threads); called once at the end of the job."""
 

@@ -66,7 +66,7 @@ def model_fields(spec: Mapping[str, Any]) -> dict[str, Any]:
     out, so editing them reruns no job upstream of the tables.
     """
     info = backend_info(spec["backend"])
-    fields = ("backend", "hf_id", "revision", "hf_file", "path", "system_prompt", "decoding")
+    fields = ("backend", "hf_id", "revision", "hf_file", "path", "released", "system_prompt", "decoding")
     picked = {key: spec.get(key) for key in fields}
     if info.options_key:
         picked[info.options_key] = spec.get(info.options_key, {})

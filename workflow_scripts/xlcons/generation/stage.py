@@ -46,6 +46,18 @@ def _progress(total: int):
     return tqdm(total=total, unit="item", mininterval=10, smoothing=0.1, dynamic_ncols=False)
 
 
+def log_engine_stats(spec: ModelSpec, backend: Backend) -> dict[str, int]:
+    """Put the engine's counters in the job log (vLLM: what the prefix cache saved)."""
+    stats = backend.engine_stats()
+    if stats.get("prompt_tokens"):
+        log.info(
+            "%s: prefix cache served %d of %d prompt tokens (%.1f%%); %d computed",
+            spec.name, stats["cached_prompt_tokens"], stats["prompt_tokens"],
+            100 * stats["cached_prompt_tokens"] / stats["prompt_tokens"], stats["computed_prompt_tokens"],
+        )
+    return stats
+
+
 def generate_missing(
     spec: ModelSpec,
     requests: Sequence[Request],
@@ -74,6 +86,7 @@ def generate_missing(
     finally:
         bar.close()
         cache.flush()
+        log_engine_stats(spec, backend)
         backend.close()
     seconds = time.perf_counter() - started
     log.info("%s: generated %d in %.1f s (%.2f items/s), %d failed", spec.name, len(unique), seconds, len(unique) / seconds, len(failures))

@@ -50,7 +50,7 @@ from xlcons.evaluators.information.prompts import extraction_prompt, verificatio
 from xlcons.evaluators.information.scores import language_scores, needs_verification, pre_extraction_status, score_item, side_status
 from xlcons.generation.base import Backend, ModelSpec, Request, Result, build_requests, effective_max_new_tokens, load_backend
 from xlcons.generation.cache import ResponseCache
-from xlcons.generation.stage import generate_missing
+from xlcons.generation.stage import generate_missing, log_engine_stats
 from xlcons.schemas import INFORMATION_FACTS, INFORMATION_ITEMS, INFORMATION_SCORES, RESPONSES, ROUND_TRIPS, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 from xlcons.translation.splitting import split_sentences
@@ -153,6 +153,9 @@ class _KeepOpen(Backend):
     def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
         return self.inner.generate(requests)
 
+    def engine_stats(self) -> dict[str, int]:
+        return {}  # the counters run over the whole job: logged once, when the job closes the backend
+
     def close(self) -> None:
         pass
 
@@ -188,6 +191,7 @@ class _Answerer:
 
     def close(self) -> None:
         if self.backend is not None:
+            log_engine_stats(self.spec, self.backend)
             self.backend.close()
             self.backend = None
 

@@ -34,6 +34,49 @@ def sampling_params_kwargs(decoding: Decoding, max_new_tokens: int) -> dict[str,
     }
 
 
+def engine_kwargs(spec: ModelSpec) -> dict[str, Any]:
+    """Keyword arguments of vllm.LLM for a model: its `vllm` options, with the defaults of the schema.
+
+    Stats stay on (`disable_log_stats=False`) so that the prefix-cache counters of
+    :func:`prefix_cache_stats` can be read at the end of the job.
+    """
+    options = spec.options
+    return {
+        "model": spec.location,
+        "tensor_parallel_size": int(options.get("tensor_parallel_size", 1)),
+        "gpu_memory_utilization": float(options.get("gpu_memory_utilization", 0.9)),
+        "max_model_len": options.get("max_model_len"),
+        "dtype": options.get("dtype", "auto"),
+        "enable_prefix_caching": bool(options.get("enable_prefix_caching", True)),
+        "enforce_eager": bool(options.get("enforce_eager", False)),
+        "seed": spec.decoding.seed,
+        "trust_remote_code": False,
+        "disable_log_stats": False,
+    }
+
+
+# vLLM's counters (Prometheus names) of prompt tokens looked up in the prefix cache, and found.
+_PREFIX_QUERIES, _PREFIX_HITS = "vllm:prefix_cache_queries", "vllm:prefix_cache_hits"
+
+
+def prefix_cache_stats(metrics: Sequence[Any]) -> dict[str, int]:
+    """Prompt tokens looked up in the prefix cache and served from it, from ``LLM.get_metrics()``.
+
+    ``computed`` is what the engine had to run through the model. Empty when the engine
+    reports neither counter (stats off, or a vLLM without them).
+    """
+    totals = {name: 0 for name in (_PREFIX_QUERIES, _PREFIX_HITS)}
+    seen = False
+    for metric in metrics:
+        if getattr(metric, "name", None) in totals:
+            totals[metric.name] += int(getattr(metric, "value", 0))
+            seen = True
+    if not seen:
+        return {}
+    prompt, cached = totals[_PREFIX_QUERIES], totals[_PREFIX_HITS]
+    return {"prompt_tokens": prompt, "cached_prompt_tokens": cached, "computed_prompt_tokens": prompt - cached}
+
+
 def parse_request_output(key: str, output: Any) -> Result:
     """A vllm RequestOutput (or anything shaped like it) as a Result.
 
@@ -74,16 +117,7 @@ class VLLMBackend(Backend):
         if not spec.location:
             raise GenerationError(f"model '{spec.name}': the vllm backend needs local weights (fetch the model first)")
         self._vllm = vllm
-        options = spec.options
-        self.llm = vllm.LLM(
-            model=spec.location,
-            tensor_parallel_size=int(options.get("tensor_parallel_size", 1)),
-            gpu_memory_utilization=float(options.get("gpu_memory_utilization", 0.9)),
-            max_model_len=options.get("max_model_len"),
-            dtype=options.get("dtype", "auto"),
-            seed=spec.decoding.seed,
-            trust_remote_code=False,
-        )
+        self.llm = vllm.LLM(**engine_kwargs(spec))
 
     def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
         if not requests:
@@ -98,6 +132,11 @@ class VLLMBackend(Backend):
             raise GenerationError(f"model '{self.spec.name}': vLLM returned {len(outputs)} outputs for {len(requests)} requests")
         for request, output in zip(requests, outputs):
             yield parse_request_output(request.key, output)
+
+    def engine_stats(self) -> dict[str, int]:
+        llm = getattr(self, "llm", None)
+        get_metrics = getattr(llm, "get_metrics", None)
+        return prefix_cache_stats(get_metrics()) if callable(get_metrics) else {}
 
     def close(self) -> None:
         llm = getattr(self, "llm", None)

@@ -1,0 +1,98 @@
+"""Every rule script has one shape: put the package on the path, then ``main(smk)`` under a
+``__main__`` guard. vLLM starts its engine in a spawned process, which imports the script
+again; anything at module level would run twice (the job, or truncating its log)."""
+
+from __future__ import annotations
+
+import ast
+import logging
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from xlcons.job import HF_OFFLINE, start_job
+
+SCRIPTS = sorted((Path(__file__).resolve().parent.parent / "workflow_scripts").glob("*.py"))
+# Local rules that may reach the network: the fetches, and prompts read from a Hub data set.
+ONLINE = {"fetch_dataset.py", "fetch_model.py", "prompts.py", "prompt_table.py"}
+
+
+def _is_path_insert(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and ast.unparse(node) == "sys.path.insert(0, snakemake.scriptdir)"
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.If)
+        and ast.unparse(node.test) == "__name__ == '__main__'"
+        and [ast.unparse(s) for s in node.body] == ["main(snakemake)"]
+    )
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
+def test_a_rule_script_does_nothing_at_import_but_put_the_package_on_the_path(script):
+    tree = ast.parse(script.read_text())
+    body = tree.body[1:] if ast.get_docstring(tree) else tree.body
+    kinds = []
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            kinds.append("import")
+        elif _is_path_insert(node):
+            kinds.append("path")
+        elif isinstance(node, ast.FunctionDef) and node.name == "main":
+            kinds.append("main")
+            first = ast.unparse(node.body[0])
+            assert first == ("start_job(smk, offline=False)" if script.name in ONLINE else "start_job(smk)"), first
+        elif _is_main_guard(node):
+            kinds.append("guard")
+        else:
+            pytest.fail(f"{script.name}:{node.lineno}: runs at import: {ast.unparse(node)[:80]}")
+    assert kinds[-2:] == ["main", "guard"] and "path" in kinds
+
+
+class _Job:
+    threads = 3
+
+    def __init__(self, log: Path) -> None:
+        self.log = [str(log)]
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging(monkeypatch):
+    """start_job points stderr and the root logger at the job's log: undone after each test."""
+    original = sys.stderr
+    monkeypatch.setattr("sys.stderr", original)
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    for handler in root.handlers:
+        if handler not in handlers:
+            handler.close()
+            handler.stream.close()  # the job's log file, which start_job opened as stderr
+    root.handlers[:], root.level = handlers, level
+
+
+def test_a_compute_job_keeps_off_the_hub_and_to_its_cores_unless_told_otherwise(tmp_path, monkeypatch):
+    for name in (*HF_OFFLINE, "OMP_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "0")  # what a user exported stays
+
+    start_job(_Job(tmp_path / "job.log"))
+
+    assert os.environ["HF_HUB_OFFLINE"] == "1" and os.environ["HF_DATASETS_OFFLINE"] == "1"
+    assert os.environ["TRANSFORMERS_OFFLINE"] == "0"
+    assert os.environ["OMP_NUM_THREADS"] == "3"
+    assert sys.stderr.name == str(tmp_path / "job.log")
+    logging.getLogger().info("into the job's log")
+    assert "into the job's log" in (tmp_path / "job.log").read_text()
+
+
+def test_a_local_rule_that_downloads_is_left_online(tmp_path, monkeypatch):
+    for name in HF_OFFLINE:
+        monkeypatch.delenv(name, raising=False)
+
+    start_job(_Job(tmp_path / "job.log"), offline=False)
+
+    assert not any(name in os.environ for name in HF_OFFLINE)
