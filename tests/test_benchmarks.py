@@ -1,7 +1,8 @@
-"""The benchmark runner (`python -m benchmarks`): its table, target checks and --only; no benchmark is run."""
+"""The benchmark runner (`python -m benchmarks`): its table, target checks and --only; and the GPU check's parts that run on a CPU."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import types
@@ -164,3 +165,18 @@ class TestSchedulingConfig:
         assert lines[3].split() == ["dry_run_s", "61.5", "<", "60", "no"]
         assert lines[4].split() == ["noop_s", "12", "<", "60", "yes"]
         assert lines[5].split() == ["noop_nothing_to_be_done", "yes", "==", "yes", "yes"]
+
+
+def test_the_gpu_check_runs_each_part_it_can_and_writes_one_json(tmp_path, offline_models):
+    """`benchmarks/gpu.py --check` on a machine without CUDA (the main test env has no vLLM):
+    generation says why it is skipped, translation too (it wants CUDA), and the MoE part runs
+    the transformers NllbMoe path on the CPU; every figure lands in the JSON file."""
+    from benchmarks import gpu
+
+    out = tmp_path / "check.json"
+    found = gpu.figures(["--check", "--only", "generation", "--only", "moe", "--device", "cpu",
+                         "--nllb", str(offline_models["tiny-nllb"]), "--json", str(out)])
+
+    assert json.loads(out.read_text()) == found
+    assert found["generation"].startswith("skipped: vLLM is not installed")
+    assert found["moe_device"] == "cpu" and found["moe_device_map"] is False and found["moe_sentences_per_s"] > 0

@@ -166,19 +166,9 @@ def test_an_unknown_language_code_is_an_error(hf):
 
 
 def test_the_moe_checkpoint_loads_through_the_auto_class(tiny_nllb, hf, tmp_path):
-    import torch
-    from transformers import NllbMoeConfig, NllbMoeForConditionalGeneration
+    from xlcons.offline_models import write_tiny_nllb_moe
 
-    tokenizer = hf.tokenizer
-    config = NllbMoeConfig(
-        vocab_size=len(tokenizer), d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
-        decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, num_experts=2, expert_capacity=8,
-        encoder_sparse_step=2, decoder_sparse_step=2, max_position_embeddings=128, pad_token_id=tokenizer.pad_token_id,
-        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, decoder_start_token_id=tokenizer.eos_token_id,
-    )
-    torch.manual_seed(0)
-    NllbMoeForConditionalGeneration(config).save_pretrained(tmp_path)
-    tokenizer.save_pretrained(tmp_path)
+    write_tiny_nllb_moe(tiny_nllb, tmp_path)
     moe = load_translator(TranslatorSpec(location=str(tmp_path), max_new_tokens=CAP, device="cpu", gpus=2))
     assert type(moe.model).__name__ == "NllbMoeForConditionalGeneration"
     sentences = SENTENCES["deu_Latn"]

@@ -6,11 +6,10 @@ English responses and the per-language translations; outputs: items and per-lang
 
 import sys
 
-sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
-from xlcons.job import start_job  # noqa: E402
-
 
 def main(smk) -> None:
+    from xlcons.job import start_job
+
     start_job(smk)
     from xlcons.evaluators.empathy.profiles import run_empathy_job
 
@@ -19,6 +18,8 @@ def main(smk) -> None:
     run_empathy_job(classifiers, inputs.prompts, inputs.english, inputs.translations, output.per_item, out_scores=output.scores)
 
 
-# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again (as
+# __mp_main__, without the `snakemake` object that Snakemake puts before the script).
 if __name__ == "__main__":
+    sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
     main(snakemake)  # noqa: F821

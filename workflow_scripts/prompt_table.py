@@ -2,11 +2,10 @@
 
 import sys
 
-sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
-from xlcons.job import start_job  # noqa: E402
-
 
 def main(smk) -> None:
+    from xlcons.job import start_job
+
     start_job(smk, offline=False)
     from xlcons.schemas import PROMPTS
     from xlcons.tables import concat_table_files
@@ -14,6 +13,8 @@ def main(smk) -> None:
     concat_table_files(smk.input.prompts, smk.output.table, PROMPTS)
 
 
-# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again (as
+# __mp_main__, without the `snakemake` object that Snakemake puts before the script).
 if __name__ == "__main__":
+    sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
     main(snakemake)  # noqa: F821

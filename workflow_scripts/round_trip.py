@@ -7,11 +7,10 @@ file per pivot language, in the order of params.langs.
 
 import sys
 
-sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
-from xlcons.job import start_job  # noqa: E402
-
 
 def main(smk) -> None:
+    from xlcons.job import start_job
+
     start_job(smk)
     from xlcons.translation.stage import job_translator, run_round_trip_job
 
@@ -27,6 +26,8 @@ def main(smk) -> None:
     )
 
 
-# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again (as
+# __mp_main__, without the `snakemake` object that Snakemake puts before the script).
 if __name__ == "__main__":
+    sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
     main(snakemake)  # noqa: F821

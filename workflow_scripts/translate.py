@@ -8,11 +8,10 @@ translations and one sentences file per responses file.
 
 import sys
 
-sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
-from xlcons.job import start_job  # noqa: E402
-
 
 def main(smk) -> None:
+    from xlcons.job import start_job
+
     start_job(smk)
     from xlcons.translation.stage import job_translator, run_translation_job
 
@@ -32,6 +31,8 @@ def main(smk) -> None:
     )
 
 
-# Guarded: vLLM starts its engine in a spawned process, which runs this file again.
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again (as
+# __mp_main__, without the `snakemake` object that Snakemake puts before the script).
 if __name__ == "__main__":
+    sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
     main(snakemake)  # noqa: F821

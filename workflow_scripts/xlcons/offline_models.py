@@ -751,6 +751,27 @@ def convert_smollm2(out_dir: Path | str) -> Path:
     return _build_file_or_dir("smollm2-135m-instruct", out_dir, None, is_file=False)
 
 
+def write_tiny_nllb_moe(tokenizer_dir: Path | str, out_dir: Path | str, seed: int = 0) -> Path:
+    """A random-weight NllbMoe (2 experts, 2+2 layers) with the tokenizer of ``tokenizer_dir``
+    (the tiny NLLB's), in ``out_dir``: the 54B MoE's code path in a few MB. Not cached; built
+    in a second where a test or a benchmark needs it."""
+    import torch
+    from transformers import AutoTokenizer, NllbMoeConfig, NllbMoeForConditionalGeneration
+
+    tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_dir), local_files_only=True)
+    config = NllbMoeConfig(
+        vocab_size=len(tokenizer), d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+        decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, num_experts=2, expert_capacity=8,
+        encoder_sparse_step=2, decoder_sparse_step=2, max_position_embeddings=128, pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, decoder_start_token_id=tokenizer.eos_token_id,
+    )
+    torch.manual_seed(seed)
+    out_dir = Path(out_dir)
+    NllbMoeForConditionalGeneration(config).save_pretrained(out_dir)
+    tokenizer.save_pretrained(out_dir)
+    return out_dir
+
+
 @dataclasses.dataclass(frozen=True)
 class BuildResult:
     name: str

@@ -105,7 +105,8 @@ class VLLMBackend(Backend):
     name = "vllm"
     # vLLM needs many requests at once to batch well; a chunk is also the work a killed job
     # loses (the stage saves after each chunk, and vLLM returns only when the whole call is
-    # done). 4096 prompts keep the GPU saturated while bounding a loss to minutes.
+    # done). 4096 prompts keep the GPU saturated while bounding a loss to minutes; the
+    # model's `vllm.chunk_size` sets another size.
     chunk_size = 4096
 
     def __init__(self, spec: ModelSpec):
@@ -117,6 +118,7 @@ class VLLMBackend(Backend):
         if not spec.location:
             raise GenerationError(f"model '{spec.name}': the vllm backend needs local weights (fetch the model first)")
         self._vllm = vllm
+        self.chunk_size = int(spec.options.get("chunk_size", self.chunk_size))
         self.llm = vllm.LLM(**engine_kwargs(spec))
 
     def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
