@@ -102,7 +102,7 @@ def generation(args: argparse.Namespace) -> dict:
     device, dtype, eager = engine_device(args)
     start = time.perf_counter()
     llm = vllm.LLM(model=str(args.model), dtype=dtype, gpu_memory_utilization=args.gpu_memory_utilization,
-                   max_model_len=args.max_model_len, enforce_eager=eager, seed=0)
+                   max_model_len=args.max_model_len, enforce_eager=eager, disable_log_stats=False, seed=0)
     load_s = time.perf_counter() - start
     spec = ModelSpec(name="bench", backend="vllm", location=str(args.model),
                      decoding=Decoding(temperature=0.0, max_new_tokens=args.max_new_tokens),

@@ -135,8 +135,8 @@ def test_greedy_float32_answers_of_vllm_and_transformers_are_the_same(smollm2, t
     pick the same greedy tokens on these prompts."""
     out = tmp_path / "parity.json"
     run = subprocess.run(
-        [sys.executable, str(REPO / "tests" / "gpu" / "compare_vllm_hf.py"), "--model", str(smollm2), "--prompts", "10",
-         "--max-new-tokens", "24", "--data", str(shared_data / "multiq" / "MultiQ.csv"), "--json", str(out)],
+        [sys.executable, str(REPO / "tests" / "gpu" / "compare_vllm_hf.py"), "--model", str(smollm2), "--prompts", "6",
+         "--max-new-tokens", "16", "--data", str(shared_data / "multiq" / "MultiQ.csv"), "--json", str(out)],
         env={**os.environ, **ENV, "PYTHONPATH": str(REPO / "workflow_scripts")}, capture_output=True, text=True, timeout=600,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -144,7 +144,7 @@ def test_greedy_float32_answers_of_vllm_and_transformers_are_the_same(smollm2, t
 
     result = json.loads(out.read_text())
     figures["greedy parity, hf vs vllm (float32, CPU)"] = f"{result['identical']}/{result['prompts']} identical"
-    assert result["device"] == "cpu" and result["prompts"] == 10
+    assert result["device"] == "cpu" and result["prompts"] == 6
     assert result["identical"] == result["prompts"], result["differences"]
 
 
@@ -154,11 +154,13 @@ def test_greedy_float32_answers_of_vllm_and_transformers_are_the_same(smollm2, t
 def workflow_config(smollm2: Path, shared_data: Path, chunk_size: int) -> dict:
     return {
         "models": {"smol": {"path": str(smollm2), "backend": "vllm", "vllm": {**ENGINE, "chunk_size": chunk_size},
-                            "decoding": {"max_new_tokens": 24}}},
-        "datasets": {"multiq": {"path": str(shared_data / "multiq"), "languages": ["en", "de"], "items": {"limit": 6}}},
+                            "decoding": {"max_new_tokens": 16}}},
+        "datasets": {"multiq": {"path": str(shared_data / "multiq"), "languages": ["en", "de"], "items": {"limit": PER_LANGUAGE}}},
     }
 
 
+PER_LANGUAGE, CHUNK = 4, 3  # 8 prompts, in calls of 3
+PROMPTS_IN_ALL = 2 * PER_LANGUAGE
 TABLE = "results/responses/multiq/smol.parquet"
 CACHE = "results/cache/generate/multiq/smol.jsonl"
 JOB_LOG = "logs/generate/multiq/smol.log"
@@ -179,37 +181,37 @@ def snakemake(workdir: Path, *, wait: bool = True):
 
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory, smollm2, shared_data):
-    """The generate_multiq rule with backend vllm, run once through: 12 prompts, chunks of 4."""
+    """The generate_multiq rule with backend vllm, run once through."""
     workdir = tmp_path_factory.mktemp("uninterrupted")
-    (workdir / "config.yaml").write_text(yaml.safe_dump(workflow_config(smollm2, shared_data, 4)))
+    (workdir / "config.yaml").write_text(yaml.safe_dump(workflow_config(smollm2, shared_data, CHUNK)))
     snakemake(workdir)
     return workdir
 
 
 def test_the_generate_rule_runs_vllm_through_snakemake(uninterrupted):
     table = pq.read_table(uninterrupted / TABLE).to_pylist()
-    assert len(table) == 12 and {row["backend"] for row in table} == {"vllm"}
+    assert len(table) == PROMPTS_IN_ALL and {row["backend"] for row in table} == {"vllm"}
     assert {row["finish_reason"] for row in table} <= {"stop", "length"}
     assert all(row["response"].strip() for row in table)
-    assert "smol: generated 12 in" in (uninterrupted / JOB_LOG).read_text(), "the job ran once, under vLLM's spawned engine"
+    assert f"smol: generated {PROMPTS_IN_ALL} in" in (uninterrupted / JOB_LOG).read_text(), "the job ran once, under vLLM's spawned engine"
 
 
 def test_a_generation_job_killed_mid_run_resumes_from_its_cache(uninterrupted, tmp_path, smollm2, shared_data):
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(workflow_config(smollm2, shared_data, 4)))
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(workflow_config(smollm2, shared_data, CHUNK)))
     proc, log = snakemake(tmp_path, wait=False)
     cache = tmp_path / CACHE
     deadline = time.monotonic() + 300
-    while not (cache.is_file() and len(cache.read_text().splitlines()) >= 4):
+    while not (cache.is_file() and len(cache.read_text().splitlines()) >= CHUNK):
         assert proc.poll() is None, f"the job ended before it could be killed:\n{log.read_text()[-3000:]}"
         assert time.monotonic() < deadline, f"no answers cached after 300 s:\n{log.read_text()[-3000:]}"
         time.sleep(0.1)
     os.killpg(proc.pid, signal.SIGKILL)  # Snakemake, the job and vLLM's engine processes
     proc.wait(timeout=30)
     cached = len(cache.read_text().splitlines())
-    assert 4 <= cached < 12 and not (tmp_path / TABLE).exists()
+    assert CHUNK <= cached < PROMPTS_IN_ALL and not (tmp_path / TABLE).exists()
 
     shutil.rmtree(tmp_path / ".snakemake" / "locks", ignore_errors=True)
     _, resumed = snakemake(tmp_path)
 
-    assert f"{12 - cached} of 12 requests to generate ({cached} cached)" in (tmp_path / JOB_LOG).read_text()
+    assert f"{PROMPTS_IN_ALL - cached} of {PROMPTS_IN_ALL} requests to generate ({cached} cached)" in (tmp_path / JOB_LOG).read_text()
     assert pq.read_table(tmp_path / TABLE).equals(pq.read_table(uninterrupted / TABLE))

@@ -138,7 +138,12 @@ class VLLMBackend(Backend):
     def engine_stats(self) -> dict[str, int]:
         llm = getattr(self, "llm", None)
         get_metrics = getattr(llm, "get_metrics", None)
-        return prefix_cache_stats(get_metrics()) if callable(get_metrics) else {}
+        if not callable(get_metrics):
+            return {}
+        try:
+            return prefix_cache_stats(get_metrics())
+        except AssertionError:  # an engine made with stats off (vLLM asserts "Stat logging disabled")
+            return {}
 
     def close(self) -> None:
         llm = getattr(self, "llm", None)
