@@ -23,6 +23,8 @@ if PLAN.ctranslate2_dir(RESOURCES):
         params:
             checkpoint=get_translator_dir,
             quantization=get_ctranslate2_quantization,
+            # A local checkpoint's digest: replaced or retrained in place, it is converted again.
+            content=PLAN.content(TRANSLATOR),
         script:
             "../workflow_scripts/convert_ctranslate2.py"
 

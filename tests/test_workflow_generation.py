@@ -104,3 +104,28 @@ def test_a_language_the_model_excludes_is_a_config_error(workdir, offline_models
     result = snakemake(*run, "-n")
     assert result.returncode != 0
     assert "model 'mono' excludes ['de']" in result.output and "Job stats" not in result.output
+
+
+def test_a_local_model_replaced_in_place_is_generated_again_and_a_moved_copy_is_not(workdir, offline_models, shared_data):
+    """The job's params carry the digest of a `path` model's files: new content reruns the job
+    (and misses the cache), the same content in another folder is answered from the cache."""
+    recorded = workdir / "run-a" / "answers.jsonl"
+    recorded.parent.mkdir()
+    recorded.write_text("".join(json.dumps({"item_id": f"gpt-{i}", "language": "en", "response": f"answer {i}"}) + "\n" for i in (1, 2, 3)))
+    target = "results/responses/multiq/mine.parquet"
+    run = configure(workdir, offline_models, shared_data, languages=["en"], models=(), extra_models={"mine": {"backend": "file", "path": str(recorded)}})
+    assert snakemake(*run, target).returncode == 0
+    assert "Nothing to be done" in snakemake(*run, "-n", target).output
+
+    recorded.write_text(recorded.read_text().replace("answer 2", "a retrained answer"))  # same file, new content
+    dry = snakemake(*run, "-n", target)
+    assert job_counts(dry.stdout).get("generate_multiq") == 1, dry.output
+    assert snakemake(*run, target).returncode == 0
+    assert pq.read_table(workdir / target)["response"].to_pylist() == ["answer 1", "a retrained answer", "answer 3"]
+
+    moved = workdir / "run-b" / "answers.jsonl"
+    moved.parent.mkdir()
+    moved.write_bytes(recorded.read_bytes())
+    run = configure(workdir, offline_models, shared_data, languages=["en"], models=(), extra_models={"mine": {"backend": "file", "path": str(moved)}})
+    assert snakemake(*run, target).returncode == 0, "the path changed: the job reruns"
+    assert "all 3 requests answered from the cache" in (workdir / "logs/generate/multiq/mine.log").read_text()

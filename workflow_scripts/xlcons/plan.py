@@ -17,6 +17,7 @@ from xlcons.config import DatasetResolver, iter_model_sources, resource_name
 from xlcons.data_sources import DATA_SOURCES, released_source_name
 from xlcons.datasets import dataset_options
 from xlcons.evaluators.registry import EVALUATORS, TRANSLATIONS, EvaluatorInfo
+from xlcons.fingerprint import local_content
 from xlcons.generation.registry import backend_info, model_fields
 from xlcons.languages import LanguageRegistry
 
@@ -203,8 +204,15 @@ class Plan:
 
     def llm_spec(self, key: str, resources: str) -> dict[str, Any]:
         """What the generation backends need to run an LLM: the fields that change its answers,
-        plus `location` (reporting-only keys stay out, so editing them reruns nothing)."""
-        return {**model_fields(self.sources[key]), "location": self.local_path(key, resources)}
+        plus `location` (reporting-only keys stay out, so editing them reruns nothing) and, for
+        a local `path`, the digest of its files: a job's params change, and Snakemake reruns
+        it, when the checkpoint (or the responses file) there is replaced or retrained."""
+        return {**model_fields(self.sources[key]), "location": self.local_path(key, resources), "content": self.content(key)}
+
+    def content(self, key: str) -> str | None:
+        """The digest of a local `path` model's files (xlcons.fingerprint); None for a Hub,
+        served or fetched model, or a path that is not there (validation names it)."""
+        return local_content(self.sources[key].get("path"))
 
     def llm_job(self, key: str, resources: str, envs_dir: Path | str, dataset: str | None = None) -> LLMJob:
         """The job functions of an LLM role; `dataset` for a generator, whose system prompt the
@@ -302,7 +310,8 @@ class Plan:
     def translator_fields(self) -> dict[str, Any]:
         """The translator section a translation job reads: without the list of data sets, so
         adding a data set to translate reruns nothing already translated."""
-        return {key: value for key, value in self.config["translator"].items() if key != "datasets"}
+        fields = {key: value for key, value in self.config["translator"].items() if key != "datasets"}
+        return fields | {"content": self.content("translator.model")}
 
     def translation_file(self, dataset: str, model: str, lang: str, kind: str = "translations") -> str:
         suffix = "" if kind == "translations" else f".{kind}"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from xlcons.fingerprint import content_digest, local_content
 from xlcons.generation.registry import backend_info
 from xlcons.schemas import NO_ANSWER
 
@@ -72,17 +73,27 @@ class ModelSpec:
         )
 
     def identity(self) -> dict[str, Any]:
-        """What makes two runs of this model comparable: not where the files happen to lie."""
+        """What makes two runs of this model comparable: not where the files happen to lie.
+
+        A served model is its name at the endpoint, a Hub model its id and revision, recorded
+        responses the digest of their files, and a local model (`path`) its folder's name
+        (what tables show) with the digest of its files under `content`, so that another
+        checkpoint under the same name, or one retrained in place, gets answers of its own.
+        """
         info = backend_info(self.backend)
-        served = self.options.get("model") if not info.local_files else None  # a served model: its name
-        if info.recorded:  # recorded responses: the file's content is the model
-            served = "sha256:" + _content_hash(Path(self.location))
-        return {
-            "backend": self.backend,
-            "model": served or self.hf_id or (Path(self.location).name if self.location else self.name),
-            "revision": self.revision,
-            "system_prompt": self.system_prompt,
-        }
+        content = None
+        if not info.local_files:
+            model = self.options.get("model") or self.hf_id or self.name  # a served model: its name
+        elif info.recorded:
+            model = "sha256:" + content_digest(self.location)
+        elif self.hf_id:
+            model = self.hf_id
+        elif self.location:
+            model, content = Path(self.location).name, local_content(self.location)
+        else:
+            model = self.name
+        identity = {"backend": self.backend, "model": model, "revision": self.revision, "system_prompt": self.system_prompt}
+        return identity | ({"content": content} if content else {})
 
 
 @dataclass(frozen=True)
@@ -124,14 +135,6 @@ class Result:
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "Result":
         return cls(**{name: record.get(name) for name in ("key", "response", "finish_reason", "prompt_tokens", "completion_tokens", "error")})
-
-
-def _content_hash(path: Path) -> str:
-    """A file's sha256, or one over a folder's files (name and content), for recorded responses."""
-    if path.is_file():
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    files = sorted(p for p in path.rglob("*") if p.is_file())
-    return _digest([[p.relative_to(path).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest()] for p in files])
 
 
 def _digest(payload: Any) -> str:

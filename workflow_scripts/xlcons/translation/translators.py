@@ -59,6 +59,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from xlcons.fingerprint import local_content
+
 log = logging.getLogger(__name__)
 
 BACKENDS = ("transformers", "ctranslate2")
@@ -98,7 +100,8 @@ class TranslatorSpec:
     ``location`` is the Hugging Face checkpoint directory (weights for transformers, and the
     tokenizer for both backends); ``ct2_location`` the converted CTranslate2 model
     (ctranslate2 backend; it carries a copy of the tokenizer, so ``location`` may be None).
-    ``model_id`` / ``revision`` name the model in cache keys (the directory name when None).
+    ``model_id`` / ``revision`` name the model in cache keys (the directory name when None);
+    a model not ``from_hub`` (a local ``path``) is named with a digest of its files too.
     ``device`` is ``auto`` (a GPU when there is one), ``cpu`` or ``cuda``; ``threads`` the CPU
     threads of the engine (0: the library's default, which follows OMP_NUM_THREADS).
     """
@@ -108,6 +111,7 @@ class TranslatorSpec:
     ct2_location: str | None = None
     model_id: str | None = None
     revision: str | None = None
+    from_hub: bool = False
     compute_type: str = "auto"
     dtype: str = "auto"
     beam_size: int = 1
@@ -148,6 +152,7 @@ class TranslatorSpec:
             ct2_location=ct2_location,
             model_id=model_id,
             revision=model.get("revision"),
+            from_hub=bool(model.get("hf_id")) and not model.get("path"),
             compute_type=section.get("compute_type", "auto"),
             dtype=section.get("dtype", "auto"),
             beam_size=section.get("beam_size", 1),
@@ -167,8 +172,13 @@ class TranslatorSpec:
         return where
 
     def identity(self) -> dict[str, Any]:
-        """What shapes a translation: the key part of the stage's sentence cache."""
+        """What shapes a translation: the key part of the stage's sentence cache. A local
+        checkpoint (not from the Hub) adds the digest of its files (`content`; the label stays
+        the name), so another one under the same folder name, or one retrained in place, is
+        not served the old translations."""
         name = self.model_id or Path(self.location or self.ct2_location or "unknown").name
+        files = self.ct2_location if self.backend == "ctranslate2" else self.location
+        content = None if self.from_hub else local_content(files)
         numeric: dict[str, Any]
         if self.backend == "ctranslate2":
             numeric = {"compute_type": self.compute_type, "weights": _ct2_quantization(self.ct2_location)}
@@ -183,7 +193,7 @@ class TranslatorSpec:
             "beam_size": self.beam_size,
             "max_input_tokens": self.max_input_tokens,
             "max_new_tokens": self.max_new_tokens,
-        }
+        } | ({"content": content} if content else {})
 
     def label(self) -> str:
         """A short human-readable name, recorded with every translation."""
