@@ -80,7 +80,14 @@ def test_a_model_used_in_two_roles_is_fetched_once():
 def test_a_local_data_set_folder_replaces_the_download(tmp_path):
     plan = plan_of({"datasets": {"multiq": {"path": str(tmp_path)}}})
     assert not any("/data/" in t for t in plan.fetch_targets(R))
-    assert plan.dataset_location("multiq", R) == [str(tmp_path)]
+    assert plan.dataset_location("multiq", R) == [str(tmp_path)], "no released file in it: the loader says what is missing"
+
+
+def test_the_prompts_of_a_local_folder_depend_on_its_files_so_an_edit_in_place_reruns_them(shared_data):
+    plan = plan_of({"datasets": {"makqa": {"path": str(shared_data / "makqa")}, "multiq": {"path": str(shared_data / "multiq")}}})
+    assert plan.dataset_location("multiq", R) == [str(shared_data / "multiq" / "MultiQ.csv")]
+    makqa = plan.dataset_location("makqa", R)
+    assert len(makqa) == 14 and str(shared_data / "makqa" / "QA_merged_data_dict_geo.json") in makqa
 
 
 def test_the_information_prompts_ship_with_xlcons_and_depend_on_no_download():

@@ -129,3 +129,26 @@ def test_a_local_model_replaced_in_place_is_generated_again_and_a_moved_copy_is_
     run = configure(workdir, offline_models, shared_data, languages=["en"], models=(), extra_models={"mine": {"backend": "file", "path": str(moved)}})
     assert snakemake(*run, target).returncode == 0, "the path changed: the job reruns"
     assert "all 3 requests answered from the cache" in (workdir / "logs/generate/multiq/mine.log").read_text()
+
+
+def test_a_data_file_edited_in_place_makes_its_prompts_again(workdir, offline_models, shared_data):
+    """A local MultiQ folder: the prompts job depends on MultiQ.csv itself, so editing it (the
+    folder's own time does not change) schedules the prompts again."""
+    import shutil
+
+    local = workdir / "multiq"
+    shutil.copytree(shared_data / "multiq", local)
+    run = configure(workdir, offline_models, shared_data, languages=["en"])
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["datasets"]["multiq"]["path"] = str(local)
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    target = "results/prompts/multiq/en.parquet"
+    assert snakemake(*run, target).returncode == 0
+    folder_time = local.stat().st_mtime_ns
+
+    csv = local / "MultiQ.csv"
+    csv.write_text(csv.read_text(encoding="utf-8").replace("What", "Which", 1), encoding="utf-8")
+
+    assert local.stat().st_mtime_ns == folder_time, "the folder itself looks unchanged"
+    dry = snakemake(*run, "-n", target)
+    assert job_counts(dry.stdout).get("prompts") == 1, dry.output

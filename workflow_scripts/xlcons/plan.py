@@ -116,12 +116,16 @@ class Plan:
         return [note for name in users for note in self.datasets.user_notes[name]]
 
     def dataset_location(self, dataset: str, resources: str) -> list[str]:
-        """The input a prompts job depends on: a user's prompt file, the local folder, the fetch
-        manifest, or nothing (a set that ships with xlcons)."""
+        """The inputs a prompts job depends on: a user's prompt file; the released files in a
+        local folder (the files, not the folder, whose time does not change when a file in it is
+        edited); the fetch manifest; or nothing (a set that ships with xlcons)."""
         path = self.config["datasets"][dataset].get("path")
+        source = self.info(dataset).source
+        if path and source and Path(path).is_dir():
+            files = [str(Path(path) / f.relpath) for f in DATA_SOURCES[source].files if (Path(path) / f.relpath).is_file()]
+            return files or [path]  # a folder without them: the loader names what is missing
         if path:
             return [path]
-        source = self.info(dataset).source
         return [f"{resources}/data/{source}/MANIFEST.json"] if source else []
 
     def dataset_folder(self, dataset: str, resources: str) -> str | None:
