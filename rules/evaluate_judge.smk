@@ -29,5 +29,6 @@ if PLAN.evaluator_datasets("judge"):
         params:
             judge=JUDGE.spec,
             cache=job_cache("judge"),
+            max_failed_share=PLAN.max_failed_share(),
         script:
             "../workflow_scripts/judge.py"

@@ -31,5 +31,6 @@ for dataset in PLAN.generation_datasets():
             languages=PLAN.languages(dataset),
             max_new_tokens=PLAN.max_new_tokens(dataset),
             cache=PLAN.cache_file("generate", dataset, "{model}"),
+            max_failed_share=PLAN.max_failed_share(),
         script:
             "../workflow_scripts/generate.py"

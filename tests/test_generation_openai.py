@@ -127,6 +127,10 @@ def behaviour(prompt: str, attempt: int, body: dict) -> tuple:
         return 503, error("overloaded")
     if prompt == "bad request":
         return 400, error("this prompt is malformed", "invalid_request_error")
+    if prompt == "wrong key":
+        return 401, error("Incorrect API key provided", "invalid_request_error")
+    if prompt == "no such model":
+        return 404, error("The model `served-model` does not exist", "invalid_request_error")
     if prompt == "filtered":
         return 200, completion(body, None, "content_filter")
     if prompt == "refused":
@@ -234,6 +238,16 @@ def test_client_errors_are_not_retried(outcome):
     assert result.finish_reason == "error"
     assert "BadRequestError" in result.error and "400" in result.error
     assert outcome.server.seen["bad request"] == 1
+
+
+@pytest.mark.parametrize(("prompt", "status"), [("wrong key", "401"), ("no such model", "404")])
+def test_a_wrong_key_or_model_stops_the_job_at_once_with_the_endpoints_message(server, prompt, status):
+    """Every other request would fail the same way: not a scored 'No answer', a stopped job."""
+    with pytest.raises(GenerationError) as info:
+        run(spec(server.base_url), [prompt])
+    message = str(info.value)
+    assert status in message and "api.api_key_env" in message and "api.model" in message
+    assert server.seen[prompt] == 1, "not retried"
 
 
 def test_content_filter_and_refusals_are_refused_with_the_reason(outcome):

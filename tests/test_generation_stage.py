@@ -24,7 +24,7 @@ from xlcons.generation.base import (
     load_backend,
 )
 from xlcons.generation.cache import ResponseCache
-from xlcons.generation.stage import run_generation, run_generation_job
+from xlcons.generation.stage import FailedRequests, run_generation, run_generation_job
 from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES
 from xlcons.tables import write_table
 
@@ -160,6 +160,34 @@ def test_the_job_writes_one_file_per_language_atomically(spec, prompts, tmp_path
     assert [set(pq.read_table(p)["lang"].to_pylist()) for p in outputs] == [{"en"}, {"de"}]
     assert pq.read_table(table).num_rows == sum(pq.read_table(p).num_rows for p in outputs), "and every language as one table"
     assert not list((tmp_path / "out").glob(".*")), "no temporary files are left behind"
+
+
+def test_a_job_with_failed_requests_writes_nothing_and_its_rerun_asks_only_for_them(spec, prompts, tmp_path):
+    """The run fails (Snakemake runs the job again next time) instead of scoring the failures
+    as wrong answers; the answers that came back are cached and not asked for again."""
+    path = write_table(prompts.filter(pa.compute.equal(prompts["lang"], "de")), tmp_path / "de-prompts.parquet", PROMPTS)
+    texts = prompts.filter(pa.compute.equal(prompts["lang"], "de"))["prompt"].to_pylist()
+    outputs, cache = [tmp_path / "out" / "de.parquet"], tmp_path / "cache.jsonl"
+    first_calls = []
+
+    with pytest.raises(FailedRequests, match=r"'echo-model': 2 of 5 requests failed \(40\.0%.*HTTP 503.*requests only the failed ones"):
+        run_generation_job(spec, [path], outputs, ["de"], 256, cache, factory(first_calls, errors=set(texts[:2])))
+    assert not outputs[0].exists()
+
+    again = []
+    run_generation_job(spec, [path], outputs, ["de"], 256, cache, factory(again))
+    assert again == texts[:2], "only the two that failed"
+    assert pq.read_table(outputs[0])["finish_reason"].to_pylist() == ["stop"] * 5
+
+
+def test_a_share_of_failures_the_user_accepts_is_kept_as_no_answer(spec, prompts, tmp_path, caplog):
+    path = write_table(prompts.filter(pa.compute.equal(prompts["lang"], "de")), tmp_path / "de-prompts.parquet", PROMPTS)
+    texts = prompts.filter(pa.compute.equal(prompts["lang"], "de"))["prompt"].to_pylist()
+    out = tmp_path / "de.parquet"
+    with caplog.at_level("WARNING"):
+        run_generation_job(spec, [path], [out], ["de"], 256, tmp_path / "c.jsonl", factory([], errors={texts[0]}), max_failed_share=0.2)
+    assert pq.read_table(out)["finish_reason"].to_pylist().count("error") == 1
+    assert "1 of 5 requests failed, within generation.max_failed_share = 0.2" in caplog.text
 
 
 def test_cache_keys_cover_the_system_prompt_and_the_model(spec):

@@ -256,6 +256,16 @@ def test_a_failed_judge_request_is_unparseable_and_retried(tmp_path):
     assert ScriptedJudge.seen == ["FAIL"]  # only the failed one is asked again
 
 
+def test_the_judge_job_fails_on_failed_requests_instead_of_scoring_them(tmp_path):
+    from xlcons.generation.stage import FailedRequests
+
+    write_table(response_rows([("lmsys-63", "de", "FAIL"), ("lmsys-63", "en", "Mount Everest.")]), tmp_path / "r.parquet", RESPONSES)
+    write_table(english_prompts(QUESTIONS), tmp_path / "en.parquet", PROMPTS)
+    with pytest.raises(FailedRequests, match=r"'judge': 1 of 2 judge requests failed.*lmsys-63@de.*HTTP 500"):
+        run_judge_job(judge_spec(), [tmp_path / "r.parquet"], tmp_path / "en.parquet", tmp_path / "j.parquet", tmp_path / "c.jsonl", scripted)
+    assert not (tmp_path / "j.parquet").exists()
+
+
 def test_only_no_answers_need_no_judge(tmp_path):
     table = run_judge(judge_spec(), response_rows([("lmsys-7", "hi", NO_ANSWER)]), english_prompts(QUESTIONS), tmp_path / "c.jsonl", refuse)
     assert table["verdict"].to_pylist() == ["no_answer"]

@@ -12,7 +12,8 @@ def main(smk) -> None:
 
     params = smk.params
     judge = ModelSpec.from_config("judge", params.judge, params.judge["location"])
-    run_judge_job(judge, smk.input.responses, smk.input.english, smk.output.judgments, params.cache)
+    run_judge_job(judge, smk.input.responses, smk.input.english, smk.output.judgments, params.cache,
+                  max_failed_share=params.max_failed_share)
 
 
 # Guarded: vLLM starts its engine in a spawned process, which runs this file again (as

@@ -223,6 +223,10 @@ class Plan:
         data set gives when the model has none of its own."""
         return LLMJob(self, key, resources, envs_dir, dataset)
 
+    def max_failed_share(self) -> float:
+        """Share of a generation or judge job's requests that may fail with the job still done."""
+        return self.config["generation"]["max_failed_share"]
+
     def generators(self) -> list[str]:
         return list(self.config["models"])
 

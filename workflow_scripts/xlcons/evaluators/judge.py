@@ -41,7 +41,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from xlcons.generation.base import Backend, ModelSpec, load_backend
-from xlcons.generation.stage import run_generation
+from xlcons.generation.stage import check_failures, run_generation
 from xlcons.schemas import JUDGMENTS, NO_ANSWER, PROMPTS, RESPONSES
 from xlcons.tables import read_table, write_table
 
@@ -221,10 +221,17 @@ def run_judge(
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
     max_new_tokens: int = JUDGE_MAX_NEW_TOKENS,
+    max_failed_share: float | None = None,
 ) -> pa.Table:
-    """JUDGMENTS rows for RESPONSES rows (in their order), judging only what the cache lacks."""
+    """JUDGMENTS rows for RESPONSES rows (in their order), judging only what the cache lacks.
+    With `max_failed_share`, more failed judge requests than that raise FailedRequests
+    (xlcons.generation.stage.check_failures) instead of becoming `unparseable` verdicts."""
     prompts = judge_prompts(responses, english_prompts)
     judged = run_generation(judge_spec, prompts, max_new_tokens, cache_path, backend_factory)
+    if max_failed_share is not None:
+        rows = [{"item_id": item, "lang": None, "error": error} for item, error in
+                zip(judged["item_id"].to_pylist(), judged["error"].to_pylist())]
+        check_failures(judge_spec.name, judged["finish_reason"].to_pylist(), rows, max_failed_share, "judge requests")
     verdicts = iter(judged.select(["response", "finish_reason"]).to_pylist())
     judge_model = judge_model_name(judge_spec)
     records = []
@@ -253,11 +260,15 @@ def run_judge_job(
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
     max_new_tokens: int = JUDGE_MAX_NEW_TOKENS,
+    max_failed_share: float = 0.0,
 ) -> Path:
     """The rule's job: one model's RESPONSES files and the PROMPTS files with the English
-    questions (the English prompts, or every language's `question_en`) in, one JUDGMENTS file out."""
+    questions (the English prompts, or every language's `question_en`) in, one JUDGMENTS file out.
+    More failed judge requests than `max_failed_share` fail the job instead (no verdict is
+    written as wrong for a request that never got an answer)."""
     tables = [read_table(path, RESPONSES) for path in response_files]
     responses = pa.concat_tables(tables) if tables else RESPONSES.empty_table()
     files = [question_files] if isinstance(question_files, (str, Path)) else list(question_files)
     english = pa.concat_tables([read_table(path, PROMPTS) for path in files])
-    return write_table(run_judge(judge_spec, responses, english, cache_path, backend_factory, max_new_tokens), out_path, JUDGMENTS)
+    judgments = run_judge(judge_spec, responses, english, cache_path, backend_factory, max_new_tokens, max_failed_share)
+    return write_table(judgments, out_path, JUDGMENTS)

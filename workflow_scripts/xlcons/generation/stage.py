@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from xlcons.generation.base import (
     Backend,
+    GenerationError,
     ModelSpec,
     Request,
     Result,
@@ -135,6 +136,33 @@ def run_generation(
     return response_table(spec, rows, requests, results, max_new_tokens)
 
 
+class FailedRequests(GenerationError):
+    """More of a job's requests failed than ``generation.max_failed_share`` allows."""
+
+
+def check_failures(name: str, reasons: Sequence[str | None], rows: Sequence[Mapping[str, Any]], max_failed_share: float, what: str) -> None:
+    """Raise FailedRequests when the share of `error` results is above the threshold.
+
+    Called after the answers are cached and before any output is written: the job fails,
+    Snakemake runs it again on the next invocation, and only the failed requests (which the
+    cache does not keep) are sent again.
+    """
+    failed = [row for reason, row in zip(reasons, rows) if reason == "error"]
+    if not failed or len(failed) / len(reasons) <= max_failed_share:
+        if failed:
+            log.warning("%s: %d of %d %s failed, within generation.max_failed_share = %s; kept as No answer",
+                        name, len(failed), len(reasons), what, max_failed_share)
+        return
+    first = failed[0]
+    where = f"{first.get('item_id')}" + (f" ({first['lang']})" if first.get("lang") else "")
+    raise FailedRequests(
+        f"model '{name}': {len(failed)} of {len(reasons)} {what} failed ({len(failed) / len(reasons):.1%}; "
+        f"generation.max_failed_share is {max_failed_share}). First: item {where}: "
+        f"{first.get('error')}. No output was written; the {len(reasons) - len(failed)} other answers are cached, so "
+        f"running the workflow again requests only the failed ones (raise generation.max_failed_share to keep them as No answer)."
+    )
+
+
 def run_generation_job(
     spec: ModelSpec,
     prompt_files: Sequence[Path | str],
@@ -144,13 +172,17 @@ def run_generation_job(
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
     table_path: Path | str | None = None,
+    max_failed_share: float = 0.0,
 ) -> None:
     """The rule's job: the prompts (any files, any languages) in; one response file per language
-    of `languages` out, and, at `table_path`, all of them as one table (what the evaluators read)."""
+    of `languages` out, and, at `table_path`, all of them as one table (what the evaluators read).
+    More failed requests than `max_failed_share` fail the job instead (check_failures)."""
     if len(languages) != len(response_files):
         raise ValueError(f"{len(response_files)} response files for {len(languages)} languages")
     prompts = pa.concat_tables([read_table(path, PROMPTS) for path in prompt_files])
     responses = run_generation(spec, prompts, dataset_max_new_tokens, cache_path, backend_factory)
+    check_failures(spec.name, responses["finish_reason"].to_pylist(),
+                   responses.select(["item_id", "lang", "error"]).to_pylist(), max_failed_share, "requests")
     for lang, out in zip(languages, response_files):
         write_table(responses.filter(pc.equal(responses["lang"], lang)), out, RESPONSES)
     if table_path is not None:

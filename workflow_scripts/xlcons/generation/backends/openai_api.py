@@ -44,6 +44,10 @@ def _retryable(error: BaseException) -> bool:
     return False
 
 
+# Errors that every other request would meet too: stop the job at the first one.
+FATAL_ERRORS = (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError)
+
+
 def describe_error(error: BaseException) -> str:
     """`<ExceptionType>: <status> <message>` (no status for errors without a response)."""
     if isinstance(error, openai.APIStatusError):
@@ -163,7 +167,12 @@ class OpenAIBackend(Backend):
         kwargs = self.request_kwargs(request)
         try:
             completion = retrying(self.client.chat.completions.create, **kwargs)
-        except Exception as error:  # noqa: BLE001 - every failure becomes a recorded error result
+        except FATAL_ERRORS as error:
+            raise GenerationError(
+                f"model '{self.spec.name}': the endpoint refused the first request, {describe_error(error)}; "
+                f"check the key (api.api_key_env), the model name (api.model) and the endpoint (api.base_url)"
+            ) from None
+        except Exception as error:  # noqa: BLE001 - every other failure becomes a recorded error result
             attempts = retrying.statistics.get("attempt_number", 1)
             suffix = f" (gave up after {attempts} attempts)" if _retryable(error) and attempts > 1 else ""
             return Result(request.key, "", "error", error=describe_error(error) + suffix)
