@@ -182,6 +182,13 @@ class TestErrorsNameTheKey:
         }
         assert "resources/models/m" in errors_of(config)
 
+    def test_local_models_with_the_same_folder_name_do_not_collide(self, tmp_path):
+        """Only Hub models are fetched into resources/models/<name>; a path is used where it is."""
+        for run in ("run-a", "run-b"):
+            (tmp_path / run / "checkpoint").mkdir(parents=True)
+        validate_config({"models": {"a": {"path": "run-a/checkpoint", "backend": "hf"}, "b": {"path": "run-b/checkpoint", "backend": "hf"}},
+                         "evaluators": {"judge": {"llm": {"path": "run-a/checkpoint", "backend": "hf", "name": "b"}}}}, base_dir=tmp_path)
+
     def test_the_same_model_in_two_roles_shares_its_folder(self):
         judge = {"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "hf"}
         validate_config({"evaluators": {"judge": {"llm": judge}, "information": {"llm": copy.deepcopy(judge)}}})

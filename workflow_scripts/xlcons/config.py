@@ -328,7 +328,7 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
     owners: dict[str, tuple[str, tuple]] = {}
     for key, source in iter_model_sources(config):
         problems += _check_model_source(key, source, base_dir)
-        if source.get("hf_id") or source.get("path"):
+        if source.get("hf_id") and not source.get("path"):  # fetched into resources/models/<name>; a path is used where it is
             name = resource_name(key, source)
             origin = tuple(source.get(field) for field in ("hf_id", "revision", "hf_file", "path"))
             first_key, first_origin = owners.setdefault(name, (key, origin))
