@@ -33,3 +33,25 @@ def test_markdown_escapes_pipes_and_keeps_the_columns():
     frame = pl.DataFrame({"model": ["a|b"], "Avg": [0.5]})
     lines = to_markdown(frame, decimals=2).splitlines()
     assert lines[0] == "| model | Avg |" and lines[2] == "| a\\|b | 0.50 |"
+
+
+def test_the_same_figure_gives_the_same_bytes_on_every_run(tmp_path):
+    """No creation date in PDF or SVG: identical runs give identical files."""
+    import time
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xlcons.reports.formats import save_figure
+
+    written = []
+    for run in ("first", "second"):
+        figure, axes = plt.subplots()
+        axes.plot([0, 1, 2], [2, 0, 1])
+        written.append(save_figure(figure, tmp_path / run / "figure", ["pdf", "svg", "png"]))
+        plt.close(figure)
+        time.sleep(1.1)  # a date, if written, would differ
+    for first, second in zip(*written):
+        assert first.read_bytes() == second.read_bytes(), first.suffix

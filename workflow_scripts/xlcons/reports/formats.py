@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import polars as pl
 
@@ -62,11 +63,18 @@ def write_table_files(frame: pl.DataFrame, base: Path | str, formats: Iterable[s
     return written
 
 
+# Without a creation date, and with SVG's element ids drawn from a fixed salt, the same figure
+# gives the same bytes on every run (the backends stamp the time, and SVG ids are random, otherwise).
+_NO_DATE = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}
+_FIXED_IDS = {"svg.hashsalt": "xlcons"}
+
+
 def save_figure(figure, base: Path, formats: Iterable[str]) -> list[Path]:
     base.parent.mkdir(parents=True, exist_ok=True)
     written = []
     for name in formats:
         path = base.with_name(f"{base.name}.{name}")
-        figure.savefig(path, dpi=200, bbox_inches="tight")
+        with matplotlib.rc_context(_FIXED_IDS):
+            figure.savefig(path, dpi=200, bbox_inches="tight", metadata=_NO_DATE.get(name))
         written.append(path)
     return written
