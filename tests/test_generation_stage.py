@@ -245,3 +245,17 @@ class TestRecordedResponses:
         before = decoding_hash(spec, 8)
         Path(spec.location).write_text(json.dumps({"item_id": "1", "lang": "en", "response": "y"}) + "\n")
         assert decoding_hash(spec, 8) != before
+
+
+def test_outputs_are_readable_by_the_group_as_the_umask_allows(spec, prompts, tmp_path):
+    """Written through a private temporary file, then given the mode a new file gets (0644
+    under umask 022), so collaborators on a shared file system can read the results."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        out = write_table(prompts, tmp_path / "shared" / "prompts.parquet", PROMPTS)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644

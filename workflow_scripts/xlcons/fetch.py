@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import re
-import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any, BinaryIO, Iterable
 
 import tenacity
 
+from xlcons.atomic import atomic_path
 from xlcons.data_sources import DataFile, DataSource
 from xlcons.job import HF_OFFLINE
 
@@ -83,18 +83,11 @@ def _now() -> str:
 def write_json_atomic(path: Path, obj: Any) -> Path:
     """Write JSON so that readers see the old file or the new one, never a partial one."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as temporary, open(temporary, "w", encoding="utf-8") as fh:
+        json.dump(obj, fh, indent=2, ensure_ascii=False)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
     return path
 
 

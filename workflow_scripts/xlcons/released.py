@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from xlcons.atomic import atomic_path
 from xlcons.datasets.makqa import DOMAINS, LANGUAGES, MAKQAError, item_id
 
 RESULT_FILE = "result_{domain}.json"
@@ -99,16 +98,9 @@ def released_records(folder: Path | str, domains: Sequence[str] | None = None) -
 def write_jsonl(records: Iterable[dict], path: Path | str) -> Path:
     """Write records as JSON lines, atomically (a temporary file, then a rename)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            for record in records:
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as temporary, open(temporary, "w", encoding="utf-8") as out:
+        for record in records:
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return path
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from xlcons.atomic import atomic_path
 
 
 class SchemaError(ValueError):
@@ -36,15 +36,8 @@ def write_table(table: pa.Table, path: Path | str, schema: pa.Schema) -> Path:
     """Write `table` as Parquet at `path` via a temporary file and a rename (never half a file)."""
     path = Path(path)
     table = conform(table, schema, what=str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    try:
+    with atomic_path(path) as temporary:
         pq.write_table(table, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
     return path
 
 

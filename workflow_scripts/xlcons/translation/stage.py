@@ -49,7 +49,6 @@ from __future__ import annotations
 import csv
 import logging
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -58,6 +57,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from xlcons.atomic import atomic_path
 from xlcons.languages import LanguageRegistry
 from xlcons.schemas import (
     NO_ANSWER,
@@ -462,17 +462,10 @@ def translate_prompts(prompts: pa.Table, lang: str, engine: SentenceTranslator,
 def write_review(rows: Iterable[Mapping[str, Any]], path: Path | str) -> Path:
     """The review file of a prompt translation: a TSV (quoted where a text holds a tab or line break), atomically."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            writer = csv.DictWriter(out, fieldnames=REVIEW_COLUMNS, dialect="excel-tab", lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as temporary, open(temporary, "w", encoding="utf-8", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=REVIEW_COLUMNS, dialect="excel-tab", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
     return path
 
 
