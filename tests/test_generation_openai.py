@@ -375,3 +375,9 @@ def test_finalize_records_refused_empty_and_failed_answers_as_no_answer():
     assert "content_filter" in final[0].error and final[1].error and "503" in final[2].error
     kept = parse_completion("d", fake_completion("Paris.", "stop"))
     assert base.finalize(kept) == kept
+
+
+def test_the_text_a_content_filter_cut_short_is_kept_with_the_reason():
+    cut = base.finalize(parse_completion("k", fake_completion("The first half of an answer", "content_filter")))
+    assert cut.response == NO_ANSWER and cut.finish_reason == "refused"
+    assert cut.error == "finish_reason=content_filter; partial text: The first half of an answer"

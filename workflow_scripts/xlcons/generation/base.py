@@ -173,10 +173,14 @@ def effective_max_new_tokens(spec: ModelSpec, dataset_cap: int) -> int:
 
 
 def finalize(result: Result) -> Result:
-    """One rule for every backend: an answer without text is recorded as "No answer" with a reason."""
+    """One rule for every backend: an answer without text is recorded as "No answer" with a
+    reason; the text a refused or failed answer came with (a content filter stopping part way)
+    is kept after the reason, in `error`, not lost."""
     if result.finish_reason in ("error", "refused") or not result.response.strip():
         reason = result.finish_reason if result.finish_reason in ("error", "refused") else "empty"
         why = result.error or ("the model returned no text" if reason == "empty" else reason)
+        if result.response.strip():
+            why = f"{why}; partial text: {result.response}"
         return Result(result.key, NO_ANSWER, reason, result.prompt_tokens, result.completion_tokens, why)
     return result
 
