@@ -259,3 +259,25 @@ def test_outputs_are_readable_by_the_group_as_the_umask_allows(spec, prompts, tm
     finally:
         os.umask(old)
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+def test_a_damaged_cache_line_is_named_by_file_and_line(spec, tmp_path):
+    from xlcons.generation.cache import ResponseCache
+    from xlcons.jsonl_cache import CacheError
+
+    cache = tmp_path / "cache.jsonl"
+    cache.write_bytes(b'{"key": "a", "response": "x", "finish_reason": "stop"}\n{"key": "b", "resp\n{"key": "c"}\n')
+    with pytest.raises(CacheError, match=r"cache\.jsonl, line 2: not a cache record.*Delete that line"):
+        ResponseCache(cache)
+    cache.write_bytes(b'{"key": "a", "response": "\xff"}\n')
+    with pytest.raises(CacheError, match="line 1.*UnicodeDecodeError"):
+        ResponseCache(cache)
+
+
+def test_a_write_cut_off_by_a_kill_is_dropped_not_reported(spec, tmp_path):
+    from xlcons.generation.cache import ResponseCache
+
+    cache = tmp_path / "cache.jsonl"
+    cache.write_bytes(b'{"key": "a", "response": "x", "finish_reason": "stop"}\n{"key": "b", "resp')
+    assert len(ResponseCache(cache)) == 1
+    assert cache.read_bytes().endswith(b'"stop"}\n'), "the partial last line is cut off"

@@ -219,3 +219,21 @@ def test_a_release_gap_becomes_an_error_record_and_is_counted(makqa, tmp_path):
     assert gap["response"] == "" and "no answer in the release" in gap["error"]
     with pytest.raises(MAKQAError, match="result_geo.json not found"):
         read_released(tmp_path, ["geo"])
+
+
+def test_a_truncated_release_file_is_named_with_line_and_column(tmp_path, shared_data):
+    import shutil
+
+    from xlcons.datasets.makqa import MAKQAError, read_domain
+    from xlcons.released import read_released
+
+    folder = tmp_path / "makqa"
+    shutil.copytree(shared_data / "makqa", folder)
+    geo = folder / "QA_merged_data_dict_geo.json"
+    geo.write_bytes(geo.read_bytes()[:5000])
+    with pytest.raises(MAKQAError, match=r"QA_merged_data_dict_geo\.json, line \d+, column \d+: not valid JSON.*fetch it again"):
+        read_domain(folder, "geo")
+    released = folder / "result_gpt35" / "result_geo.json"
+    released.write_bytes(released.read_bytes()[:-10])
+    with pytest.raises(MAKQAError, match=r"result_geo\.json, line \d+"):
+        read_released(folder / "result_gpt35", ["geo"])

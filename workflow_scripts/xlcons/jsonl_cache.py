@@ -14,6 +14,10 @@ import os
 from pathlib import Path
 
 
+class CacheError(ValueError):
+    """A cache file holds a line that is not one of its records (edited by hand, or damaged)."""
+
+
 class JsonLinesCache:
     def __init__(self, path: Path | str, *, flush_every: int):
         self.path = Path(path)
@@ -31,10 +35,17 @@ class JsonLinesCache:
         if len(complete) != len(data):  # a write was cut off: keep whole lines only
             with open(self.path, "r+b") as handle:
                 handle.truncate(len(complete))
-        for line in complete.decode("utf-8").splitlines():
-            if line.strip():
-                record = json.loads(line)
+        for number, raw in enumerate(complete.split(b"\n"), start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw.decode("utf-8"))
                 self._records[record["key"]] = record
+            except (UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+                raise CacheError(
+                    f"{self.path}, line {number}: not a cache record ({type(error).__name__}: {error}). "
+                    f"Delete that line (its item is computed again; the other lines are kept) or the whole file."
+                ) from None
 
     def __contains__(self, key: str) -> bool:
         return key in self._records

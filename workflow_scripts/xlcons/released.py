@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xlcons.atomic import atomic_path
-from xlcons.datasets.makqa import DOMAINS, LANGUAGES, MAKQAError, item_id
+from xlcons.datasets.makqa import DOMAINS, LANGUAGES, MAKQAError, item_id, read_json_file
 
 RESULT_FILE = "result_{domain}.json"
 
@@ -61,8 +61,7 @@ def read_released(
         path = folder / RESULT_FILE.format(domain=domain)
         if not path.is_file():
             raise MAKQAError(f"released outputs for {domain}: {path} not found")
-        with open(path, encoding="utf-8") as handle:
-            entries = json.load(handle)
+        entries = read_json_file(path, MAKQAError)
         if not isinstance(entries, list):
             raise MAKQAError(f"{path}: expected a list of {{head_entity_id, rel_id, <lang>: ...}}, found a {type(entries).__name__}")
         seen: set[str] = set()

@@ -148,6 +148,19 @@ def parse_item_id(value: str) -> tuple[str, str, str]:
 
 
 # -- reading the release -------------------------------------------------------------------
+def read_json_file(path: Path | str, error: type[Exception]):
+    """A JSON file's content; a file that is not JSON (truncated, not UTF-8) raises `error`
+    naming the file, the line and the column."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except json.JSONDecodeError as bad:
+        raise error(f"{path}, line {bad.lineno}, column {bad.colno}: not valid JSON ({bad.msg}); "
+                    f"the file is damaged or cut short: fetch it again") from None
+    except UnicodeDecodeError as bad:
+        raise error(f"{path}: byte {bad.start} is not UTF-8; the file is damaged: fetch it again") from None
+
+
 def _read_json(path: Path) -> dict:
     stat = path.stat()
     return _read_json_cached(str(path), stat.st_size, stat.st_mtime_ns)
@@ -155,8 +168,7 @@ def _read_json(path: Path) -> dict:
 
 @lru_cache(maxsize=32)
 def _read_json_cached(path: str, size: int, mtime_ns: int) -> dict:
-    with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+    data = read_json_file(path, MAKQAError)
     if not isinstance(data, dict):
         raise MAKQAError(f"{path}: expected a dict keyed '<QID>-<PID>', found a {type(data).__name__}")
     return data
