@@ -76,3 +76,58 @@ def test_a_missing_release_says_where_it_looked(tmp_path):
 def test_multiq_is_registered_with_the_papers_token_cap(multiq):
     assert BUILT_IN["multiq"].max_new_tokens == 256
     assert load_prompts("multiq", multiq, ["en"], {**ALL, "limit": 1}).num_rows == 1
+
+
+def _edited_release(tmp_path, shared_data, edit):
+    """A copy of MultiQ.csv with `edit` applied to its lines (line 1 is the header)."""
+    import csv
+
+    with open(shared_data / "multiq" / "MultiQ.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    rows = edit(rows)
+    path = tmp_path / "MultiQ.csv"
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
+    return path
+
+
+ALL = {"ids": None, "limit": None, "domains": None}
+
+
+def test_a_duplicated_row_is_an_error_naming_both_lines(tmp_path, shared_data):
+    first = {}
+
+    def duplicate(rows):
+        header = rows[0]
+        first.update(item=rows[1][header.index("id")], lang=rows[1][header.index("language")])
+        return rows + [rows[1]]
+
+    path = _edited_release(tmp_path, shared_data, duplicate)
+    with pytest.raises(MultiQError, match=rf"MultiQ\.csv, line \d+: a second row for item {first['item']} in {first['lang']} \(the first is on line 2\)"):
+        load(path, [first["lang"]], ALL)
+
+
+def test_a_blank_prompt_is_an_error_naming_line_and_column(tmp_path, shared_data):
+    def blank(rows):
+        header = rows[0]
+        rows[5][header.index("prompt")] = "   "
+        return rows
+
+    path = _edited_release(tmp_path, shared_data, blank)
+    with open(path, encoding="utf-8") as handle:
+        lang = handle.read().splitlines()[4].split(",")[1]
+    with pytest.raises(MultiQError, match=r"line 6, column prompt: the prompt of item \S+ in \S+ is blank"):
+        load(path, [lang], ALL)
+
+
+def test_a_missing_row_names_the_item_and_the_language(tmp_path, shared_data):
+    removed = {}
+
+    def drop(rows):
+        header = rows[0]
+        removed.update(item=rows[3][header.index("id")], lang=rows[3][header.index("language")])
+        return rows[:3] + rows[4:]
+
+    path = _edited_release(tmp_path, shared_data, drop)
+    with pytest.raises(MultiQError, match=rf"no row for {removed['item']} in {removed['lang']}$"):
+        load(path, [removed["lang"]], ALL)

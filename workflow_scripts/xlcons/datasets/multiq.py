@@ -27,8 +27,12 @@ class MultiQError(ValueError):
     """The release or the selection is not what the config asks for; the message says which."""
 
 
+def release_path(folder: Path | str) -> Path:
+    return Path(folder) / CSV_NAME if Path(folder).is_dir() else Path(folder)
+
+
 def read_release(folder: Path | str) -> pa.Table:
-    path = Path(folder) / CSV_NAME if Path(folder).is_dir() else Path(folder)
+    path = release_path(folder)
     if not path.is_file():
         raise MultiQError(f"MultiQ release not found: {path} (fetch it, or set datasets.multiq.path)")
     options = pacsv.ConvertOptions(column_types={name: pa.string() for name in COLUMNS}, include_columns=list(COLUMNS))
@@ -59,6 +63,20 @@ def select_items(table: pa.Table, items: Mapping[str, Any]) -> list[str]:
     return order
 
 
+def _checked_rows(path: Path, rows: list[dict]) -> dict[tuple[str, str], dict]:
+    """The selected rows by (language, id); a duplicate or a blank prompt is an error naming its line."""
+    by_key: dict[tuple[str, str], dict] = {}
+    for row in rows:
+        key = (row["language"], row["id"])
+        if key in by_key:
+            raise MultiQError(f"{path}, line {row['line']}: a second row for item {row['id']} in {row['language']} "
+                              f"(the first is on line {by_key[key]['line']})")
+        if not (row["prompt"] or "").strip():
+            raise MultiQError(f"{path}, line {row['line']}, column prompt: the prompt of item {row['id']} in {row['language']} is blank")
+        by_key[key] = row
+    return by_key
+
+
 def load(folder: Path | str, languages: Sequence[str], items: Mapping[str, Any]) -> pa.Table:
     """Prompts for the selected items in `languages` (in that order), PROMPTS schema."""
     table = read_release(folder)
@@ -67,8 +85,13 @@ def load(folder: Path | str, languages: Sequence[str], items: Mapping[str, Any])
     if missing:
         raise MultiQError(f"datasets.multiq.languages: MultiQ has no prompts in {missing}")
     ids = select_items(table, items)
+    table = table.append_column("line", pa.array(range(2, table.num_rows + 2)))  # the CSV's line numbers (after the header)
     table = table.filter(pc.and_(pc.is_in(table["language"], pa.array(list(languages))), pc.is_in(table["id"], pa.array(ids))))
-    rows = {(row["language"], row["id"]): row for row in table.to_pylist()}
+    rows = _checked_rows(release_path(folder), table.to_pylist())
+    absent = [(item, lang) for lang in languages for item in ids if (lang, item) not in rows]
+    if absent:
+        listed = ", ".join(f"{item} in {lang}" for item, lang in absent[:10]) + (f" and {len(absent) - 10} more" if len(absent) > 10 else "")
+        raise MultiQError(f"{release_path(folder)}: no row for {listed}")
     ordered = [rows[(lang, item)] for lang in languages for item in ids]
     return pa.Table.from_pydict(
         {
