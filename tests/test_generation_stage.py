@@ -24,6 +24,7 @@ from xlcons.generation.base import (
     load_backend,
 )
 from xlcons.generation.cache import ResponseCache
+from xlcons.generation.backends.recorded import read_recorded
 from xlcons.generation.stage import FailedRequests, run_generation, run_generation_job
 from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES
 from xlcons.tables import write_table
@@ -239,6 +240,18 @@ class TestRecordedResponses:
         spec = self.recorded(tmp_path, ".jsonl", [{"id": "gpt-1", "text": "x"}])
         with pytest.raises(GenerationError, match="lack the columns"):
             load_backend(spec)
+
+    @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+    def test_answers_and_ids_that_look_like_numbers_stay_text(self, tmp_path, suffix):
+        rows = [{"item_id": 7, "language": "en", "response": 42}, {"item_id": 8, "language": "en", "response": 3.5}]
+        records = read_recorded(self.recorded(tmp_path, suffix, rows).location)
+        assert records[("7", "en")]["response"] == "42" and records[("8", "en")]["response"] == "3.5"
+
+    def test_an_undecodable_byte_is_an_error_naming_the_file(self, tmp_path):
+        path = tmp_path / "recorded.csv"
+        path.write_bytes(b"item_id,language,response\ngpt-1,en,caf\xe9\n")
+        with pytest.raises(GenerationError, match=r"recorded\.csv: cannot read the recorded responses.*UTF8"):
+            read_recorded(path)
 
     def test_an_edited_file_is_a_different_model(self, tmp_path):
         spec = self.recorded(tmp_path, ".jsonl", [{"item_id": "1", "lang": "en", "response": "x"}])

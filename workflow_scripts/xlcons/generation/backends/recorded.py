@@ -18,7 +18,27 @@ import pyarrow.parquet as pq
 
 from xlcons.generation.base import Backend, GenerationError, ModelSpec, Request, Result, register
 
-READERS = {".csv": pacsv.read_csv, ".jsonl": pajson.read_json, ".json": pajson.read_json, ".parquet": pq.read_table}
+TEXT_COLUMNS = ("item_id", "language", "lang", "response", "finish_reason", "error")
+
+
+def _read_csv(path: Path) -> pa.Table:
+    """Every text column as text, whatever it looks like (ids like 007, answers like 42)."""
+    return pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types={name: pa.string() for name in TEXT_COLUMNS}))
+
+
+READERS = {".csv": _read_csv, ".jsonl": pajson.read_json, ".json": pajson.read_json, ".parquet": pq.read_table}
+
+
+def _as_text(table: pa.Table, path: Path) -> pa.Table:
+    """The text columns cast to strings (a JSON or Parquet column of numbers, say); a column that
+    cannot be read as UTF-8 text is an error naming it."""
+    for name in TEXT_COLUMNS:
+        if name in table.column_names and table.schema.field(name).type != pa.string():
+            try:
+                table = table.set_column(table.column_names.index(name), name, table.column(name).cast(pa.string()))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+                raise GenerationError(f"{path}: column '{name}' cannot be read as UTF-8 text: {error}") from None
+    return table
 
 
 def read_recorded(path: Path | str) -> dict[tuple[str, str], dict]:
@@ -32,7 +52,10 @@ def read_recorded(path: Path | str) -> dict[tuple[str, str], dict]:
         reader = READERS.get(path.suffix.lower())
         if reader is None:
             raise GenerationError(f"{path}: recorded responses must be .csv, .jsonl or .parquet, or a folder of result_<domain>.json")
-        table = reader(path)
+        try:
+            table = _as_text(reader(path), path)
+        except (pa.ArrowInvalid, OSError) as error:  # not UTF-8, malformed lines, not Parquet
+            raise GenerationError(f"{path}: cannot read the recorded responses: {error}") from None
     if "lang" in table.column_names and "language" not in table.column_names:
         table = table.rename_columns(["language" if name == "lang" else name for name in table.column_names])
     missing = [name for name in ("item_id", "language", "response") if name not in table.column_names]
