@@ -19,6 +19,8 @@ except ConfigError as error:
     raise WorkflowError(str(error)) from None
 
 PLAN = Plan(config, datasets=DATASETS)
+if PLAN.missing_models():
+    raise WorkflowError(PLAN.missing_models())
 RESOURCES = "resources"
 RESULTS = PLAN.results
 ENVS = Path(workflow.basedir) / "envs"

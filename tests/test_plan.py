@@ -236,3 +236,9 @@ def test_the_run_asks_for_evaluations_and_only_the_answers_nothing_reads():
     assert "results/translations/multiq/m/de.parquet" in targets, "translated, and read by no evaluator"
     assert "results/responses/makqa/m/en.parquet" not in targets, "language confusion reads it"
     assert "results/evaluations/makqa/m/language_confusion.parquet" in targets
+
+
+def test_data_sets_without_a_model_to_answer_them_are_named():
+    assert "config key 'models': no model to evaluate on multiq" in plan_of({"datasets": {"multiq": {}}}).missing_models()
+    assert plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}}}).missing_models() is None
+    assert plan_of({"released_model": "gpt35", "datasets": {"makqa": {}}}).missing_models() is None

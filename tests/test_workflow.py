@@ -207,3 +207,9 @@ class TestFetchRulesRunForReal:
         assert (workdir / "logs/fetch/data-multiq.log").exists()
         second = snakemake(*run, "-n", "fetch")
         assert second.returncode == 0 and "Nothing to be done" in second.output
+
+
+def test_a_config_without_models_stops_before_scheduling(tmp_path):
+    config = write_config(tmp_path, {"models": {}, "datasets": {"multiq": {"languages": ["en"]}}})
+    result = snakemake("-n", "--configfile", str(config))
+    assert result.returncode != 0 and "config key 'models': no model to evaluate on multiq" in result.output

@@ -108,6 +108,13 @@ class Plan:
         spec = self.config["datasets"].get(DATA_SOURCES[source].dataset, {})
         return {"source": source, "mirror": spec.get("source_url")}
 
+    def missing_models(self) -> str | None:
+        """Why the run would score nothing: data sets enabled but no model to answer them."""
+        if self.enabled_datasets() and not self.generators():
+            return (f"config key 'models': no model to evaluate on {', '.join(self.enabled_datasets())}; add one under "
+                    f"models (or set released_model to one of paper 001's models to score its released outputs)")
+        return None
+
     def notes(self) -> list[str]:
         """What the user should know about their own prompt files (ids missing in some languages)."""
         users = [name for name in self.enabled_datasets() if self.info(name).user]
