@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from xlcons.generation.backends.hf import HFBackend, completion_length
+from xlcons.generation.backends.hf import HFBackend, completion_length, without_cut_character
 from xlcons.generation.base import (
     Decoding,
     GenerationError,
@@ -246,3 +246,10 @@ def test_smollm2_answers_multiq_prompts(offline_models, shared_data):
     (water,) = [request for request in requests if request.item_id == "gpt-1" and request.lang == "en"]
     assert water.prompt == "What is the chemical formula for water?"
     assert "H2O" in first[water.key].response or "H₂O" in first[water.key].response
+
+
+def test_a_character_cut_by_the_token_cap_is_dropped_not_kept_as_a_replacement_mark():
+    """SmolLM2's byte-level tokens split 福 over several tokens: an answer cut after the first
+    ones decodes to U+FFFD, which vLLM's detokenizer holds back; so does this backend."""
+    assert without_cut_character("水的化学式是一种福\ufffd") == "水的化学式是一种福"
+    assert without_cut_character("complete.") == "complete."

@@ -179,24 +179,22 @@ def snakemake(workdir: Path, *, wait: bool = True):
     return proc, Path(log.name)
 
 
-@pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory, smollm2, shared_data):
-    """The generate_multiq rule with backend vllm, run once through."""
-    workdir = tmp_path_factory.mktemp("uninterrupted")
-    (workdir / "config.yaml").write_text(yaml.safe_dump(workflow_config(smollm2, shared_data, CHUNK)))
-    snakemake(workdir)
-    return workdir
+def uninterrupted_table(engine, smollm2, prompts: Path, out: Path):
+    """The same prompts answered in this process, in one go, by the same engine settings as the
+    job's (the spec the rule script builds from its params): what an uninterrupted run writes."""
+    from xlcons.generation.stage import run_generation_job
+
+    model = workflow_config(smollm2, Path("."), CHUNK)["models"]["smol"]
+    spec = ModelSpec(name="smol", backend="vllm", location=model["path"], decoding=Decoding(max_new_tokens=16), options=model["vllm"])
+    run_generation_job(spec, [prompts], [out.with_suffix(".en.parquet"), out.with_suffix(".de.parquet")], ["en", "de"], 256,
+                       out.with_suffix(".jsonl"), lambda s: Shared(s, engine), table_path=out)
+    return pq.read_table(out)
 
 
-def test_the_generate_rule_runs_vllm_through_snakemake(uninterrupted):
-    table = pq.read_table(uninterrupted / TABLE).to_pylist()
-    assert len(table) == PROMPTS_IN_ALL and {row["backend"] for row in table} == {"vllm"}
-    assert {row["finish_reason"] for row in table} <= {"stop", "length"}
-    assert all(row["response"].strip() for row in table)
-    assert f"smol: generated {PROMPTS_IN_ALL} in" in (uninterrupted / JOB_LOG).read_text(), "the job ran once, under vLLM's spawned engine"
-
-
-def test_a_generation_job_killed_mid_run_resumes_from_its_cache(uninterrupted, tmp_path, smollm2, shared_data):
+def test_the_generate_rule_runs_vllm_and_a_job_killed_mid_run_resumes_from_its_cache(engine, tmp_path, smollm2, shared_data):
+    """`generate_multiq` with backend vllm through Snakemake (its script under vLLM's spawned
+    engine), killed with SIGKILL after its first call's answers are cached, then run again:
+    only the rest is generated, and the table equals an uninterrupted run's."""
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(workflow_config(smollm2, shared_data, CHUNK)))
     proc, log = snakemake(tmp_path, wait=False)
     cache = tmp_path / CACHE
@@ -211,7 +209,12 @@ def test_a_generation_job_killed_mid_run_resumes_from_its_cache(uninterrupted, t
     assert CHUNK <= cached < PROMPTS_IN_ALL and not (tmp_path / TABLE).exists()
 
     shutil.rmtree(tmp_path / ".snakemake" / "locks", ignore_errors=True)
-    _, resumed = snakemake(tmp_path)
+    snakemake(tmp_path)
 
     assert f"{PROMPTS_IN_ALL - cached} of {PROMPTS_IN_ALL} requests to generate ({cached} cached)" in (tmp_path / JOB_LOG).read_text()
-    assert pq.read_table(tmp_path / TABLE).equals(pq.read_table(uninterrupted / TABLE))
+    table = pq.read_table(tmp_path / TABLE)
+    rows = table.to_pylist()
+    assert len(rows) == PROMPTS_IN_ALL and {row["backend"] for row in rows} == {"vllm"}
+    assert {row["finish_reason"] for row in rows} <= {"stop", "length"} and all(row["response"].strip() for row in rows)
+    reference = uninterrupted_table(engine, smollm2, tmp_path / "results/prompts/multiq.parquet", tmp_path / "reference" / "table.parquet")
+    assert table.equals(reference)

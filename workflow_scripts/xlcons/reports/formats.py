@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 import polars as pl
 
@@ -70,6 +69,8 @@ _FIXED_IDS = {"svg.hashsalt": "xlcons"}
 
 
 def save_figure(figure, base: Path, formats: Iterable[str]) -> list[Path]:
+    import matplotlib  # here, not at the top: the workflow imports this module while it builds the DAG
+
     base.parent.mkdir(parents=True, exist_ok=True)
     written = []
     for name in formats:

@@ -51,6 +51,13 @@ def completion_length(new_tokens: Sequence[int], eos_ids: set[int]) -> tuple[int
     return len(new_tokens), "length"
 
 
+def without_cut_character(text: str) -> str:
+    """An answer cut off by the token cap can end in the first bytes of a character (a Chinese
+    character spans several byte tokens), which decode to U+FFFD: those are dropped, as vLLM's
+    detokenizer drops them, so both backends give the same text for the same tokens."""
+    return text.rstrip("\ufffd")
+
+
 @register
 class HFBackend(Backend):
     name = "hf"
@@ -157,6 +164,8 @@ class HFBackend(Backend):
         for (request, ids), row in zip(batch, output[:, width:].tolist()):
             length, finish_reason = completion_length(row, self.eos_ids)
             text = self.tokenizer.decode(row[:length], skip_special_tokens=True)
+            if finish_reason == "length":
+                text = without_cut_character(text)
             results.append(Result(request.key, text, finish_reason, prompt_tokens=len(ids), completion_tokens=length))
         return results
 
