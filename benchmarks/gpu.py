@@ -93,7 +93,6 @@ def generation(args: argparse.Namespace) -> dict:
         return {"generation": f"skipped: {reason}"}
     import vllm
 
-    from xlcons.generation.backends.vllm import VLLMBackend
     from xlcons.generation.base import Decoding, ModelSpec
     from xlcons.generation.stage import run_generation
 
@@ -108,15 +107,7 @@ def generation(args: argparse.Namespace) -> dict:
                      decoding=Decoding(temperature=0.0, max_new_tokens=args.max_new_tokens),
                      options={"dtype": dtype, "gpu_memory_utilization": args.gpu_memory_utilization, "enforce_eager": eager})
 
-    class SharedEngine(VLLMBackend):
-        """The stage's vLLM backend on the engine loaded above (its __init__ would load another)."""
-
-        def __init__(self, spec):  # noqa: D107 - deliberately not calling VLLMBackend.__init__
-            self.spec, self._vllm, self.llm, self.chunk_size = spec, vllm, llm, VLLMBackend.chunk_size
-
-        def close(self):  # the engine is shared; freed at the end of the benchmark
-            pass
-
+    SharedEngine = shared_engine(vllm, llm)
     tokenizer = llm.get_tokenizer()
     templated = [tokenizer.apply_chat_template([{"role": "user", "content": p}], add_generation_prompt=True, tokenize=False)
                  for p in prompts]
@@ -137,7 +128,7 @@ def generation(args: argparse.Namespace) -> dict:
             start = time.perf_counter()
             outputs[name] = run()
             times[name].append(time.perf_counter() - start)
-    judged = judge_on(llm, vllm, spec, table, outputs["stage"]) if args.judge else {}
+    judged = judge_on(llm, SharedEngine, spec, table, outputs["stage"]) if args.judge else {}
     same = sum(a.strip() == b.strip() for a, b in zip(outputs["bare"], outputs["stage"]))
     bare_s, stage_s = statistics.median(times["bare"]), statistics.median(times["stage"])
     n = len(prompts)
@@ -156,11 +147,26 @@ def generation(args: argparse.Namespace) -> dict:
     }
 
 
-def judge_on(llm, vllm, spec, prompts, answers: list[str]) -> dict:
+def shared_engine(vllm, llm):
+    """A backend class whose instances are the stage's vLLM backend on ``llm``, the engine the
+    benchmark loaded once (VLLMBackend.__init__ would load another); closing leaves it loaded."""
+    from xlcons.generation.backends.vllm import VLLMBackend
+
+    class SharedEngine(VLLMBackend):
+        def __init__(self, spec):  # noqa: D107 - deliberately not calling VLLMBackend.__init__
+            self.spec, self._vllm, self.llm, self.chunk_size = spec, vllm, llm, VLLMBackend.chunk_size
+
+        def close(self):  # the engine is shared; freed at the end of the benchmark
+            pass
+
+    return SharedEngine
+
+
+def judge_on(llm, SharedEngine, spec, prompts, answers: list[str]) -> dict:  # noqa: N803 - a class
     """The MultiQ judge (xlcons.evaluators.judge.run_judge) on the same engine: the stage's
     answers judged against their English questions, judgments/s and the prefix-cache share."""
     from xlcons.evaluators.judge import run_judge
-    from xlcons.generation.backends.vllm import VLLMBackend, prefix_cache_stats
+    from xlcons.generation.backends.vllm import prefix_cache_stats
     from xlcons.generation.base import ModelSpec
     from xlcons.schemas import RESPONSES
 
@@ -176,13 +182,6 @@ def judge_on(llm, vllm, spec, prompts, answers: list[str]) -> dict:
     english = prompts.filter(pa.compute.equal(prompts["lang"], "en"))
     responses = responses.filter(pa.compute.is_in(responses["item_id"], english["item_id"]))
     judge_spec = ModelSpec(name="judge", backend="vllm", location=spec.location, options=spec.options)
-
-    class SharedEngine(VLLMBackend):
-        def __init__(self, spec):  # noqa: D107 - the engine is already loaded
-            self.spec, self._vllm, self.llm, self.chunk_size = spec, vllm, llm, VLLMBackend.chunk_size
-
-        def close(self):
-            pass
 
     before = prefix_cache_stats(llm.get_metrics())
     with tempfile.TemporaryDirectory() as tmp:

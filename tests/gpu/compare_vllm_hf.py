@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import time
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     differences = []
     for row, (hf, vllm) in zip(rows, pairs):
         if hf != vllm:
-            common_prefix = len(next((hf[:i] for i in range(min(len(hf), len(vllm)), -1, -1) if hf[:i] == vllm[:i]), ""))
+            common_prefix = len(os.path.commonprefix([hf, vllm]))
             differences.append({"lang": row["lang"], "item_id": row["item_id"], "hf": hf, "vllm": vllm, "same_chars": common_prefix})
     if differences:
         first = differences[0]

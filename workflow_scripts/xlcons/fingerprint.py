@@ -22,9 +22,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
+
+from xlcons.atomic import atomic_path
 
 _CHUNK = 1 << 20
 WHOLE_FILE_LIMIT = 64 << 20  # larger files are sampled, not read whole
@@ -72,11 +73,8 @@ def file_sha256(path: Path | str) -> str:
         pass
     digest = _file_sha256(path)
     try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"path": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": digest}, handle)
-        os.replace(tmp, memo)
+        with atomic_path(memo) as temporary:
+            temporary.write_text(json.dumps({"path": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": digest}))
     except OSError:
         pass  # a read-only home: the digest is still right, only not remembered
     return digest
