@@ -172,6 +172,13 @@ def get_translation_lid_path(wildcards):
     return None
 
 
+def get_translation_lid_content(wildcards):
+    """The digest of a local LID model's files, when it picks the source languages."""
+    if config["translator"]["detect_response_language"]:
+        return PLAN.content(LANGUAGE_ID)
+    return None
+
+
 def get_translator_mem_mb(wildcards, attempt):
     """Translation jobs hold the translator (the 54B MoE needs far more); grows with the retry."""
     return 16000 * attempt
@@ -191,8 +198,9 @@ def get_embedder_path(wildcards):
 
 
 def get_information_options(wildcards):
+    """The token caps and fact limit, and the share of requests that may fail."""
     section = config["evaluators"]["information"]
-    return {
+    options = {
         key: section[key]
         for key in (
             "extraction_max_new_tokens",
@@ -200,6 +208,7 @@ def get_information_options(wildcards):
             "max_facts_per_sentence",
         )
     }
+    return {**options, "max_failed_share": PLAN.max_failed_share()}
 
 
 EMPATHY_ENCODER = "evaluators.empathy.encoder"
@@ -230,6 +239,11 @@ def get_empathy_training_mem_mb(wildcards, attempt):
 
 def get_empathy_training_runtime(wildcards, attempt):
     return (240 if empathy_fine_tunes() else 15) * attempt
+
+
+def get_empathy_encoder_content(wildcards):
+    """The digest of a local encoder's files, when the classifiers are fine-tuned from it."""
+    return PLAN.content(EMPATHY_ENCODER) if empathy_fine_tunes() else None
 
 
 def get_empathy_training_options(wildcards):

@@ -33,6 +33,7 @@ if PLAN.evaluator_datasets("empathy"):
             kind=config["evaluators"]["empathy"]["classifier"],
             data=get_epitome_folder,
             options=get_empathy_training_options,
+            encoder_content=get_empathy_encoder_content,
         script:
             "../workflow_scripts/train_empathy_classifier.py"
 

@@ -29,6 +29,7 @@ if PLAN.evaluator_datasets("knowledge"):
             runtime=120,
         params:
             embedder=get_embedder_path,
+            embedder_content=PLAN.content("evaluators.knowledge.embedder"),
             ranking=config["evaluators"]["knowledge"]["timeliness_ranking"],
             oracle=config["evaluators"]["knowledge"]["oracle"],
             oracle_answers=config["evaluators"]["knowledge"]["oracle_answers"],

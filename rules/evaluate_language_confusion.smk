@@ -23,6 +23,7 @@ if PLAN.evaluator_datasets("language_confusion"):
             runtime=60,
         params:
             model_path=get_language_id_path,
+            model_content=PLAN.content(LANGUAGE_ID),
             label_scheme=config["evaluators"]["language_id"]["label_scheme"],
             min_line_tokens=config["evaluators"]["language_confusion"][
                 "min_line_tokens"
@@ -31,10 +32,11 @@ if PLAN.evaluator_datasets("language_confusion"):
         script:
             "../workflow_scripts/language_confusion.py"
 
-    # Per data set, the model x language heatmap of the pass rate (from the results table).
+    # Per data set, the model x language heatmap of the pass rate (from the results table);
+    # sorted, so that the order of data sets in the config does not change the params.
     LANGUAGE_CONFUSION_HEATMAPS = {
         dataset: f"{RESULTS}/tables/language_confusion/heatmap_lcpr_{dataset}"
-        for dataset in PLAN.evaluator_datasets("language_confusion")
+        for dataset in sorted(PLAN.evaluator_datasets("language_confusion"))
     }
     LANGUAGE_CONFUSION_REPORT = [
         f"{base}.{kind}"

@@ -23,6 +23,7 @@ if PLAN.evaluator_datasets("language_id"):
             runtime=60,
         params:
             model_path=get_language_id_path,
+            model_content=PLAN.content(LANGUAGE_ID),
             label_scheme=config["evaluators"]["language_id"]["label_scheme"],
             unsupported=config["evaluators"]["language_id"]["unsupported_languages"],
             robust=config["evaluators"]["language_id"]["robust"],

@@ -57,6 +57,7 @@ for dataset in PLAN.translation_datasets():
             checkpoint=get_translator_dir,
             converted=PLAN.ctranslate2_dir(RESOURCES),
             lid=get_translation_lid_path,
+            lid_content=get_translation_lid_content,
             label_scheme=config["evaluators"]["language_id"]["label_scheme"],
             cache=PLAN.cache_file("translate", dataset, "{model}"),
         script:

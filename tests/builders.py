@@ -9,28 +9,27 @@ import pyarrow as pa
 from xlcons.schemas import NO_ANSWER, RESPONSES
 
 
-def response_rows(rows: Sequence[tuple[str, str, str]], model: str = "m", dataset: str = "multiq") -> pa.Table:
-    """RESPONSES rows from (item_id, lang, response); "No answer" rows carry an error, as the stage writes them."""
-    return pa.Table.from_pylist(
-        [
-            {
-                "dataset": dataset,
-                "model": model,
-                "item_id": item,
-                "lang": lang,
-                "prompt": f"({lang}) question {item}",
-                "response": response,
-                "finish_reason": "error" if response == NO_ANSWER else "stop",
-                "prompt_tokens": None,
-                "completion_tokens": None,
-                "backend": "file",
-                "decoding_hash": "x",
-                "error": "failed" if response == NO_ANSWER else None,
-            }
-            for item, lang, response in rows
-        ],
-        schema=RESPONSES,
-    )
+def response_rows(rows: Sequence[tuple[str, ...]], model: str = "m", dataset: str = "multiq") -> pa.Table:
+    """RESPONSES rows from (item_id, lang, response[, finish_reason]); a "No answer" row without
+    a finish reason is a refusal ("refused"), as the stage writes one; give "error" for a failed request."""
+    records = []
+    for item, lang, response, *reason in rows:
+        finish = reason[0] if reason else ("refused" if response == NO_ANSWER else "stop")
+        records.append({
+            "dataset": dataset,
+            "model": model,
+            "item_id": item,
+            "lang": lang,
+            "prompt": f"({lang}) question {item}",
+            "response": response,
+            "finish_reason": finish,
+            "prompt_tokens": None,
+            "completion_tokens": None,
+            "backend": "file",
+            "decoding_hash": "x",
+            "error": "failed" if finish == "error" else None,
+        })
+    return pa.Table.from_pylist(records, schema=RESPONSES)
 
 
 def offline_config(repo) -> dict:

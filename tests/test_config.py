@@ -103,6 +103,36 @@ class TestShippedConfigs:
         assert config["evaluators"]["knowledge"]["timeliness_ranking"] == "list_position"
 
 
+def reversed_keys(value):
+    """The same config with every mapping's keys in reverse order."""
+    if isinstance(value, dict):
+        return {key: reversed_keys(value[key]) for key in reversed(list(value))}
+    return value
+
+
+class TestCanonicalOrder:
+    """Job params are made from config sections, and Snakemake compares params by their repr:
+    the validated config has one key order, whatever order the YAML gave."""
+
+    def test_a_config_with_its_keys_reordered_validates_to_the_same_config_in_the_same_order(self, repo_root):
+        given = yaml.safe_load((repo_root / "config/config.yaml").read_text())
+        mine = validate_config(copy.deepcopy(given), base_dir=repo_root)
+        reordered = validate_config(reversed_keys(copy.deepcopy(given)), base_dir=repo_root)
+        assert list(reordered["models"]) == list(reversed(list(mine["models"])))  # the user's order of models stays
+        reordered["models"] = {name: reordered["models"][name] for name in mine["models"]}
+        reordered["datasets"] = {name: reordered["datasets"][name] for name in mine["datasets"]}
+        assert repr(reordered) == repr(mine)
+
+    def test_keys_inside_sections_and_entries_are_sorted_lists_keep_their_order(self):
+        from xlcons.config import canonical_order
+
+        config = {"output": {"seed": 1, "comparisons": [["b", "a"]]}, "models": {"z": {"hf": {"dtype": "x", "batch_size": 2}, "backend": "hf"}, "a": {}}}
+        canonical_order(config)
+        assert list(config["output"]) == ["comparisons", "seed"] and config["output"]["comparisons"] == [["b", "a"]]
+        assert list(config["models"]) == ["z", "a"]
+        assert list(config["models"]["z"]) == ["backend", "hf"] and list(config["models"]["z"]["hf"]) == ["batch_size", "dtype"]
+
+
 class TestErrorsNameTheKey:
     def test_misspelt_top_level_key(self):
         message = errors_of({"modells": {}})
@@ -198,6 +228,40 @@ class TestErrorsNameTheKey:
         path.write_text(yaml.safe_dump({"modells": {}}))
         with pytest.raises(ConfigError, match="bad.yaml"):
             load_config(path)
+
+
+class TestItemSelectionIsCheckedAgainstTheData:
+    """items.ids and items.domains that name nothing in the data stop the run before scheduling,
+    when the data is on disk (a local path or the fetched copy)."""
+
+    def model(self):
+        return {"m": {"hf_id": "org/m"}}
+
+    def test_multiq_ids_and_domains(self, shared_data):
+        wrong = {"ids": ["gpt-1", "lmsys-7", "gtp-2"], "domains": ["chemistry", "cooking"]}
+        message = errors_of({"models": self.model(), "datasets": {"multiq": {"path": str(shared_data / "multiq"), "items": wrong}}})
+        assert "config key 'datasets.multiq.items.ids': not MultiQ ids (they look like gpt-1, lmsys-7): ['gtp-2']" in message
+        assert "config key 'datasets.multiq.items.domains': no items in ['cooking']; the data has ['animals', 'art'," in message
+
+    def test_makqa_ids_need_the_form_and_a_domain_of_the_run_before_any_data_is_read(self):
+        spec = {"domains": ["geo", "timeliness"], "items": {"ids": ["geo/Q1085-P30", "Q1085-P30", "history/Q1-P2"], "domains": ["movie"]}}
+        message = errors_of({"models": self.model(), "datasets": {"makqa": spec}})  # no path, nothing fetched: no data needed
+        assert "'datasets.makqa.items.ids[1]': 'Q1085-P30' is not '<domain>/<QID>-<PID>'" in message
+        assert "'datasets.makqa.items.ids[2]': 'history/Q1-P2' is in domain 'history', not among the run's domains ['geo', 'timeliness']" in message
+        assert "'datasets.makqa.items.domains': ['movie'] not among the run's domains" in message
+
+    def test_makqa_ids_that_the_domain_file_lacks(self, shared_data):
+        spec = {"path": str(shared_data / "makqa"), "domains": ["geo"], "items": {"ids": ["geo/Q1085-P30", "geo/Q0-P0"]}}
+        message = errors_of({"models": self.model(), "datasets": {"makqa": spec}})
+        assert "config key 'datasets.makqa.items.ids': not MAKQA questions of the run's domains: ['geo/Q0-P0']" in message
+
+    def test_epitome_seeker_posts(self, shared_data):
+        spec = {"path": str(shared_data / "epitome"), "items": {"ids": ["65m92s", "not-a-post"]}}
+        message = errors_of({"models": self.model(), "datasets": {"empathy": spec}})
+        assert message.endswith("config key 'datasets.empathy.items.ids': not EPITOME seeker posts (sp_id): ['not-a-post']")
+
+    def test_known_ids_pass(self, shared_data):
+        validate_config({"models": self.model(), "datasets": {"multiq": {"path": str(shared_data / "multiq"), "items": {"ids": ["gpt-1"]}}}})
 
 
 def test_the_config_reference_is_generated_from_the_schema(repo_root):

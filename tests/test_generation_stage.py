@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -235,6 +236,21 @@ class TestRecordedResponses:
         spec = self.recorded(tmp_path, ".jsonl", [{"item_id": "gpt-1", "lang": "en", "response": "x"}])
         with pytest.raises(GenerationError, match=r"api-run.*no response for 19 requested items"):
             run_generation(spec, prompts, 256, tmp_path / "cache.jsonl", load_backend)
+
+    def test_rows_the_run_does_not_score_are_warned_about_with_their_count(self, tmp_path, prompts, caplog):
+        en = prompts.filter(pa.compute.equal(prompts["lang"], "en"))
+        ids = en["item_id"].to_pylist()
+        rows = [{"item_id": i, "language": "en", "response": f"r{i}"} for i in ids]
+        rows += [{"item_id": ids[0], "language": lang, "response": "x"} for lang in ("sw", "xx-unknown")]
+        rows += [{"item_id": "gpt-99", "language": "en", "response": "x"}, {"item_id": "gtp-1", "language": "en", "response": "x"}]
+        spec = self.recorded(tmp_path, ".jsonl", rows)
+        prompt_file, out = tmp_path / "en.prompts.parquet", tmp_path / "en.parquet"
+        pq.write_table(en, prompt_file)
+        with caplog.at_level(logging.WARNING):
+            run_generation_job(spec, [prompt_file], [out], ["en"], 256, tmp_path / "cache.jsonl")
+        assert "2 rows in languages this data set does not run in (sw, xx-unknown" in caplog.text
+        assert "rows for 2 items that are not among this run's prompts (first: ['gpt-99', 'gtp-1']" in caplog.text
+        assert pq.read_table(out).num_rows == len(ids)
 
     def test_a_file_without_the_needed_columns_is_rejected(self, tmp_path, prompts):
         spec = self.recorded(tmp_path, ".jsonl", [{"id": "gpt-1", "text": "x"}])

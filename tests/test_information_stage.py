@@ -309,6 +309,23 @@ def test_a_failed_extraction_excludes_the_item_and_is_retried(tmp_path):
     assert [marked_sentence(prompt) for prompt in ScriptedEvaluator.prompts] == ["The river is long."]  # only the failure again
 
 
+def test_with_a_failure_threshold_failed_requests_fail_the_job_after_the_rest_is_cached(tmp_path):
+    """What the rule does (generation.max_failed_share, default 0): no output that scores a failed
+    request as a failed extraction; the job fails, and its rerun asks only the failed request."""
+    from xlcons.generation.stage import FailedRequests
+
+    cache = tmp_path / "cache.jsonl"
+    english = english_responses({"q5": "The river is long.", "q1": ENGLISH["q1"]})
+    german = translations("de", {("q5", "de"): "Paris has many museums.", ("q1", "de"): TRANSLATED[("q1", "de")]})
+    with pytest.raises(FailedRequests, match=r"1 of \d+ information evaluator requests failed .* First: item q5 \(de\): HTTP 500"):
+        run_information(evaluator_spec(), english, german, cache, scripted, max_failed_share=0.0)
+    asked = len(ScriptedEvaluator.prompts)
+    ScriptedEvaluator.prompts = []
+    items, _ = run_information(evaluator_spec(), english, german, cache, scripted, max_failed_share=0.5)
+    assert [marked_sentence(prompt) for prompt in ScriptedEvaluator.prompts] == ["The river is long."] and asked > 1
+    assert {row["item_id"]: row["excluded_reason"] for row in items.to_pylist()}["q5"] == "extraction_failed"  # within the share
+
+
 def test_a_failed_verification_is_unparseable(tmp_path):
     class Failing(ScriptedEvaluator):
         def generate(self, requests):

@@ -212,7 +212,8 @@ RESPONSES_TO_JUDGE = [
     ("lmsys-85", "de", "Sydney."),
     ("lmsys-85", "fr", "Canberra."),
     ("lmsys-7", "de", "Zwei plus zwei ist vier."),
-    ("lmsys-7", "hi", NO_ANSWER),
+    ("lmsys-7", "hi", NO_ANSWER),  # refused
+    ("lmsys-7", "fr", NO_ANSWER, "error"),  # the request failed: no answer of the model's
 ]
 
 
@@ -220,9 +221,9 @@ def test_run_judge_gives_one_judgment_per_response_in_order(tmp_path):
     ScriptedJudge.seen = []
     table = run_judge(judge_spec(), response_rows(RESPONSES_TO_JUDGE), english_prompts(QUESTIONS), tmp_path / "cache.jsonl", scripted)
     assert table.schema == JUDGMENTS
-    assert [(row["item_id"], row["lang"]) for row in table.select(["item_id", "lang"]).to_pylist()] == [(item, lang) for item, lang, _ in RESPONSES_TO_JUDGE]
+    assert [(row["item_id"], row["lang"]) for row in table.select(["item_id", "lang"]).to_pylist()] == [(item, lang) for item, lang, *_ in RESPONSES_TO_JUDGE]
     # the Hebrew answer mentions no "Everest" in Latin letters: the scripted judge says no
-    assert table["verdict"].to_pylist() == ["yes", "no", "no", "no", "yes", "unparseable", "no_answer"]
+    assert table["verdict"].to_pylist() == ["yes", "no", "no", "no", "yes", "unparseable", "no_answer", "error"]
     assert table["judge_response"].to_pylist()[0] == "**Yes**, that is correct."
     assert table["judge_response"][6].as_py() is None and table["judge_finish_reason"][6].as_py() is None
     assert set(table["judge_model"].to_pylist()) == {"example/judge-7b"}
@@ -245,11 +246,11 @@ def test_another_judge_or_decoding_misses_the_cache(tmp_path):
             run_judge(changed, response_rows(RESPONSES_TO_JUDGE[:1]), english_prompts(QUESTIONS), cache, refuse)
 
 
-def test_a_failed_judge_request_is_unparseable_and_retried(tmp_path):
+def test_a_failed_judge_request_is_a_judge_error_and_retried(tmp_path):
     cache = tmp_path / "cache.jsonl"
     rows = response_rows([("lmsys-63", "de", "FAIL"), ("lmsys-63", "en", "Mount Everest.")])
     table = run_judge(judge_spec(), rows, english_prompts(QUESTIONS), cache, scripted)
-    assert table["verdict"].to_pylist() == ["unparseable", "yes"]
+    assert table["verdict"].to_pylist() == ["judge_error", "yes"]
     assert table["judge_finish_reason"].to_pylist() == ["error", "stop"]
     ScriptedJudge.seen = []
     run_judge(judge_spec(), rows, english_prompts(QUESTIONS), cache, scripted)

@@ -110,6 +110,21 @@ def test_accuracy_per_language_counts_every_verdict():
     assert table[("A", "sw")]["accuracy"] == 0.0 and table[("B", "de")]["accuracy"] == 100.0
 
 
+def test_failed_requests_are_counted_and_left_out_of_the_denominator():
+    rows = judgments().to_pylist()
+    german = [row for row in rows if (row["model"], row["lang"]) == ("A", "de")]
+    german[1]["verdict"], german[2]["verdict"] = "error", "judge_error"  # the no and the unparseable
+    table = {(row["model"], row["lang"]): row for row in accuracy_by_language(pa.Table.from_pylist(rows, schema=JUDGMENTS)).iter_rows(named=True)}
+    de = table[("A", "de")]
+    # yes, error, judge_error, no_answer: one correct of the two the model answered or declined
+    assert (de["n"], de["n_yes"], de["n_no_answer"], de["n_failed"]) == (4, 1, 1, 2)
+    assert de["accuracy"] == pytest.approx(50.0)
+    for row in german:
+        row["verdict"] = "error"
+    alone = accuracy_by_language(pa.Table.from_pylist(german, schema=JUDGMENTS)).row(0, named=True)
+    assert alone["n_failed"] == 4 and alone["accuracy"] is None  # nothing the model answered
+
+
 def test_table3_overall_english_and_each_models_own_top_languages():
     table = rows_by_model(accuracy_table(judgments(), top_n=(1, 2, 3, 5)))
     a, b = table["A"], table["B"]
@@ -219,10 +234,10 @@ def test_per_language_joins_accuracy_fidelity_and_tokenization():
 def test_markdown_and_latex_render_one_decimal_and_empty_cells():
     frame = accuracy_table(judgments())
     markdown = to_markdown(frame)
-    assert markdown.splitlines()[0] == "| model | n_languages | n_responses | all | en | top10 | top20 | top50 | n_unparseable | n_no_answer |"
-    assert "| A | 4 | 16 | 37.5 | 75.0 | – | – | – | 2 | 1 |" in markdown
+    assert markdown.splitlines()[0] == "| model | n_languages | n_responses | all | en | top10 | top20 | top50 | n_unparseable | n_no_answer | n_failed |"
+    assert "| A | 4 | 16 | 37.5 | 75.0 | – | – | – | 2 | 1 | 0 |" in markdown
     latex = to_latex(frame)
-    assert latex.startswith("\\begin{tabular}{lrrrrrrrrr}\n\\toprule") and "n\\_languages" in latex and "A & 4 & 16 & 37.5 & 75.0" in latex
+    assert latex.startswith("\\begin{tabular}{lrrrrrrrrrr}\n\\toprule") and "n\\_languages" in latex and "A & 4 & 16 & 37.5 & 75.0" in latex
     assert latex.rstrip().endswith("\\bottomrule\n\\end{tabular}"), "booktabs rules"
 
 

@@ -39,6 +39,43 @@ def test_accuracy_counts_everything_but_yes_as_wrong():
     assert frame["value"].to_list() == [1.0, 0.0, 0.0, 0.0] and set(frame["status"]) == {"ok"}
 
 
+def test_accuracy_leaves_failed_requests_out_with_their_reason():
+    rows = [{"item_id": str(i), "lang": "de", "verdict": v} for i, v in enumerate(["yes", "error", "judge_error"])]
+    frame = adapters.from_judgments(table(JUDGMENTS, rows, judge_model="j", **KEY))
+    assert list(zip(frame["value"], frame["status"])) == [(1.0, "ok"), (None, "error"), (None, "judge_error")]
+
+
+class TestFailedRequests:
+    """A score resting on a failed generation request is not the model's: status `error`."""
+
+    FAILED = pl.DataFrame({"dataset": ["d", "d"], "model": ["m", "m"], "item_id": ["1", "2"], "lang": ["de", "en"]})
+
+    def scores(self):
+        rows = [{"dataset": "d", "evaluator": "e", "model": "m", "item_id": item, "lang": lang, "metric": "x", "value": 0.0, "status": "ok"}
+                for item in ("1", "2", "3") for lang in ("en", "de")]
+        return pl.from_arrow(pa.Table.from_pylist(rows, schema=ITEM_SCORES))
+
+    def marked(self, answers):
+        frame = adapters.mark_failed(self.scores(), self.FAILED, answers)
+        assert frame.columns == ITEM_SCORES.names and frame.height == 6
+        return {(r["item_id"], r["lang"]) for r in frame.to_dicts() if r["status"] == "error" and r["value"] is None}
+
+    def test_an_evaluator_of_each_answer_alone_excludes_the_items_whose_own_request_failed(self):
+        assert self.marked(("own",)) == {("1", "de"), ("2", "en")}
+
+    def test_a_comparison_with_english_excludes_every_language_of_an_item_whose_english_failed(self):
+        assert self.marked(("own", "english")) == {("1", "de"), ("2", "en"), ("2", "de")}
+
+    def test_the_round_trip_rests_on_the_english_answer_only(self):
+        assert self.marked(("english",)) == {("2", "en"), ("2", "de")}
+
+    def test_failed_requests_are_read_from_the_responses(self):
+        from builders import response_rows
+
+        responses = response_rows([("1", "de", "No answer", "error"), ("1", "en", "No answer"), ("2", "de", "Ja.")], model="m", dataset="d")
+        assert adapters.failed_requests(responses).to_dicts() == [{"dataset": "d", "model": "m", "item_id": "1", "lang": "de"}]
+
+
 def test_information_rows_split_into_the_translation_and_the_translationese_evaluator():
     rows = [
         {"item_id": "1", "lang": "de", "comparison": "translation", "precision": 0.5, "recall": 1.0, "f1": 2 / 3},
@@ -94,3 +131,28 @@ def test_the_results_job_writes_the_long_table_groups_and_comparisons(tmp_path):
     assert pl.read_parquet(tmp_path / "out/item_scores.parquet").height == 16
     assert all(path.exists() for path in written)
     assert pl.read_parquet(tmp_path / "out/item_scores.parquet").columns == ITEM_SCORES.names
+
+
+def test_the_results_table_counts_failed_requests_apart_from_no_answers(tmp_path):
+    from builders import response_rows
+    from xlcons.schemas import RESPONSES
+
+    # Four German answers of model a: one correct, one refused ("No answer", judged no_answer),
+    # two failed requests kept as "No answer" under generation.max_failed_share.
+    verdicts = [("0", "yes"), ("1", "no_answer"), ("2", "error"), ("3", "error")]
+    write_table(table(JUDGMENTS, [{"item_id": i, "lang": "de", "verdict": v} for i, v in verdicts], dataset="multiq", model="a",
+                      judge_model="j"), tmp_path / "judgments.parquet", JUDGMENTS)
+    fidelity = [{"item_id": "0", "lang": "de", "fidelity": "same"}] + [
+        {"item_id": i, "lang": "de", "fidelity": "excluded", "excluded_reason": "no_answer"} for i in ("1", "2", "3")]
+    write_table(table(FIDELITY, fidelity, dataset="multiq", model="a", response_chars=3), tmp_path / "fidelity.parquet", FIDELITY)
+    answers = [("0", "de", "Sydney."), ("1", "de", "No answer"), ("2", "de", "No answer", "error"), ("3", "de", "No answer", "error")]
+    write_table(response_rows(answers, model="a"), tmp_path / "responses.parquet", RESPONSES)
+    run_results_job({"judgments": [tmp_path / "judgments.parquet"], "fidelity": [tmp_path / "fidelity.parquet"],
+                     "responses": [tmp_path / "responses.parquet"]}, tmp_path / "out", n_resamples=0, seed=1,
+                    training_languages={"a": None}, table_formats=["csv"])
+    rows = {row["metric"]: row for row in pl.read_csv(tmp_path / "out/results.csv").to_dicts()}
+    # accuracy: the refusal counts as wrong, the failed requests are left out
+    assert (rows["accuracy"]["value"], rows["accuracy"]["n_items"]) == (0.5, 2)
+    assert (rows["accuracy"]["n_excluded"], rows["accuracy"]["excluded_reasons"]) == (2, "error:2")
+    # fidelity excluded all three "No answer"s, and names the failed ones as such
+    assert rows["fidelity_same"]["excluded_reasons"] == "error:2; no_answer:1"

@@ -30,6 +30,9 @@ pytestmark = pytest.mark.slurm
 
 REPO = Path(__file__).resolve().parent.parent
 PROFILES = ["--profile", str(REPO / "slurm"), "--profile", str(REPO / "tests" / "slurm" / "profile")]
+# The workflow's own profile (rerun triggers), which Snakemake finds next to xlcons' Snakefile;
+# named here because these tests run Snakefiles of their own.
+WORKFLOW_PROFILE = ["--workflow-profile", str(REPO / "profiles" / "default")]
 # What each job writes about itself, as one line of key=value: the partition, the GPUs
 # it may use and the memory SLURM allocated it (from scontrol: the job step the executor
 # runs the rule in does not inherit $SLURM_MEM_PER_NODE).
@@ -52,7 +55,7 @@ def environment() -> dict[str, str]:
 
 def start(workdir: Path, *args: str, profile: bool = True) -> tuple[subprocess.Popen, Path]:
     log = workdir / f"snakemake-{time.monotonic_ns()}.out"
-    cmd = [sys.executable, "-m", "snakemake", *(PROFILES if profile else []), "--workflow-profile", "none", *args]
+    cmd = [sys.executable, "-m", "snakemake", *(PROFILES if profile else []), *WORKFLOW_PROFILE, *args]
     with log.open("w") as out:
         proc = subprocess.Popen(cmd, cwd=workdir, env=environment(), stdout=out, stderr=subprocess.STDOUT)
     return proc, log
@@ -218,7 +221,7 @@ def test_a_killed_run_resumes_without_recomputing_finished_jobs(slurm_workdir, t
         assert (work / name).read_bytes() == (reference / name).read_bytes(), name
 
     # Editing a rule's script after the run does not make its finished jobs rerun
-    # (rerun-triggers without `code`); -R/--forcerun reruns them and what depends on them.
+    # (the workflow profile's rerun-triggers leave out `code`); -R/--forcerun reruns them and what depends on them.
     script = work / "scripts" / "a.py"
     script.write_text(A_SCRIPT + "# edited during the run\n")
     idle = snakemake(work, "-n", timeout=60)

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from builders import offline_config
+from test_config import reversed_keys
 from test_workflow import REPO, job_counts, snakemake
 
 EXAMPLE = REPO / "config" / "examples" / "own-prompts.yaml"
@@ -62,6 +63,18 @@ def test_the_own_prompts_example_runs_end_to_end_and_lands_in_the_results_table(
     assert responses.num_rows == 3
 
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
+
+    # Every key of the config in another order (the models and data sets themselves keep
+    # theirs, the order of the tables), and a checkout that touches a rule script (the default
+    # rerun triggers leave out `code`): still nothing to do.
+    config = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    reordered = reversed_keys(config)
+    for section in ("models", "datasets"):
+        reordered[section] = {name: reordered[section][name] for name in config[section]}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(reordered, allow_unicode=True, sort_keys=False))
+    (REPO / "workflow_scripts" / "generate.py").touch()
+    idle = snakemake(*run, "-n")
+    assert "Nothing to be done" in idle.output, idle.output[-3000:]
 
     # Reporting-only model metadata reruns the tables, nothing upstream of them.
     config = yaml.safe_load((tmp_path / "config.yaml").read_text())

@@ -25,7 +25,7 @@ from xlcons import REPO_ROOT
 from xlcons.data_sources import RELEASED_MODELS
 from xlcons.datasets import ENGLISH_QUESTION, DatasetInfo, dataset_registry
 from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
-from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS, explain_need
+from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS, explain_need, resolve
 from xlcons.generation.registry import backend_info
 from xlcons.languages import LanguageRegistry, NotTranslatableError, UnknownLanguageError
 
@@ -274,6 +274,34 @@ def _check_dataset(name: str, spec: Mapping[str, Any], datasets: "DatasetResolve
         path = Path(spec["path"])
         if not (path if path.is_absolute() else base_dir / path).is_dir():
             yield f"config key 'datasets.{name}.path': folder '{spec['path']}' does not exist"
+            return
+    if not info.user and spec["enabled"]:
+        yield from _check_item_selection(name, spec, info, base_dir)
+
+
+def _check_item_selection(name: str, spec: Mapping[str, Any], info: DatasetInfo, base_dir: Path) -> Iterator[str]:
+    """A built-in set's items.ids and items.domains against its data, when the data is here (a
+    local path, or the fetched copy); otherwise its prompts job checks them."""
+    from xlcons.datasets.item_ids import selection_problems
+
+    items = spec.get("items") or {}
+    if info.selection_rules:
+        problems = resolve(info.selection_rules)(name, spec)
+        if problems:
+            yield from problems
+            return
+    if not info.item_ids or not (items.get("ids") or items.get("domains")):
+        return
+    folder = Path(spec["path"]) if spec.get("path") else Path("resources") / "data" / str(info.source)
+    folder = folder if folder.is_absolute() else base_dir / folder
+    if not folder.is_dir():
+        return
+    reference, what = info.item_ids
+    try:
+        ids = resolve(reference)(folder, spec)
+    except (OSError, ValueError, KeyError):  # an incomplete or foreign folder: the prompts job names it
+        return
+    yield from selection_problems(name, spec, ids, what)
 
 
 def _check_evaluator_datasets(datasets: "DatasetResolver") -> Iterator[str]:
@@ -367,12 +395,40 @@ def validate_config(config: dict, *, base_dir: Path | str = ".", registry: Langu
     return config
 
 
+# Top-level sections whose entries' order is the user's (the order of models and data sets in
+# the tables); the keys inside each entry are sorted like everywhere else.
+ORDERED_SECTIONS = ("models", "datasets")
+
+
+def _sorted_keys(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _sorted_keys(value[key]) for key in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_sorted_keys(item) for item in value]
+    return value
+
+
+def canonical_order(config: dict) -> None:
+    """Sort every mapping's keys in place, so that a job's params (made from config sections)
+    read the same however the YAML orders its keys: Snakemake compares params by their repr,
+    and a reordered section would otherwise rerun the job. Lists keep their order."""
+    ordered = {
+        section: {name: _sorted_keys(entry) for name, entry in value.items()}
+        if section in ORDERED_SECTIONS and isinstance(value, Mapping) else _sorted_keys(value)
+        for section, value in sorted(config.items())
+    }
+    config.clear()  # in place: Snakemake's `config` is the same object
+    config.update(ordered)
+
+
 def resolve_config(config: dict, *, base_dir: Path | str = ".", registry: LanguageRegistry | None = None) -> DatasetResolver:
-    """Validate the config (filling its defaults) and return its data sets resolved, for the plan."""
+    """Validate the config (filling its defaults), put its keys in canonical order and return
+    its data sets resolved, for the plan."""
     validate_schema(config)
     if config.get("released_outputs") or config.get("released_model"):
         add_released_model(config)
         validate_schema(config)  # fills the added model's defaults
+    canonical_order(config)
     datasets = DatasetResolver(config, registry or LanguageRegistry.load(), Path(base_dir))
     problems = check_semantics(config, datasets.registry, Path(base_dir), datasets)
     if problems:

@@ -1,7 +1,8 @@
 """An append-only JSON-lines cache owned by one job: what the long stages resume from.
 
 One file per job, written by that job only, so parallel cluster jobs never share a cache
-(the "database is locked" trap of one shared SQLite file). Records are appended in small
+(the "database is locked" trap of one shared SQLite file); the same job started twice at
+once (two invocations) takes turns (xlcons.cache_lock). Records are appended in small
 batches and fsynced; a job killed mid-write leaves at most a partial last line, which the
 next open cuts off. Keys hash everything that shapes a record, so a changed parameter
 misses the cache and nothing is ever overwritten.
@@ -12,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+
+from xlcons.cache_lock import hold
 
 
 class CacheError(ValueError):
@@ -25,6 +28,7 @@ class JsonLinesCache:
         self._records: dict[str, dict] = {}
         self._pending: list[dict] = []
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        hold(self, self.path)  # one writer at a time: a second job on this cache waits, then reads it
         self._load()
 
     def _load(self) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from xlcons.config import DatasetResolver, iter_model_sources, resource_name
 from xlcons.data_sources import DATA_SOURCES, released_source_name
 from xlcons.datasets import dataset_options
-from xlcons.evaluators.registry import EVALUATORS, TRANSLATIONS, EvaluatorInfo
+from xlcons.evaluators.registry import EVALUATORS, RESPONSES_INPUT, TRANSLATIONS, EvaluatorInfo
 from xlcons.fingerprint import local_content
 from xlcons.generation.registry import backend_info, model_fields
 from xlcons.languages import LanguageRegistry
@@ -222,8 +222,10 @@ class Plan:
 
     def content(self, key: str) -> str | None:
         """The digest of a local `path` model's files (xlcons.fingerprint); None for a Hub,
-        served or fetched model, or a path that is not there (validation names it)."""
-        return local_content(self.sources[key].get("path"))
+        served or fetched model, a model the config does not have, or a path that is not
+        there (validation names it). In a job's params: a checkpoint replaced or retrained in
+        place reruns the job, a moved one does not."""
+        return local_content(self.sources.get(key, {}).get("path"))
 
     def llm_job(self, key: str, resources: str, envs_dir: Path | str, dataset: str | None = None) -> LLMJob:
         """The job functions of an LLM role; `dataset` for a generator, whose system prompt the
@@ -373,12 +375,16 @@ class Plan:
 
     def results_inputs(self) -> dict[str, list[str]]:
         """Every file the results stage reads, by registered output (see xlcons.reports.aggregate)."""
-        inputs = {}
+        inputs, scored = {}, {}
         for info in self.evaluators():
             for source in info.results:
                 files = self.evaluation_files(info.name, source.output)
                 if files:
                     inputs[source.output] = files
+                    if not source.corpus:
+                        scored |= dict.fromkeys((d, m) for d in self.evaluator_datasets(info.name) for m in self.evaluated_models(info.name))
+        if scored:  # their failed requests: the scores resting on them are not the model's
+            inputs[RESPONSES_INPUT] = [self.response_table(dataset, model) for dataset, model in scored]
         return inputs
 
     # -- targets -----------------------------------------------------------------------

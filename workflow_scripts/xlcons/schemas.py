@@ -93,8 +93,11 @@ FIDELITY_EXCLUSIONS = (
 )
 
 # One row per response judged by the LLM judge. `verdict` is `yes` | `no` |
-# `unparseable` (the judge's text says neither, or both, or the judge failed) |
-# `no_answer` (the response was "No answer"; the judge is not asked). `judge_response`
+# `unparseable` (the judge's text says neither, or both, or the judge refused or said
+# nothing) | `no_answer` (the response was "No answer"; the judge is not asked) | `error`
+# (the model's request failed, so there is no answer to judge; the judge is not asked) |
+# `judge_error` (the judge's own request failed). The last two are not the model's
+# answers: accuracy leaves them out, and the tables count them. `judge_response`
 # is the judge's raw text (null for no_answer), `judge_finish_reason` its finish reason.
 JUDGMENTS = pa.schema(
     [
@@ -108,7 +111,8 @@ JUDGMENTS = pa.schema(
         pa.field("judge_model", pa.string(), nullable=False),
     ]
 )
-VERDICTS = ("yes", "no", "unparseable", "no_answer")
+VERDICTS = ("yes", "no", "unparseable", "no_answer", "error", "judge_error")
+JUDGE_FAILURES = ("error", "judge_error")  # failed requests, left out of accuracy
 
 # One row per (model tokenizer, prompt language): how the tokenizer splits that
 # language's prompts. `top_*` list the 20 most used non-noise tokens (most used first),

@@ -41,9 +41,14 @@ def write_table(table: pa.Table, path: Path | str, schema: pa.Schema) -> Path:
     return path
 
 
-def read_table(path: Path | str, schema: pa.Schema) -> pa.Table:
-    """Read a stage table and check it against its schema."""
-    return conform(pq.read_table(path), schema, what=str(path))
+def read_table(path: Path | str, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:
+    """Read a stage table and check it against its schema; with `columns`, only those
+    (read from the file alone, without its text columns)."""
+    if columns is None:
+        return conform(pq.read_table(path), schema, what=str(path))
+    present = set(pq.read_schema(path).names)
+    table = pq.read_table(path, columns=[name for name in columns if name in present])
+    return conform(table, pa.schema([schema.field(name) for name in columns]), what=str(path))
 
 
 def concat_table_files(paths, out_path: Path | str, schema: pa.Schema) -> Path:

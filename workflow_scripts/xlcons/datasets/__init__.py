@@ -42,6 +42,11 @@ class DatasetInfo:
     translated_from: str | None = None
     provides: frozenset[str] = frozenset()  # CAPABILITIES it offers
     user: bool = False  # declared in the config, read by the user-set loader
+    # ("module:function", what its ids are) reading {item id: domain} from the data with the
+    # standard library, so the config check can name unknown items.ids (xlcons.datasets.item_ids).
+    item_ids: tuple[str, str] | None = None
+    # "module:function" (name, config entry) -> problems of its item selection that need no data.
+    selection_rules: str | None = None
 
     @property
     def kind(self) -> str:
@@ -52,7 +57,15 @@ BUILT_IN = {
     info.name: info
     for info in (
         # Paper 004: no system prompt, greedy, 256 new tokens; every question has an English row.
-        DatasetInfo("multiq", "xlcons.datasets.multiq", None, 256, "multiq", provides=frozenset({ENGLISH_QUESTION})),
+        DatasetInfo(
+            "multiq",
+            "xlcons.datasets.multiq",
+            None,
+            256,
+            "multiq",
+            provides=frozenset({ENGLISH_QUESTION}),
+            item_ids=("xlcons.datasets.item_ids:multiq", "MultiQ ids (they look like gpt-1, lmsys-7)"),
+        ),
         # Paper 001: short answers after five in-context examples, in its 12 languages.
         DatasetInfo(
             "makqa",
@@ -62,6 +75,8 @@ BUILT_IN = {
             "makqa",
             ("domains", "few_shot", "variants", "seed"),
             provides=frozenset({ENGLISH_QUESTION, REFERENCES}),
+            item_ids=("xlcons.datasets.item_ids:makqa", "MAKQA questions of the run's domains"),
+            selection_rules="xlcons.datasets.item_ids:makqa_selection_problems",
         ),
         # Paper 000: English prompts machine-translated into its 30 languages; long answers.
         DatasetInfo(
@@ -80,6 +95,7 @@ BUILT_IN = {
             "epitome",
             translated_from="en",
             provides=frozenset({ENGLISH_QUESTION, SEEKER_POST}),
+            item_ids=("xlcons.datasets.item_ids:empathy", "EPITOME seeker posts (sp_id)"),
         ),
     )
 }

@@ -25,9 +25,11 @@ keyed by the judge's identity, decoding and messages. The judge decodes as its s
 
 "No answer" responses are not sent to the judge: their verdict is ``no_answer`` and the
 report counts them as incorrect, as the paper counted every response that was not
-judged correct (its normaliser mapped anything it could not read to "incorrect"). A
-judge request that fails (finish_reason error/refused/empty) gives ``unparseable``, with
-the judge's finish reason kept.
+judged correct (its normaliser mapped anything it could not read to "incorrect"); one
+whose generation request failed (finish_reason ``error``) gets ``error`` instead, as
+it is no answer of the model's. A judge request the judge refuses or leaves empty gives
+``unparseable``; one that fails gives ``judge_error``; the judge's finish reason is kept.
+Accuracy leaves ``error`` and ``judge_error`` out.
 
 `parse_verdict` reads the judge's text; its rules are in its docstring.
 """
@@ -85,10 +87,16 @@ def english_questions(prompts: pa.Table) -> dict[str, str]:
     return questions
 
 
+def _judged(row) -> bool:
+    """A response the judge is asked about: one with an answer ("No answer" rows, including
+    failed requests, are not sent)."""
+    return row["response"] != NO_ANSWER
+
+
 def judge_prompts(responses: pa.Table, english_prompts: pa.Table) -> pa.Table:
     """PROMPTS rows for every response that has an answer ("No answer" rows are left out), in order."""
     questions = english_questions(english_prompts)
-    rows = [row for row in responses.select(["dataset", "item_id", "lang", "response"]).to_pylist() if row["response"] != NO_ANSWER]
+    rows = [row for row in responses.select(["dataset", "item_id", "lang", "response"]).to_pylist() if _judged(row)]
     missing = sorted({row["item_id"] for row in rows} - set(questions))
     if missing:
         raise JudgeError(f"no English prompt for items {missing[:10]}; the judge needs the English prompts of every judged item")
@@ -235,15 +243,21 @@ def run_judge(
     verdicts = iter(judged.select(["response", "finish_reason"]).to_pylist())
     judge_model = judge_model_name(judge_spec)
     records = []
-    for row in responses.select(["dataset", "model", "item_id", "lang", "response"]).to_pylist():
+    for row in responses.select(["dataset", "model", "item_id", "lang", "response", "finish_reason"]).to_pylist():
         record = {key: row[key] for key in ("dataset", "model", "item_id", "lang")}
-        if row["response"] == NO_ANSWER:
-            record.update(verdict="no_answer", judge_response=None, judge_finish_reason=None)
+        if not _judged(row):
+            verdict = "error" if row["finish_reason"] == "error" else "no_answer"
+            record.update(verdict=verdict, judge_response=None, judge_finish_reason=None)
         else:
             answer = next(verdicts)
-            failed = answer["finish_reason"] in ("error", "refused", "empty")
+            if answer["finish_reason"] == "error":
+                verdict = "judge_error"
+            elif answer["finish_reason"] in ("refused", "empty"):
+                verdict = "unparseable"
+            else:
+                verdict = parse_verdict(answer["response"])
             record.update(
-                verdict="unparseable" if failed else parse_verdict(answer["response"]),
+                verdict=verdict,
                 judge_response=answer["response"],
                 judge_finish_reason=answer["finish_reason"],
             )

@@ -29,6 +29,12 @@ ENGLISH_ANSWERS = "english_answers"
 RESPONSES = "responses"
 TRANSLATIONS = "translations"
 
+# The answers one item's score rests on (EvaluatorInfo.answers): the answer in the item's
+# language, and the English answer it is compared with. A score resting on a request that
+# failed is not a score of the model: the results stage excludes it with status `error`.
+OWN_ANSWER = "own"
+ENGLISH_ANSWER = "english"
+
 
 @dataclass(frozen=True)
 class ResultsSource:
@@ -62,6 +68,7 @@ class EvaluatorInfo:
     derived: tuple[str, ...] = ()  # "module:NAME" of DerivedMetric objects of the results table
     active: Callable[[Mapping[str, Any]], bool] = _always  # runs at all, given its section
     tokenizer_models_only: bool = False  # scores the generators that have a local tokenizer only
+    answers: tuple[str, ...] = (OWN_ANSWER,)  # whose failed requests exclude an item (see OWN_ANSWER)
 
     def model_keys(self, section: Mapping[str, Any]) -> tuple[str, ...]:
         """Config keys of the models it loads: `models` gives them under its own section, or whole."""
@@ -131,6 +138,7 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
             models=_llm,
             results=(ResultsSource("information_items", f"{_SCHEMAS}:INFORMATION_ITEMS", f"{_ADAPTERS}:from_information"),),
             derived=("xlcons.reports.results:INFORMATION_F",),
+            answers=(OWN_ANSWER, ENGLISH_ANSWER),
         ),
         # Paper 000's translationese check: the English answers en -> l -> en, scored like the above.
         EvaluatorInfo(
@@ -143,6 +151,7 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
             models=_llm,
             results=(ResultsSource("translationese_items", f"{_SCHEMAS}:INFORMATION_ITEMS", f"{_ADAPTERS}:from_information"),),
             active=_round_trips,
+            answers=(ENGLISH_ANSWER,),  # the English answer and its own round trip
         ),
         # Paper 000: EPITOME empathy profiles of the English and the translated answers.
         EvaluatorInfo(
@@ -155,6 +164,7 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
             needs=frozenset({ENGLISH_ANSWERS, SEEKER_POST}),
             models=_encoder,
             results=(ResultsSource("empathy_items", f"{_SCHEMAS}:EMPATHY_ITEMS", f"{_ADAPTERS}:from_empathy"),),
+            answers=(OWN_ANSWER, ENGLISH_ANSWER),
         ),
         # Paper 001: xSC on any parallel set; xAC and xTC where there are gold answers.
         EvaluatorInfo(
@@ -189,6 +199,10 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
     )
 }
 
+
+# The results rule's input of response tables, beside the evaluators' outputs: which
+# requests failed, so that the scores resting on them are marked `error`.
+RESPONSES_INPUT = "responses"
 
 # Every results source by its output name (unique across evaluators), with its evaluator:
 # what the results rule names its inputs by.

@@ -29,6 +29,7 @@ from xlcons.generation.base import (
     load_backend,
 )
 from xlcons.generation.cache import ResponseCache
+from xlcons.generation.registry import backend_info
 from xlcons.schemas import PROMPTS, RESPONSES
 from xlcons.tables import read_table, write_table
 
@@ -163,6 +164,15 @@ def check_failures(name: str, reasons: Sequence[str | None], rows: Sequence[Mapp
     )
 
 
+def _note_unused_records(spec: ModelSpec, prompts: pa.Table) -> None:
+    """Warn about the rows of a recorded-responses file that this job does not score."""
+    from xlcons.generation.backends.recorded import read_recorded, unused_records
+
+    wanted = zip(prompts["item_id"].to_pylist(), prompts["lang"].to_pylist())
+    for note in unused_records(read_recorded(spec.location), wanted):
+        log.warning("model '%s': %s holds %s", spec.name, spec.location, note)
+
+
 def run_generation_job(
     spec: ModelSpec,
     prompt_files: Sequence[Path | str],
@@ -183,6 +193,8 @@ def run_generation_job(
     responses = run_generation(spec, prompts, dataset_max_new_tokens, cache_path, backend_factory)
     check_failures(spec.name, responses["finish_reason"].to_pylist(),
                    responses.select(["item_id", "lang", "error"]).to_pylist(), max_failed_share, "requests")
+    if backend_info(spec.backend).recorded:
+        _note_unused_records(spec, prompts)
     for lang, out in zip(languages, response_files):
         write_table(responses.filter(pc.equal(responses["lang"], lang)), out, RESPONSES)
     if table_path is not None:

@@ -23,24 +23,40 @@ from pathlib import Path
 
 import polars as pl
 
-from xlcons.evaluators.registry import RESULTS_SOURCES, resolve
+from xlcons.evaluators.registry import RESPONSES_INPUT, RESULTS_SOURCES, resolve
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
+from xlcons.reports.item_scores import failed_requests, mark_failed
 from xlcons.reports.results import results_table, write_results
-from xlcons.schemas import COMPARISONS, ITEM_SCORES
+from xlcons.schemas import COMPARISONS, ITEM_SCORES, RESPONSES
 from xlcons.tables import read_table, write_table
 
 log = logging.getLogger(__name__)
 
 
+def collect_failures(paths: Sequence[Path | str]) -> pl.DataFrame:
+    """(dataset, model, item_id, lang) of every failed request in these RESPONSES tables."""
+    frames = [failed_requests(read_table(path, RESPONSES, columns=["dataset", "model", "item_id", "lang", "finish_reason"]))
+              for path in paths]
+    return pl.concat(frames) if frames else failed_requests(RESPONSES.empty_table())
+
+
 def collect_scores(inputs: Mapping[str, Sequence[Path | str]]) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
     """ITEM_SCORES rows of every per-item file, and the RESULTS rows of every corpus-level file,
-    by registered output (xlcons.evaluators.registry.RESULTS_SOURCES: schema and adapter)."""
+    by registered output (xlcons.evaluators.registry.RESULTS_SOURCES: schema and adapter).
+    Items whose score rests on a failed request (`RESPONSES_INPUT`) get status ``error``."""
+    failed = collect_failures(inputs.get(RESPONSES_INPUT, ()))
+    if failed.height:
+        log.info("results: %d failed requests; the scores resting on them are excluded as `error`", failed.height)
     items, corpus = [], []
     for output, paths in inputs.items():
-        _, source = RESULTS_SOURCES[output]
+        if output == RESPONSES_INPUT:
+            continue
+        info, source = RESULTS_SOURCES[output]
         for path in paths:
             rows = resolve(source.adapter)(read_table(path, resolve(source.schema)))
+            if not source.corpus:
+                rows = mark_failed(rows, failed, info.answers)
             (corpus if source.corpus else items).append(rows)
     items = [frame for frame in items if frame.height]
     scores = pl.concat(items) if items else pl.from_arrow(ITEM_SCORES.empty_table())
@@ -65,7 +81,7 @@ def run_results_job(
 ) -> list[Path]:
     out = Path(out_dir)
     scores, corpus = collect_scores(inputs)
-    derived = derived_metrics(list(inputs))
+    derived = derived_metrics([output for output in inputs if output != RESPONSES_INPUT])
     written = [write_table(scores.to_arrow(), out / "item_scores.parquet", ITEM_SCORES)]
     results = results_table(scores, derived=derived, n_resamples=n_resamples, seed=seed)
     if corpus:
@@ -83,4 +99,4 @@ def run_results_job(
     return written
 
 
-__all__ = ["collect_scores", "derived_metrics", "run_results_job"]
+__all__ = ["RESPONSES_INPUT", "collect_failures", "collect_scores", "derived_metrics", "run_results_job"]

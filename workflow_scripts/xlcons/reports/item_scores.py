@@ -11,6 +11,8 @@ MultiQ (paper 004), evaluator ``fidelity``
 MultiQ, evaluator ``judge``
     ``accuracy``: 1 for ``yes``, 0 for ``no``, ``unparseable`` and ``no_answer``: the
     paper counts everything that is not a clear yes as incorrect, over all responses.
+    A failed request is excluded instead, with its verdict as the reason: ``error`` (the
+    model's) and ``judge_error`` (the judge's).
 Information consistency (paper 000), evaluator ``information`` (``translationese`` for
     the round trips): ``precision``, ``recall`` and ``f1`` per item as the evaluator
     scored them; an item it excluded (no answer on both sides, no facts, failed
@@ -19,6 +21,14 @@ Information consistency (paper 000), evaluator ``information`` (``translationese
 Empathy consistency (paper 000), evaluator ``empathy``
     ``consistency`` (1 when the English and the translated profile are equal) and ``ER``,
     ``IP``, ``EX`` (1 when that mechanism agrees); excluded items keep their reason.
+Failed requests, every evaluator
+    an item whose score rests on a generation request that failed (finish reason
+    ``error``, kept as "No answer" under ``generation.max_failed_share``) has status
+    ``error`` and no value, whatever the evaluator made of the "No answer": a failed
+    request is not the model's answer, so it counts neither as wrong (as a refusal does)
+    nor as scored. Which answers a score rests on is the evaluator's registry entry
+    (``answers``: the item's language, the English reference, or both); see
+    :func:`mark_failed`.
 Knowledge consistency (paper 001)
     xSC/xAC/xTC/xC are correlations and means over language pairs, not item means; they
     enter the results table as ``corpus`` rows (value and counts, no interval) through
@@ -30,9 +40,38 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
-from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, RESULTS
+from xlcons.evaluators.registry import ENGLISH_ANSWER, OWN_ANSWER
+from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, JUDGE_FAILURES, RESULTS
 
 _KEYS = ["dataset", "model", "item_id", "lang"]
+# The status of an item whose score rests on a failed request.
+ITEM_STATUS_ERROR = "error"
+
+
+def failed_requests(responses: pa.Table) -> pl.DataFrame:
+    """(dataset, model, item_id, lang) of the RESPONSES rows whose request failed."""
+    frame = pl.from_arrow(responses.select([*_KEYS, "finish_reason"]))
+    return frame.filter(pl.col("finish_reason") == "error").select(_KEYS).unique()
+
+
+def mark_failed(scores: pl.DataFrame, failed: pl.DataFrame, answers: tuple[str, ...]) -> pl.DataFrame:
+    """`scores` with status ``error`` (and no value) where an answer the score rests on failed:
+    the item's own (`OWN_ANSWER`) and/or the English one (`ENGLISH_ANSWER`)."""
+    if failed.is_empty() or scores.is_empty():
+        return scores
+    hit = pl.lit(False)
+    if OWN_ANSWER in answers:
+        own = failed.with_columns(pl.lit(True).alias("_own"))
+        scores = scores.join(own, on=_KEYS, how="left")
+        hit = hit | pl.col("_own").fill_null(False)
+    if ENGLISH_ANSWER in answers:
+        english = failed.filter(pl.col("lang") == "en").drop("lang").with_columns(pl.lit(True).alias("_english"))
+        scores = scores.join(english, on=["dataset", "model", "item_id"], how="left")
+        hit = hit | pl.col("_english").fill_null(False)
+    return scores.with_columns(
+        pl.when(hit).then(pl.lit(ITEM_STATUS_ERROR)).otherwise(pl.col("status")).alias("status"),
+        pl.when(hit).then(None).otherwise(pl.col("value")).alias("value"),
+    ).select(ITEM_SCORES.names)
 
 
 def _long(frame: pl.DataFrame, evaluator: str, metrics: dict[str, pl.Expr], status: pl.Expr) -> pl.DataFrame:
@@ -63,7 +102,8 @@ def from_fidelity(table: pa.Table) -> pl.DataFrame:
 
 def from_judgments(table: pa.Table) -> pl.DataFrame:
     frame = pl.from_arrow(table)
-    return _long(frame, "judge", {"accuracy": pl.col("verdict") == "yes"}, pl.lit(ITEM_STATUS_OK))
+    failed = pl.col("verdict").is_in(list(JUDGE_FAILURES))
+    return _long(frame, "judge", {"accuracy": pl.col("verdict") == "yes"}, pl.when(failed).then(pl.col("verdict")).otherwise(pl.lit(ITEM_STATUS_OK)))
 
 
 def from_information(table: pa.Table) -> pl.DataFrame:

@@ -13,7 +13,10 @@ Accuracy (Tables 3 and 5, per-language results)
     model gave no answer, so the judge was not asked) all count as not correct, as in
     the paper, whose verdict normaliser read everything it could not parse as
     "incorrect". Nothing is guessed in the JUDGMENTS table itself, and the counts of
-    unparseable and no_answer verdicts stand beside every accuracy.
+    unparseable and no_answer verdicts stand beside every accuracy. Failed requests
+    (verdicts ``error`` and ``judge_error``: no answer of the model's to judge, or no
+    verdict) are not the model's and are left out of the denominator; ``n_failed``
+    counts them (with ``generation.max_failed_share`` at its default 0 there are none).
 Table 3
     ``all``: pooled over every response of the model; ``en``: on English prompts;
     ``top10/20/50``: the mean of the per-language accuracies of the model's own N best
@@ -51,7 +54,7 @@ import pyarrow as pa
 from xlcons.evaluators.fidelity import robust_variant
 from xlcons.languages import LanguageRegistry
 from xlcons.reports.formats import TABLE_SUFFIXES, save_figure as _save, write_table_files
-from xlcons.schemas import FIDELITY, JUDGMENTS, TOKENIZATION
+from xlcons.schemas import FIDELITY, JUDGE_FAILURES, JUDGMENTS, TOKENIZATION
 from xlcons.tables import conform, read_table
 
 TOP_N = (10, 20, 50)
@@ -112,14 +115,17 @@ def _verdict_counts(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
         n_no=(pl.col("verdict") == "no").sum(),
         n_unparseable=(pl.col("verdict") == "unparseable").sum(),
         n_no_answer=(pl.col("verdict") == "no_answer").sum(),
-    ).with_columns(accuracy=100.0 * pl.col("n_yes") / pl.col("n"))
+        n_failed=pl.col("verdict").is_in(list(JUDGE_FAILURES)).sum(),
+    ).with_columns(
+        accuracy=pl.when(pl.col("n") > pl.col("n_failed")).then(100.0 * pl.col("n_yes") / (pl.col("n") - pl.col("n_failed")))
+    )
 
 
 # -- Tables ---------------------------------------------------------------------------
 
 
 def accuracy_by_language(judgments: pa.Table | pl.DataFrame) -> pl.DataFrame:
-    """model, lang, n, n_yes, n_no, n_unparseable, n_no_answer, accuracy (%)."""
+    """model, lang, n, n_yes, n_no, n_unparseable, n_no_answer, n_failed, accuracy (%)."""
     return _verdict_counts(_frame(judgments), ["model", "lang"])
 
 
@@ -145,9 +151,10 @@ def accuracy_table(judgments: pa.Table | pl.DataFrame, top_n: Sequence[int] = TO
             row[f"top{n}"] = float(np.mean(ranked[:n])) if len(ranked) >= n else None
         row["n_unparseable"] = total["n_unparseable"]
         row["n_no_answer"] = total["n_no_answer"]
+        row["n_failed"] = total["n_failed"]
         rows.append(row)
     schema = {"model": pl.String, "n_languages": pl.Int64, "n_responses": pl.Int64, "all": pl.Float64, "en": pl.Float64}
-    schema |= {f"top{n}": pl.Float64 for n in top_n} | {"n_unparseable": pl.Int64, "n_no_answer": pl.Int64}
+    schema |= {f"top{n}": pl.Float64 for n in top_n} | {"n_unparseable": pl.Int64, "n_no_answer": pl.Int64, "n_failed": pl.Int64}
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 

@@ -50,7 +50,7 @@ from xlcons.evaluators.information.prompts import extraction_prompt, verificatio
 from xlcons.evaluators.information.scores import language_scores, needs_verification, pre_extraction_status, score_item, side_status
 from xlcons.generation.base import Backend, ModelSpec, Request, Result, build_requests, effective_max_new_tokens, load_backend
 from xlcons.generation.cache import ResponseCache
-from xlcons.generation.stage import generate_missing, log_engine_stats
+from xlcons.generation.stage import check_failures, generate_missing, log_engine_stats
 from xlcons.schemas import INFORMATION_FACTS, INFORMATION_ITEMS, INFORMATION_SCORES, RESPONSES, ROUND_TRIPS, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 from xlcons.translation.splitting import split_sentences
@@ -170,6 +170,8 @@ class _Answerer:
         self.backend: Backend | None = None
         self.requested: set[str] = set()
         self.generated = 0
+        # Every distinct request's finish reason, with its item, for check_failures.
+        self.outcomes: dict[str, tuple[str, dict[str, Any]]] = {}
 
     def _factory(self, spec: ModelSpec) -> Backend:
         if self.backend is None:
@@ -187,7 +189,17 @@ class _Answerer:
         self.generated += len(missing)
         log.info("%s: %d %s prompts (%d distinct), %d to generate", self.spec.name, len(requests), what, len({r.key for r in requests}), len(missing))
         failures = generate_missing(self.spec, requests, self.cache, self._factory)
-        return [failures.get(request.key) or self.cache.get(request.key) for request in requests]
+        results = [failures.get(request.key) or self.cache.get(request.key) for request in requests]
+        for (item, lang, _), result in zip(prompts, results):
+            self.outcomes.setdefault(result.key, (result.finish_reason, {"item_id": item, "lang": lang, "error": result.error}))
+        return results
+
+    def check_failures(self, max_failed_share: float | None) -> None:
+        """Fail the job (FailedRequests) when more than `max_failed_share` of its distinct
+        requests failed; their answers are cached, so a rerun asks only the failed ones."""
+        if max_failed_share is not None and self.outcomes:
+            reasons, rows = zip(*self.outcomes.values())
+            check_failures(self.spec.name, reasons, rows, max_failed_share, "information evaluator requests")
 
     def close(self) -> None:
         if self.backend is not None:
@@ -220,8 +232,11 @@ def score_pairs(
     extraction_max_new_tokens: int = EXTRACTION_MAX_NEW_TOKENS,
     verification_max_new_tokens: int = VERIFICATION_MAX_NEW_TOKENS,
     max_facts_per_sentence: int = MAX_FACTS_PER_SENTENCE,
+    max_failed_share: float | None = None,
 ) -> tuple[pa.Table, pa.Table]:
-    """(INFORMATION_ITEMS, INFORMATION_FACTS) for the pairs, in pair order, asking the LLM only what the cache lacks."""
+    """(INFORMATION_ITEMS, INFORMATION_FACTS) for the pairs, in pair order, asking the LLM only what the cache lacks.
+    With `max_failed_share`, more failed requests (finish reason ``error``) than that share raise
+    FailedRequests once every request was made, instead of scoring the items as failed extractions."""
     if not llm_spec.decoding.greedy:
         log.warning("%s: the information evaluator samples (temperature %s); extraction and verification are then not deterministic", llm_spec.name, llm_spec.decoding.temperature)
     evaluator = evaluator_model_name(llm_spec)
@@ -232,6 +247,7 @@ def score_pairs(
         _verify(answerer, pairs, sides, verification_max_new_tokens)
     finally:
         answerer.close()
+    answerer.check_failures(max_failed_share)
     items, facts = [], []
     for pair, (english, translated) in zip(pairs, sides):
         keys = (pair.dataset, pair.model, pair.item_id, pair.lang)
@@ -366,7 +382,7 @@ def run_information(
     translations: pa.Table,
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
-    **options: int,
+    **options: Any,
 ) -> tuple[pa.Table, pa.Table]:
     """(items, facts) comparing each translation with the English response of its item."""
     return score_pairs(llm_spec, pairs_from_translations(english_responses, translations), cache_path, backend_factory, **options)
@@ -377,7 +393,7 @@ def run_round_trip_information(
     round_trips: pa.Table,
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
-    **options: int,
+    **options: Any,
 ) -> tuple[pa.Table, pa.Table]:
     """(items, facts) comparing each original English response with its en→l→en round trip."""
     return score_pairs(llm_spec, pairs_from_round_trips(round_trips), cache_path, backend_factory, **options)
@@ -391,7 +407,7 @@ def run_information_job(
     out_facts: Path | str,
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
-    **options: int,
+    **options: Any,
 ) -> tuple[Path, Path]:
     """The rule's job: one model's English RESPONSES file and TRANSLATIONS file(s) in; items and facts Parquet out.
 
@@ -411,7 +427,7 @@ def run_round_trip_information_job(
     out_facts: Path | str,
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
-    **options: int,
+    **options: Any,
 ) -> tuple[Path, Path]:
     """The translationese check's job: ROUND_TRIPS file(s) in; items and facts Parquet out (comparison `round_trip`)."""
     items, facts = run_round_trip_information(llm_spec, _read_all(round_trips_file, ROUND_TRIPS), cache_path, backend_factory, **options)

@@ -8,7 +8,7 @@ error naming what is missing, not a silent "No answer".
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -68,6 +68,26 @@ def read_recorded(path: Path | str) -> dict[tuple[str, str], dict]:
             raise GenerationError(f"{path}: item {key[0]!r} in language {key[1]!r} appears twice")
         records[key] = row
     return records
+
+
+def unused_records(records: Mapping[tuple[str, str], dict], wanted: Iterable[tuple[str, str]]) -> list[str]:
+    """What a recorded-responses file holds beyond a job's (item, language) prompts, as lines for
+    the log: rows in languages the data set does not run in, rows for items not among its prompts."""
+    wanted = set(wanted)
+    languages = {lang for _, lang in wanted}
+    items = {item for item, _ in wanted}
+    extra = [key for key in records if key not in wanted]
+    other_languages = sorted({lang for _, lang in extra if lang not in languages})
+    other_items = sorted({item for item, lang in extra if lang in languages and item not in items})
+    notes = []
+    if other_languages:
+        n = sum(1 for _, lang in extra if lang not in languages)
+        notes.append(f"{n} rows in languages this data set does not run in ({', '.join(other_languages[:10])}"
+                     f"{', ...' if len(other_languages) > 10 else ''}; add them to datasets.<name>.languages to score them)")
+    if other_items:
+        notes.append(f"rows for {len(other_items)} items that are not among this run's prompts (first: {other_items[:5]}; "
+                     f"a typo in an id, another version of the prompt set, or left out by items.limit / items.ids)")
+    return notes
 
 
 @register

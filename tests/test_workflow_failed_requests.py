@@ -1,0 +1,121 @@
+"""Failed API requests through the workflow, as a user meets them: the run ends non-zero, the
+next run sends only the failed requests, and what a user accepts to lose is counted as
+`error` in the results table, never as a wrong answer.
+
+The model is an OpenAI-compatible endpoint on 127.0.0.1 (a few lines of http.server), which
+answers every request unless its prompt is in `failing`; then it answers HTTP 500.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import threading
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import yaml
+
+from test_workflow import REPO, snakemake
+
+KEY_ENV = "XLCONS_TEST_FAILING_KEY"
+
+
+class Endpoint(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.lock = threading.Lock()
+        self.seen: Counter[str] = Counter()
+        self.failing: set[str] = set()
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: Endpoint
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        prompt = body["messages"][-1]["content"]
+        with self.server.lock:
+            self.server.seen[prompt] += 1
+        if prompt in self.server.failing:
+            status, payload = 500, {"error": {"message": "the server is having a bad day", "type": "server_error"}}
+        else:
+            status = 200
+            payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                       "choices": [{"index": 0, "message": {"role": "assistant", "content": "Paris is the answer."}, "finish_reason": "stop"}]}
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture()
+def endpoint(monkeypatch):
+    server = Endpoint()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+    yield server
+    server.shutdown()
+
+
+def multiq_prompt(shared_data, item: str, lang: str) -> str:
+    with open(shared_data / "multiq" / "MultiQ.csv", encoding="utf-8", newline="") as handle:
+        return next(row["prompt"] for row in csv.DictReader(handle) if (row["id"], row["language"]) == (item, lang))
+
+
+def configure(workdir, endpoint, offline_models, shared_data, max_failed_share=0.0):
+    config = {
+        "models": {"api": {"backend": "openai", "hf_id": "example/api-model",
+                           "api": {"base_url": f"http://127.0.0.1:{endpoint.server_address[1]}/v1", "api_key_env": KEY_ENV,
+                                   "max_retries": 0, "timeout_s": 10}}},
+        "generation": {"max_failed_share": max_failed_share},
+        "datasets": {"multiq": {"path": str(shared_data / "multiq"), "languages": ["en", "de"], "items": {"ids": ["gpt-1", "gpt-2"]}}},
+        "evaluators": {
+            "language_id": {"model": {"path": str(offline_models["lid176"])}, "label_scheme": "lid176"},
+            "judge": {"datasets": []}, "knowledge": {"datasets": []}, "language_confusion": {"datasets": []},
+        },
+        "translator": {"datasets": []},
+        "output": {"bootstrap_resamples": 0},
+    }
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    return ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "2"]
+
+
+def test_a_run_with_failed_requests_ends_non_zero_and_the_next_run_sends_only_those(tmp_path, endpoint, offline_models, shared_data):
+    run = configure(tmp_path, endpoint, offline_models, shared_data)
+    failed = multiq_prompt(shared_data, "gpt-2", "de")
+    endpoint.failing = {failed}
+    first = snakemake(*run, "--keep-going")
+    assert first.returncode != 0
+    log = (tmp_path / "logs/generate/multiq/api.log").read_text()
+    assert "1 of 4 requests failed" in log and "item gpt-2 (de): InternalServerError: 500" in log and "the server is having a bad day" in log
+    assert not (tmp_path / "results/responses/multiq/api.parquet").exists(), "no output that bakes the failure in"
+    assert sum(endpoint.seen.values()) == 4
+
+    endpoint.failing = set()  # the server recovered
+    second = snakemake(*run)
+    assert second.returncode == 0, second.output[-3000:]
+    assert endpoint.seen[failed] == 2 and sum(endpoint.seen.values()) == 5, "only the failed request is sent again"
+    assert (tmp_path / "results/tables/results.csv").exists()
+
+
+def test_failures_a_user_accepts_are_counted_as_errors_not_as_answers(tmp_path, endpoint, offline_models, shared_data):
+    run = configure(tmp_path, endpoint, offline_models, shared_data, max_failed_share=0.5)
+    endpoint.failing = {multiq_prompt(shared_data, "gpt-2", "de")}
+    result = snakemake(*run)
+    assert result.returncode == 0, result.output[-3000:]
+    assert "1 of 4 requests failed, within generation.max_failed_share = 0.5" in (tmp_path / "logs/generate/multiq/api.log").read_text()
+    with open(tmp_path / "results/tables/results.csv", encoding="utf-8") as handle:
+        rows = {(row["lang"], row["metric"]): row for row in csv.DictReader(handle)}
+    german = rows[("de", "fidelity_same")]
+    assert (german["n_items"], german["n_excluded"], german["excluded_reasons"]) == ("1", "1", "error:1")
+    assert rows[("en", "fidelity_same")]["n_excluded"] == "0"
