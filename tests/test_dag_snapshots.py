@@ -6,7 +6,10 @@ language-ID model it loads). Beside the per-language files, the prompts of a dat
 answers of a model also come as one table each (what the evaluators read); the snapshots,
 recorded before those tables, are compared without them. xing2024-released's snapshot was
 recorded again when it began to fetch and score GPT-3.5's released outputs by itself
-(`released_model: gpt35`; before, it scheduled nothing without `--config released_outputs=`)."""
+(`released_model: gpt35`; before, it scheduled nothing without `--config released_outputs=`).
+The knowledge report's line of every snapshot was recorded again when it began to write
+paper 001's Table 5 (`table5_variants`), and the MultiQ report's when it began to draw paper
+004's Figure 5 (`figure5_accuracy_by_language`)."""
 
 from __future__ import annotations
 

@@ -125,6 +125,15 @@ def test_failed_requests_are_counted_and_left_out_of_the_denominator():
     assert alone["n_failed"] == 4 and alone["accuracy"] is None  # nothing the model answered
 
 
+def test_figure5_sorts_the_languages_by_the_median_accuracy_over_the_models():
+    from xlcons.reports.multiq import languages_by_median_accuracy
+
+    by_language = pl.DataFrame({"model": ["A", "B", "C"] * 3, "lang": ["de"] * 3 + ["sw"] * 3 + ["en"] * 3,
+                                "accuracy": [10.0, 90.0, 50.0, 40.0, 45.0, 0.0, 100.0, 0.0, None]})
+    # medians: de 50, sw 40, en 50 (of A and B only): ties by code
+    assert languages_by_median_accuracy(by_language) == ["de", "en", "sw"]
+
+
 def test_table3_overall_english_and_each_models_own_top_languages():
     table = rows_by_model(accuracy_table(judgments(), top_n=(1, 2, 3, 5)))
     a, b = table["A"], table["B"]
@@ -256,6 +265,7 @@ def test_run_report_writes_every_table_and_figure(tmp_path):
         assert path.is_file() and path.stat().st_size > 0, path
     assert (out / "figure3_fidelity.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (out / "figure4_language_matrix_A.pdf").read_bytes()[:5] == b"%PDF-"
+    assert (out / "figure5_accuracy_by_language.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| A | 4 | 16 | 37.5 | 75.0 |" in (out / "table3_accuracy.md").read_text(encoding="utf-8")
 
 
@@ -281,3 +291,8 @@ def test_the_papers_models_are_shown_beside_the_published_table3_and_fidelity():
     assert table["accuracy top50"] == (40.0, 37.6, pytest.approx(2.4))
     assert table["fidelity same"] == (70.0, 62.3, pytest.approx(7.7)), "the main variant, as published"
     assert len(table) == 6, "a model the paper did not run has no rows"
+    by_fidelity = pl.DataFrame({"model": ["Llama-2-70b-chat-hf"], "same": [60.0], "english": [20.0], "other": [None]}, schema_overrides={"other": pl.Float64})
+    accuracy = accuracy.with_columns(model=pl.Series(["Llama-2-70b-chat-hf", "mine"]))
+    table = {(r["metric"]): (r["ours"], r["published"]) for r in versus_published(accuracy, shares, by_fidelity).to_dicts()}
+    assert table["accuracy all"] == (20.0, 29.1) and table["accuracy answering same"] == (60.0, 61.4)
+    assert table["accuracy answering other"] == (None, 48.2), "a class without responses stays empty"

@@ -170,6 +170,33 @@ def test_an_unknown_released_model_without_a_folder_names_the_released_ones():
         plan_of({"released_model": "llama3", "datasets": {"makqa": {}}})
 
 
+def test_all_of_paper_001s_released_models_or_a_list_of_them_in_one_run():
+    from xlcons.data_sources import RELEASED_MODELS
+
+    every = plan_of({"released_model": "all", "datasets": {"makqa": {}}})
+    assert every.generators() == list(RELEASED_MODELS) and len(RELEASED_MODELS) == 11
+    assert every.fetched_sources() == ["makqa", *(f"makqa-released-{name}" for name in RELEASED_MODELS)]
+    two = plan_of({"released_model": ["mistral-7b", "gpt35"], "datasets": {"makqa": {}}})
+    assert two.generators() == ["mistral-7b", "gpt35"]
+    with pytest.raises(ConfigError, match=r"released_model.*'llama3' not among"):
+        plan_of({"released_model": ["gpt35", "llama3"], "datasets": {"makqa": {}}})
+
+
+def test_a_folder_of_model_folders_is_one_model_per_folder_named_after_it(tmp_path):
+    for name in ("gpt35", "my-model", "notes"):
+        (tmp_path / "result" / name).mkdir(parents=True)
+    for name in ("gpt35", "my-model"):
+        (tmp_path / "result" / name / "result_geo.json").write_text("{}")
+    config = {"released_outputs": str(tmp_path / "result"), "datasets": {"makqa": {}}}
+    plan = plan_of(config)
+    assert plan.generators() == ["gpt35", "my-model"], "a folder without result_<domain>.json is not a model"
+    assert plan.config["models"]["my-model"]["path"] == str(tmp_path / "result" / "my-model")
+    with pytest.raises(ConfigError, match=r"released_model.*holds the outputs of 2 models \(gpt35, my-model\).*leave released_model unset"):
+        plan_of({**config, "released_model": "mine"})
+    single = plan_of({"released_outputs": str(tmp_path / "result" / "gpt35"), "released_model": "gpt-3.5", "datasets": {"makqa": {}}})
+    assert single.generators() == ["gpt-3.5"], "one model's folder is scored under the name given"
+
+
 def test_every_data_source_has_a_fetch_job_pattern():
     import re
 

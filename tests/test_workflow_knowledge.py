@@ -58,20 +58,30 @@ def test_released_gpt35_outputs_reproduce_table6(tmp_path, shared_data):
     assert pq.read_table(tmp_path / "results/responses/makqa/gpt35/el.parquet").num_rows == 2027
 
 
-def test_released_outputs_of_your_own_are_scored_from_their_folder_under_the_name_given(tmp_path, shared_data):
+def test_a_folder_of_released_model_folders_is_scored_in_one_run_beside_each_models_published_values(tmp_path, shared_data):
+    """Paper 001's `result/` layout: one folder per model. Here two folders of the same released
+    GPT-3.5 outputs, named as two of the paper's models, each scored under its folder's name."""
+    released = tmp_path / "result"
+    released.mkdir()
+    for name in ("gpt35", "mistral-7b"):
+        (released / name).symlink_to(shared_data / "makqa" / "result_gpt35", target_is_directory=True)
     override = tmp_path / "here.yaml"
-    override.write_text(yaml.safe_dump({"datasets": {"makqa": {"path": str(shared_data / "makqa"), "domains": ["geo"]}},
+    override.write_text(yaml.safe_dump({"datasets": {"makqa": {"path": str(shared_data / "makqa"), "domains": ["geo", "timeliness"]}},
                                         "evaluators": {"knowledge": {"embedder": None}}}))
-    result = snakemake(
+    result = snakemake(  # the command of docs/knowledge.md
         "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--cores", "2",
         "--configfile", str(REPO / "config/paper/xing2024-released.yaml"), str(override),
-        "--config", f"released_outputs={shared_data / 'makqa' / 'result_gpt35'}", "released_model=gpt-3.5",
+        "--config", f"released_outputs={released}", "released_model=",
         timeout=600,
     )
     assert result.returncode == 0, result.output
-    assert "fetch_dataset" not in result.output, "a local folder for both: nothing to download"
-    (row,) = read_csv(tmp_path / "results" / "tables" / "makqa" / "table6_consistency.csv")
-    assert row["model"] == "gpt-3.5" and value(row["xAC"]) > 0
+    assert "fetch_dataset" not in result.output, "local folders for all: nothing to download"
+    tables = tmp_path / "results" / "tables" / "makqa"
+    rows = {row["model"]: row for row in read_csv(tables / "table6_consistency.csv")}
+    assert sorted(rows) == ["gpt35", "mistral-7b"] and rows["gpt35"]["xAC"] == rows["mistral-7b"]["xAC"]
+    versus = {(row["model"], row["metric"]): row for row in read_csv(tables / "table6_vs_published.csv")}
+    assert value(versus[("gpt35", "xAC")]["published"]) == 0.489 and value(versus[("mistral-7b", "xAC")]["published"]) == 0.245
+    assert value(versus[("mistral-7b", "xTC")]["published"]) == 0.349
 
 
 def test_makqa_generates_few_shot_and_scores_offline(tmp_path, offline_models, shared_data):

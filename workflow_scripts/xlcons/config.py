@@ -334,19 +334,48 @@ def _is_recorded_responses(path: Path) -> bool:
     return path.is_file() or (path.is_dir() and any(path.glob("result_*.json")))
 
 
-def add_released_model(config: dict) -> None:
-    """Released outputs join the models as a recorded-responses model: a local folder
-    (`released_outputs`), or a paper model's outputs fetched by its name (`released_model`)."""
-    name = config.get("released_model")
+def released_folders(folder: Path) -> list[Path]:
+    """The model folders of a folder of released outputs (paper 001's `result/`): its
+    subfolders that hold `result_<domain>.json`, by name; empty when it is one model's folder."""
+    if any(folder.glob("result_*.json")):
+        return []
+    return sorted(sub for sub in folder.iterdir() if sub.is_dir() and any(sub.glob("result_*.json"))) if folder.is_dir() else []
+
+
+def add_released_model(config: dict, base_dir: Path = Path(".")) -> None:
+    """Released outputs join the models as recorded-responses models: a local folder of one
+    model's outputs or of several models' folders (`released_outputs`), or paper models'
+    outputs fetched by their names (`released_model`: a name, a list, or `all`)."""
+    names = config.get("released_model")
+    names = [names] if isinstance(names, str) else list(names or [])
     if config.get("released_outputs"):
-        config["models"][name or "released"] = {"backend": "file", "path": config["released_outputs"]}
-    elif name in RELEASED_MODELS:
-        config["models"][name] = {"backend": "file", "released": name}
-    elif name:
+        given = Path(config["released_outputs"])
+        models = released_folders(given if given.is_absolute() else base_dir / given)
+        if not models:
+            if len(names) > 1:
+                raise ConfigError("config key 'released_model': released_outputs holds one model's outputs; give it one name")
+            config["models"][names[0] if names else "released"] = {"backend": "file", "path": config["released_outputs"]}
+            return
+        if names:
+            raise ConfigError(
+                f"config key 'released_model': released_outputs '{given}' holds the outputs of {len(models)} models "
+                f"({', '.join(m.name for m in models)}), each named after its folder; leave released_model unset"
+            )
+        for model in models:
+            if not re.fullmatch(r"[A-Za-z0-9._-]+", model.name):
+                raise ConfigError(f"config key 'released_outputs': folder '{model.name}' is not a model name (letters, digits, '.', '_', '-'); rename it")
+            config["models"][model.name] = {"backend": "file", "path": str(Path(config["released_outputs"]) / model.name)}
+        return
+    if names == ["all"]:
+        names = list(RELEASED_MODELS)
+    unknown = [name for name in names if name not in RELEASED_MODELS]
+    if unknown:
         raise ConfigError(
-            f"config key 'released_model': '{name}' is not one of paper 001's released models "
-            f"({', '.join(RELEASED_MODELS)}); to score outputs of your own, set released_outputs to their folder"
+            f"config key 'released_model': {', '.join(repr(n) for n in unknown)} not among paper 001's released models "
+            f"({', '.join(RELEASED_MODELS)}, or all); to score outputs of your own, set released_outputs to their folder"
         )
+    for name in names:
+        config["models"][name] = {"backend": "file", "released": name}
 
 
 def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path, datasets: DatasetResolver | None = None) -> list[str]:
@@ -426,8 +455,8 @@ def resolve_config(config: dict, *, base_dir: Path | str = ".", registry: Langua
     its data sets resolved, for the plan."""
     validate_schema(config)
     if config.get("released_outputs") or config.get("released_model"):
-        add_released_model(config)
-        validate_schema(config)  # fills the added model's defaults
+        add_released_model(config, Path(base_dir))
+        validate_schema(config)  # fills the added models' defaults
     canonical_order(config)
     datasets = DatasetResolver(config, registry or LanguageRegistry.load(), Path(base_dir))
     problems = check_semantics(config, datasets.registry, Path(base_dir), datasets)

@@ -34,6 +34,9 @@ Fidelity shares (Figure 3, fidelity table)
     excluded ones are counted beside (``n_excluded``). The table has the paper's
     robustness variant (numeric questions and responses under 10 characters dropped too)
     as a second row per model.
+Accuracy per language (Figures 5 and 9)
+    each model's per-language accuracy (as above), the languages sorted by the median over
+    the run's models, best first.
 Language matrix (Figure 4)
     per model, for each prompt language (rows in registry order), the share of its scored
     (not excluded) responses in each response language. Response languages are named by registry code (the
@@ -74,6 +77,7 @@ FIDELITY_TABLE = "fidelity_shares"
 PER_LANGUAGE = "per_language"
 FIGURE3 = "figure3_fidelity"
 FIGURE4 = "figure4_language_matrix"
+FIGURE5 = "figure5_accuracy_by_language"
 VERSUS = "table3_vs_published"
 
 # Paper 004's published numbers (METHODS.md §3), by the paper's model names as paper_key
@@ -83,6 +87,17 @@ PUBLISHED_TABLE3 = {
     "mistral7b": (15.4, 84.5, 64.6, 56.6, 37.6),
     "mixtral8x7b": (33.8, 90.5, 87.7, 84.8, 67.4),
     "llama27b": (19.2, 81.5, 58.4, 53.9, 41.4),
+    "llama213b": (23.4, 82.0, 66.4, 62.7, 49.6),
+    "llama270b": (29.1, 90.5, 80.7, 76.5, 61.2),
+}
+# Paper 004, Table 4: accuracy % among the responses in the same language, in English, in another.
+PUBLISHED_TABLE4 = {
+    "qwen157b": (21.5, 11.4, 11.7),
+    "mistral7b": (17.1, 14.6, 11.8),
+    "mixtral8x7b": (35.0, 37.0, 26.7),
+    "llama27b": (44.7, 14.9, 46.5),
+    "llama213b": (51.6, 15.1, 49.6),
+    "llama270b": (61.4, 17.3, 48.2),
 }
 PUBLISHED_SAME = {"mistral7b": 62.3, "mixtral8x7b": 60.6, "qwen157b": 50.4, "llama270b": 21.4}
 TABLE3_COLUMNS = ("all", "en", "top10", "top20", "top50")
@@ -202,15 +217,18 @@ def accuracy_by_tokenization(judgments: pa.Table | pl.DataFrame, tokenization: p
     return table.join(pl.DataFrame(extra, schema=schema, orient="row"), on="model", how="left", maintain_order="left")
 
 
-def versus_published(accuracy: pl.DataFrame, shares: pl.DataFrame) -> pl.DataFrame:
-    """Our Table 3 accuracies and same-language share beside paper 004's, for the paper's models
-    (matched by name: case, punctuation and -chat/-instruct suffixes ignored)."""
+def versus_published(accuracy: pl.DataFrame, shares: pl.DataFrame, by_fidelity: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Our Table 3 and Table 4 accuracies and same-language share beside paper 004's, for the
+    paper's six models (matched by name: case, punctuation and -chat/-instruct suffixes ignored)."""
     from xlcons.reports.knowledge import paper_key
 
     rows = []
     for row in accuracy.to_dicts():
         for column, reference in zip(TABLE3_COLUMNS, PUBLISHED_TABLE3.get(paper_key(row["model"]), ())):
             rows.append({"model": row["model"], "metric": f"accuracy {column}", "ours": row[column], "published": reference})
+    for row in (by_fidelity.to_dicts() if by_fidelity is not None else []):
+        for column, reference in zip(FIDELITY_COLUMNS, PUBLISHED_TABLE4.get(paper_key(row["model"]), ())):
+            rows.append({"model": row["model"], "metric": f"accuracy answering {column}", "ours": row[column], "published": reference})
     for row in shares.filter(pl.col("variant") == "main").to_dicts():
         reference = PUBLISHED_SAME.get(paper_key(row["model"]))
         if reference is not None:
@@ -318,6 +336,42 @@ def plot_fidelity(shares: pl.DataFrame, base: Path | str, formats: Iterable[str]
         return _save(figure, Path(base), formats)
 
 
+def languages_by_median_accuracy(by_language: pl.DataFrame) -> list[str]:
+    """Prompt languages sorted by the median of the models' accuracies, best first (ties by code)."""
+    medians = by_language.filter(pl.col("accuracy").is_not_null()).group_by("lang").agg(pl.col("accuracy").median().alias("median"))
+    return [row["lang"] for row in medians.sort(["median", "lang"], descending=[True, False]).to_dicts()]
+
+
+def plot_accuracy_by_language(by_language: pl.DataFrame, base: Path | str, formats: Iterable[str] = FIGURE_FORMATS) -> list[Path]:
+    """Figures 5 and 9: each model's accuracy per prompt language, the languages sorted by the
+    median accuracy over the models (the paper's Figure 5 shows four models of one size, Figure 9
+    all six; here every model of the run)."""
+    import seaborn as sns
+    from matplotlib.figure import Figure
+
+    languages = languages_by_median_accuracy(by_language)
+    models = _models(by_language)
+    with sns.axes_style("whitegrid"):
+        figure = Figure(figsize=(min(4 + 0.16 * max(len(languages), 1), 30), 4.5))
+        axis = figure.subplots()
+        palette = sns.color_palette("colorblind", max(len(models), 1))
+        for colour, model in zip(palette, models):
+            mine = {row["lang"]: row["accuracy"] for row in by_language.filter(pl.col("model") == model).to_dicts()}
+            values = [np.nan if mine.get(lang) is None else mine[lang] for lang in languages]
+            axis.plot(range(len(languages)), values, marker="o", markersize=3, linewidth=1, color=colour, label=model)
+        axis.set_xticks(range(len(languages)))
+        axis.set_xticklabels(languages, rotation=90, fontsize=6 if len(languages) > 40 else 8)
+        axis.set_xlim(-0.5, max(len(languages), 1) - 0.5)
+        axis.set_ylim(0, 100)
+        axis.set_xlabel("Prompt language (sorted by the median accuracy over the models)")
+        axis.set_ylabel("Accuracy (%)")
+        axis.set_title("Accuracy per language")
+        if models:
+            axis.legend(loc="upper right", fontsize=8)
+        figure.tight_layout()
+        return _save(figure, Path(base), formats)
+
+
 def plot_language_matrix(matrix: pl.DataFrame, model: str, base: Path | str, formats: Iterable[str] = FIGURE_FORMATS) -> list[Path]:
     """Figure 4: heatmap of response-language shares per prompt language (fixed 0-100% scale)."""
     import seaborn as sns
@@ -370,7 +424,7 @@ def report_outputs(
     tables = [TABLE3, TABLE4, FIDELITY_TABLE, VERSUS] + ([TABLE5] if tokenization else [])
     paths = [out / f"{name}{TABLE_SUFFIXES[kind]}" for name in tables for kind in table_formats]
     paths.append(out / f"{PER_LANGUAGE}.csv")
-    paths += [out / f"{FIGURE3}.{kind}" for kind in figure_formats]
+    paths += [out / f"{name}.{kind}" for name in (FIGURE3, FIGURE5) for kind in figure_formats]
     for model in models:
         paths.append(out / f"{FIGURE4}_{model}.csv")
         paths += [out / f"{FIGURE4}_{model}.{kind}" for kind in figure_formats]
@@ -399,14 +453,16 @@ def build_report(
     written = []
     accuracy = accuracy_table(judgments)
     written += write_table_files(accuracy, out / TABLE3, table_formats)
-    written += write_table_files(accuracy_by_fidelity(judgments, fidelity), out / TABLE4, table_formats)
+    by_fidelity = accuracy_by_fidelity(judgments, fidelity)
+    written += write_table_files(by_fidelity, out / TABLE4, table_formats)
     shares = fidelity_shares(fidelity)
     written += write_table_files(shares, out / FIDELITY_TABLE, table_formats)
-    written += write_table_files(versus_published(accuracy, shares), out / VERSUS, table_formats)
+    written += write_table_files(versus_published(accuracy, shares, by_fidelity), out / VERSUS, table_formats)
     if tokenization is not None:
         written += write_table_files(accuracy_by_tokenization(judgments, tokenization), out / TABLE5, table_formats)
     written += write_table_files(per_language(judgments, fidelity, tokenization), out / PER_LANGUAGE, ["csv"])
     written += plot_fidelity(shares, out / FIGURE3, figure_formats)
+    written += plot_accuracy_by_language(accuracy_by_language(judgments), out / FIGURE5, figure_formats)
     for model in _models(_frame(fidelity)):
         matrix = language_matrix(fidelity, model, top_response_languages)
         written += write_table_files(matrix, out / f"{FIGURE4}_{model}", ["csv"])
