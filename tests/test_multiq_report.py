@@ -125,6 +125,19 @@ def test_failed_requests_are_counted_and_left_out_of_the_denominator():
     assert alone["n_failed"] == 4 and alone["accuracy"] is None  # nothing the model answered
 
 
+def test_other_language_answers_by_family_and_the_most_frequent_fallbacks():
+    from xlcons.reports.multiq import other_language_fallbacks, other_language_families
+
+    families = rows_by_model(other_language_families(fidelity()))
+    # A: de -> fr (both Indo-European), zh -> a GlotLID label outside the registry (family unknown)
+    a = families["A"]
+    assert (a["n_other"], a["n_languages"], a["n_same_family"], a["n_other_family"], a["n_unknown_family"]) == (2, 2, 1, 0, 1)
+    assert a["same_family %"] == 50.0 and a["unknown_family %"] == 50.0
+    assert (families["B"]["n_other"], families["B"]["same_family %"]) == (1, 100.0)
+    fallbacks = [(r["model"], r["rank"], r["language"], r["n"], r["% of other"]) for r in other_language_fallbacks(fidelity()).to_dicts()]
+    assert fallbacks == [("A", 1, "fr", 1, 50.0), ("A", 2, "xyz_Latn", 1, 50.0), ("B", 1, "fr", 1, 100.0)]
+
+
 def test_figure5_sorts_the_languages_by_the_median_accuracy_over_the_models():
     from xlcons.reports.multiq import languages_by_median_accuracy
 

@@ -34,6 +34,11 @@ Fidelity shares (Figure 3, fidelity table)
     excluded ones are counted beside (``n_excluded``). The table has the paper's
     robustness variant (numeric questions and responses under 10 characters dropped too)
     as a second row per model.
+Other languages (§3.2)
+    of the responses in neither the prompt's language nor English (class ``other``), the
+    share in a language of the prompt language's family (families from the language
+    registry; a response language outside it has an unknown family, as in the paper), the
+    number of distinct languages, and each model's most frequent such languages.
 Accuracy per language (Figures 5 and 9)
     each model's per-language accuracy (as above), the languages sorted by the median over
     the run's models, best first.
@@ -78,6 +83,8 @@ PER_LANGUAGE = "per_language"
 FIGURE3 = "figure3_fidelity"
 FIGURE4 = "figure4_language_matrix"
 FIGURE5 = "figure5_accuracy_by_language"
+OTHER_FAMILIES, OTHER_FALLBACKS = "other_language_families", "other_language_fallbacks"
+TOP_FALLBACKS = 10
 VERSUS = "table3_vs_published"
 
 # Paper 004's published numbers (METHODS.md §3), by the paper's model names as paper_key
@@ -282,6 +289,58 @@ def language_matrix(fidelity: pa.Table | pl.DataFrame, model: str, top: int = TO
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
+def _other_responses(fidelity: pa.Table | pl.DataFrame) -> pl.DataFrame:
+    """The responses in neither the prompt's language nor English, with the response language
+    (registry code, else the LID's raw label) and both languages' families (registry; null
+    for a label outside it)."""
+    registry = LanguageRegistry.load()
+    family = {code: registry[code].family for code in registry.codes}
+    other = _frame(fidelity).filter(pl.col("fidelity") == "other")
+    return other.with_columns(
+        response=pl.coalesce(pl.col("response_lang"), pl.col("label"), pl.lit("none")),
+        prompt_family=pl.col("lang").replace_strict(family, default=None, return_dtype=pl.String),
+        response_family=pl.col("response_lang").replace_strict(family, default=None, return_dtype=pl.String),
+    )
+
+
+def other_language_families(fidelity: pa.Table | pl.DataFrame) -> pl.DataFrame:
+    """Paper 004 §3.2: of each model's responses in another language (neither the prompt's nor
+    English), how many are in a language of the prompt language's family, of another family, or
+    of a family the registry does not know (a language outside it); and how many distinct
+    languages they are in. Shares are % of the model's other-language responses."""
+    other = _other_responses(fidelity)
+    rows = []
+    for model in _models(_frame(fidelity)):
+        mine = other.filter(pl.col("model") == model)
+        known = mine.filter(pl.col("response_family").is_not_null() & pl.col("prompt_family").is_not_null())
+        same = known.filter(pl.col("response_family") == pl.col("prompt_family")).height
+        n = mine.height
+        row = {"model": model, "n_other": n, "n_languages": mine["response"].n_unique(), "n_same_family": same,
+               "n_other_family": known.height - same, "n_unknown_family": n - known.height}
+        for name in ("same_family", "other_family", "unknown_family"):
+            row[f"{name} %"] = 100.0 * row[f"n_{name}"] / n if n else None
+        rows.append(row)
+    schema = {"model": pl.String, "n_other": pl.Int64, "n_languages": pl.Int64, "n_same_family": pl.Int64, "n_other_family": pl.Int64,
+              "n_unknown_family": pl.Int64, "same_family %": pl.Float64, "other_family %": pl.Float64, "unknown_family %": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def other_language_fallbacks(fidelity: pa.Table | pl.DataFrame, top: int = TOP_FALLBACKS) -> pl.DataFrame:
+    """Each model's most frequent languages among its other-language responses (rank, language,
+    count, % of its other-language responses); ties by code."""
+    other = _other_responses(fidelity)
+    parts = []
+    for model in _models(_frame(fidelity)):
+        mine = other.filter(pl.col("model") == model)
+        counts = mine.group_by("response").agg(n=pl.len()).sort(["n", "response"], descending=[True, False]).head(top)
+        parts.append(counts.with_columns(
+            model=pl.lit(model), rank=pl.int_range(1, counts.height + 1, dtype=pl.Int64),
+            share=(100.0 * pl.col("n") / max(mine.height, 1)),
+        ).select(["model", "rank", pl.col("response").alias("language"), pl.col("n").cast(pl.Int64), pl.col("share").alias("% of other")]))
+    schema = {"model": pl.String, "rank": pl.Int64, "language": pl.String, "n": pl.Int64, "% of other": pl.Float64}
+    return pl.concat(parts) if parts else pl.DataFrame(schema=schema)
+
+
 def per_language(
     judgments: pa.Table | pl.DataFrame,
     fidelity: pa.Table | pl.DataFrame,
@@ -421,7 +480,7 @@ def report_outputs(
 ) -> list[Path]:
     """Every file `run_report` writes for these models (for the rule's output)."""
     out = Path(out_dir)
-    tables = [TABLE3, TABLE4, FIDELITY_TABLE, VERSUS] + ([TABLE5] if tokenization else [])
+    tables = [TABLE3, TABLE4, FIDELITY_TABLE, OTHER_FAMILIES, OTHER_FALLBACKS, VERSUS] + ([TABLE5] if tokenization else [])
     paths = [out / f"{name}{TABLE_SUFFIXES[kind]}" for name in tables for kind in table_formats]
     paths.append(out / f"{PER_LANGUAGE}.csv")
     paths += [out / f"{name}.{kind}" for name in (FIGURE3, FIGURE5) for kind in figure_formats]
@@ -457,6 +516,8 @@ def build_report(
     written += write_table_files(by_fidelity, out / TABLE4, table_formats)
     shares = fidelity_shares(fidelity)
     written += write_table_files(shares, out / FIDELITY_TABLE, table_formats)
+    written += write_table_files(other_language_families(fidelity), out / OTHER_FAMILIES, table_formats)
+    written += write_table_files(other_language_fallbacks(fidelity), out / OTHER_FALLBACKS, table_formats)
     written += write_table_files(versus_published(accuracy, shares, by_fidelity), out / VERSUS, table_formats)
     if tokenization is not None:
         written += write_table_files(accuracy_by_tokenization(judgments, tokenization), out / TABLE5, table_formats)
