@@ -66,7 +66,7 @@ from xlcons.languages import LanguageRegistry
 
 REPO = Path(__file__).resolve().parent.parent
 PAPERS = ("gupta2025-translate-then-evaluate", "holtermann2024-multiq", "xing2024-knowledge")
-# The papers' own models (23); what `python -m benchmarks` runs.
+# The papers' own models (29); what `python -m benchmarks` runs.
 TARGETS = {"dry_run_s": ("<", 30.0), "noop_s": ("<", 60.0), "noop_nothing_to_be_done": ("==", True)}
 # `--models N`: a config that grows to many models (the issue's 120) must still dry-run and
 # no-op within a minute each.

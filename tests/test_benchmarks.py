@@ -120,7 +120,7 @@ class TestSchedulingConfig:
 
     def test_the_papers_own_models_by_default(self, scheduling):
         config = scheduling.merged_config()
-        assert len(config["models"]) == 23
+        assert len(config["models"]) == 29
         assert "holtermann2024-llama2-7b" in config["models"] and "xing2024-llama2-7b" in config["models"]
         assert config["evaluators"]["information"]["llm"]["name"] == "gupta2025-qwen-2.5-14b"
         assert scheduling.targets_for(None) is scheduling.TARGETS

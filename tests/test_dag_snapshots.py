@@ -9,7 +9,8 @@ recorded again when it began to fetch and score GPT-3.5's released outputs by it
 (`released_model: gpt35`; before, it scheduled nothing without `--config released_outputs=`).
 The knowledge report's line of every snapshot was recorded again when it began to write
 paper 001's Table 5 (`table5_variants`), and the MultiQ report's when it began to draw paper
-004's Figure 5 (`figure5_accuracy_by_language`) and its other-language tables."""
+004's Figure 5 (`figure5_accuracy_by_language`) and its other-language tables;
+xing2024-knowledge's whole snapshot when it came to list all 11 models of paper 001's Table 6."""
 
 from __future__ import annotations
 

@@ -69,7 +69,10 @@ output does not align is replaced by blank ``xx`` spaCy for that line (counted i
 that follows a digit (meant for ``3.14`` and ``1.``), which also glues ``… 1947?`` to the
 next sentence: the wrapper cuts again after ``? ! । ॥`` that follow a digit and precede
 whitespace. pysbd's Arabic and Persian rules end sentences at ``:`` (Arabic also at the
-comma ``،``): such pieces are joined to the next. The splitters see a cleaned copy of
+comma ``،``): such pieces are joined to the next. Three classes of error that every library
+makes in some language (an ordinal ``3.`` taken for a sentence end, an abbreviation before a
+number ``Rs. 500`` cut, a sentence ending in ``...`` or ``?!`` not cut) are corrected on
+every splitter's output (``xlcons.translation.boundaries``). The splitters see a cleaned copy of
 the line, emphasis markers removed and inline code and URLs masked, so neither
 ``**Dr. Smith**`` nor ``a.b()`` creates a false boundary.
 
@@ -98,6 +101,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from xlcons.languages import REGISTRY_PATH, LanguageRegistry
+from xlcons.translation.boundaries import repair
 
 __all__ = [
     "Segment",
@@ -847,6 +851,7 @@ class _Builder:
         except Exception:
             self.fallbacks += 1
             clean_spans = _fallback_backend().spans(clean)
+        clean_spans = repair(clean, clean_spans)  # ordinals, abbreviations before numbers, ?! and ...
         spans = []
         for start, end in clean_spans:
             start, end = _trim(clean, start, end)
