@@ -85,8 +85,8 @@ class Handler(BaseHTTPRequestHandler):
             with server.lock:
                 server.in_flight -= 1
 
-    def reply(self, status: int, payload: dict, headers: dict[str, str] | None = None):
-        data = json.dumps(payload).encode()
+    def reply(self, status: int, payload: dict | bytes, headers: dict[str, str] | None = None):
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -137,12 +137,15 @@ def behaviour(prompt: str, attempt: int, body: dict) -> tuple:
         return 200, completion(body, None, refusal="I can't help with that.")
     if prompt == "empty":
         return 200, completion(body, "")
+    if prompt == "not json":  # a proxy's error page, a cut connection: a body the client cannot read
+        return 200, b'{"id": "chatcmpl-test", "choices": [{"index": 0, "message": {"content": "cut'
+
     time.sleep(NORMAL_DELAY_S)
     return 200, completion(body, f"answer to: {prompt}")
 
 
 RETRIED_ONCE = ["rate limited once", "server error once", "slow once"]
-SPECIAL = RETRIED_ONCE + ["always failing", "bad request", "filtered", "refused", "empty"]
+SPECIAL = RETRIED_ONCE + ["always failing", "bad request", "filtered", "refused", "empty", "not json"]
 NORMAL = [f"question {index}" for index in range(14)]
 
 
@@ -231,6 +234,12 @@ def test_a_request_that_keeps_failing_is_recorded_as_an_error_naming_the_status(
     assert "InternalServerError" in result.error and "503" in result.error
     assert f"after {MAX_RETRIES + 1} attempts" in result.error
     assert outcome.server.seen["always failing"] == 1 + MAX_RETRIES
+
+
+def test_an_answer_that_is_not_json_is_a_failed_request_not_an_answer(outcome):
+    result = outcome.by_prompt["not json"]
+    assert (result.response, result.finish_reason) == ("", "error")
+    assert result.error.startswith("JSONDecodeError: Unterminated string"), result.error
 
 
 def test_client_errors_are_not_retried(outcome):
