@@ -153,3 +153,29 @@ def test_a_large_weights_file_is_sampled_and_a_change_anywhere_in_training_shows
     (model / "model.safetensors").write_bytes(bytes(weights))
     os.utime(model / "model.safetensors", ns=(2, 2))
     assert content_digest(model) != content_digest(copy)
+
+
+def test_the_models_without_an_item_cache_are_identified_by_their_files_in_the_job_params(tmp_path):
+    """The LID model, the knowledge embedder and the empathy encoder: their rules carry
+    `Plan.content` of their config key, so a replaced file reruns the job and a moved copy does not."""
+    from xlcons.config import validate_config
+    from xlcons.plan import Plan
+
+    lid = tmp_path / "lid" / "model.bin"
+    lid.parent.mkdir()
+    lid.write_bytes(b"fastText weights, first training")
+    embedder = checkpoint(tmp_path / "embedder", b"E")
+
+    def plan():
+        config = {"evaluators": {"language_id": {"model": {"path": str(lid)}, "label_scheme": "lid176"},
+                                 "knowledge": {"embedder": {"path": str(embedder)}}}}
+        return Plan(validate_config(config, base_dir=tmp_path))
+
+    first = plan()
+    before = (first.content("evaluators.language_id.model"), first.content("evaluators.knowledge.embedder"))
+    assert all(before)
+    lid.write_bytes(b"fastText weights, retrained")
+    after = plan()
+    assert after.content("evaluators.language_id.model") != before[0]
+    assert after.content("evaluators.knowledge.embedder") == before[1]
+    assert after.content("evaluators.empathy.encoder") is None, "a Hub model (or none): its id and revision identify it"
