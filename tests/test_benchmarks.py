@@ -130,10 +130,10 @@ class TestSchedulingConfig:
         config = scheduling.merged_config(models=120)
         models = config["models"]
         assert len(models) == 120
-        assert list(models)[:23] == list(papers)  # the papers' models first, unchanged
-        assert "gupta2025-aya-expanse-8b-2" in models and "xing2024-mistral-7b-5" in models
-        # 23 originals, copies 2-5 of each, then copy 6 of the first five: 23 x 5 + 5
-        assert "gupta2025-llama-3.1-8b-6" in models and "gupta2025-llama-3.3-70b-6" not in models
+        assert list(models)[:29] == list(papers)  # the papers' models first, unchanged
+        assert "gupta2025-aya-expanse-8b-2" in models and "xing2024-mistral-7b-4" in models
+        # 29 originals, copies 2-4 of each, then copy 5 of the first four: 29 x 4 + 4
+        assert "gupta2025-gemma-2-27b-5" in models and "gupta2025-llama-3.1-8b-5" not in models
         assert models["holtermann2024-llama2-7b-3"] == papers["holtermann2024-llama2-7b"]
         assert not any("name" in spec for spec in models.values())  # each key is its own resources folder
         # the evaluators are the papers' own, with the information LLM on the first Qwen-2.5-14B's download
@@ -142,7 +142,7 @@ class TestSchedulingConfig:
         assert scheduling.targets_for(120)["dry_run_s"] == ("<", 60.0) and scheduling.targets_for(120)["noop_s"] == ("<", 60.0)
 
     def test_fewer_models_than_the_papers_keeps_the_first(self, scheduling):
-        assert list(scheduling.merged_config(["xing2024-knowledge"], models=2)["models"]) == ["xing2024-gpt-3.5-turbo", "xing2024-llama2-7b"]
+        assert list(scheduling.merged_config(["xing2024-knowledge"], models=2)["models"]) == ["xing2024-gpt-3.5-turbo", "xing2024-bloomz-560m"]
         with pytest.raises(ValueError, match="at least 1"):
             scheduling.merged_config(models=0)
 
