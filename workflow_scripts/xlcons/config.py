@@ -23,7 +23,7 @@ import yaml
 
 from xlcons import REPO_ROOT
 from xlcons.data_sources import RELEASED_MODELS
-from xlcons.datasets import ENGLISH_QUESTION, DatasetInfo, dataset_registry
+from xlcons.datasets import ENGLISH_QUESTION, DatasetInfo, data_folder, dataset_registry
 from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
 from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS, explain_need, resolve
 from xlcons.generation.registry import backend_info
@@ -292,8 +292,7 @@ def _check_item_selection(name: str, spec: Mapping[str, Any], info: DatasetInfo,
             return
     if not info.item_ids or not (items.get("ids") or items.get("domains")):
         return
-    folder = Path(spec["path"]) if spec.get("path") else Path("resources") / "data" / str(info.source)
-    folder = folder if folder.is_absolute() else base_dir / folder
+    folder = base_dir / data_folder(info, spec)  # an absolute path stays as it is
     if not folder.is_dir():
         return
     reference, what = info.item_ids
@@ -330,16 +329,21 @@ def _check_evaluator_datasets(datasets: "DatasetResolver") -> Iterator[str]:
             yield f"config key 'translator.datasets[{index}]': '{name}' is not a data set"
 
 
+def _holds_released_outputs(folder: Path) -> bool:
+    """A folder of one model's released MAKQA outputs (`result_<domain>.json`)."""
+    return folder.is_dir() and any(folder.glob("result_*.json"))
+
+
 def _is_recorded_responses(path: Path) -> bool:
-    return path.is_file() or (path.is_dir() and any(path.glob("result_*.json")))
+    return path.is_file() or _holds_released_outputs(path)
 
 
 def released_folders(folder: Path) -> list[Path]:
     """The model folders of a folder of released outputs (paper 001's `result/`): its
     subfolders that hold `result_<domain>.json`, by name; empty when it is one model's folder."""
-    if any(folder.glob("result_*.json")):
+    if not folder.is_dir() or _holds_released_outputs(folder):
         return []
-    return sorted(sub for sub in folder.iterdir() if sub.is_dir() and any(sub.glob("result_*.json"))) if folder.is_dir() else []
+    return sorted(sub for sub in folder.iterdir() if _holds_released_outputs(sub))
 
 
 def add_released_model(config: dict, base_dir: Path = Path(".")) -> None:
@@ -362,7 +366,7 @@ def add_released_model(config: dict, base_dir: Path = Path(".")) -> None:
                 f"({', '.join(m.name for m in models)}), each named after its folder; leave released_model unset"
             )
         for model in models:
-            if not re.fullmatch(r"[A-Za-z0-9._-]+", model.name):
+            if not re.fullmatch(load_schema()["$defs"]["name"]["pattern"], model.name):
                 raise ConfigError(f"config key 'released_outputs': folder '{model.name}' is not a model name (letters, digits, '.', '_', '-'); rename it")
             config["models"][model.name] = {"backend": "file", "path": str(Path(config["released_outputs"]) / model.name)}
         return

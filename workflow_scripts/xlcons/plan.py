@@ -15,7 +15,7 @@ from typing import Any
 
 from xlcons.config import DatasetResolver, iter_model_sources, resource_name
 from xlcons.data_sources import DATA_SOURCES, released_source_name
-from xlcons.datasets import dataset_options
+from xlcons.datasets import data_folder, dataset_options
 from xlcons.evaluators.registry import EVALUATORS, RESPONSES_INPUT, TRANSLATIONS, EvaluatorInfo
 from xlcons.fingerprint import local_content
 from xlcons.generation.registry import backend_info, model_fields
@@ -137,9 +137,7 @@ class Plan:
 
     def dataset_folder(self, dataset: str, resources: str) -> str | None:
         """Where a data set's files are: its configured path or the fetched copy."""
-        path = self.config["datasets"][dataset].get("path")
-        source = self.info(dataset).source
-        return path or (f"{resources}/data/{source}" if source else None)
+        return data_folder(self.info(dataset), self.config["datasets"][dataset], resources)
 
     def loader(self, dataset: str) -> str:
         return self.info(dataset).module

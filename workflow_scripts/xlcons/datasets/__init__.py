@@ -146,6 +146,11 @@ def run_loader(module: str, folder, languages, items, options=None):
     return importlib.import_module(module).load(folder, languages, items, **(options or {}))
 
 
+def data_folder(info: DatasetInfo, spec: Mapping[str, Any], resources: str = "resources") -> str | None:
+    """Where a data set's files are: its configured path, or the copy its fetch job writes."""
+    return spec.get("path") or (f"{resources}/data/{info.source}" if info.source else None)
+
+
 def dataset_options(info: DatasetInfo, spec: Mapping[str, Any]) -> dict:
     """The loader's own options, from the data set's config section (a user set also gets its name)."""
     options = {key: spec.get(key) for key in info.options}

@@ -16,10 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-# The release files these read (the loaders name the same files).
+from xlcons.evaluators.empathy.epitome import FILES as EPITOME_FILES
+
+# The release files these read; the MultiQ and MAKQA loaders take their names from here (they
+# import pyarrow, which the config check does without).
 MULTIQ_FILE = "MultiQ.csv"
 MAKQA_FILE = "QA_merged_data_dict_{domain}.json"
-EPITOME_FILE = "emotional-reactions-reddit.csv"  # every seeker post is in each mechanism's file
 MAKQA_ID_FORM = "'<domain>/<QID>-<PID>' (e.g. geo/Q1085-P30)"
 
 
@@ -37,7 +39,7 @@ def makqa(folder: Path, spec: Mapping[str, Any]) -> dict[str, str]:
 
 
 def empathy(folder: Path, spec: Mapping[str, Any]) -> dict[str, str]:
-    with open(folder / EPITOME_FILE, encoding="utf-8", newline="") as handle:
+    with open(folder / EPITOME_FILES["ER"], encoding="utf-8", newline="") as handle:  # every post is in each mechanism's file
         return {row["sp_id"]: "" for row in csv.DictReader(handle)}
 
 

@@ -65,6 +65,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from xlcons.datasets.item_ids import MAKQA_FILE
 from xlcons.languages import PAPER_001_LANGUAGES
 from xlcons.schemas import PROMPTS
 
@@ -75,7 +76,7 @@ TIMELINESS = "timeliness"
 KNOWLEDGE_DOMAINS = tuple(domain for domain in DOMAINS if domain != TIMELINESS)
 # The paper's 12 languages, in the order of the release.
 LANGUAGES = PAPER_001_LANGUAGES
-QUESTIONS_FILE = "QA_merged_data_dict_{domain}.json"
+QUESTIONS_FILE = MAKQA_FILE
 EXAMPLES_FILE = "QA_example_merged_data_dict_{domain}.json"
 MAX_EXAMPLE_ANSWERS = 3
 DEFAULT_VARIANT = "few_shot"

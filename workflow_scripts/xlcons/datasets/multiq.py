@@ -17,9 +17,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from xlcons.datasets.item_ids import MULTIQ_FILE
 from xlcons.schemas import PROMPTS
 
-CSV_NAME = "MultiQ.csv"
+CSV_NAME = MULTIQ_FILE
 COLUMNS = ("id", "language", "prompt", "domain")
 
 

@@ -99,4 +99,4 @@ def run_results_job(
     return written
 
 
-__all__ = ["RESPONSES_INPUT", "collect_failures", "collect_scores", "derived_metrics", "run_results_job"]
+__all__ = ["collect_failures", "collect_scores", "derived_metrics", "run_results_job"]
