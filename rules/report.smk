@@ -130,6 +130,54 @@ if "makqa" in PLAN.evaluator_datasets("knowledge"):
             "../workflow_scripts/knowledge_report.py"
 
 
+# Paper 001 §5: the models' translation ability (FLORES-200 chrF) by direction and language,
+# and, when MAKQA is scored in the same run, against their xSC and xAC.
+FLORES_CAPTIONS = {
+    "translation_directions": "flores_directions",
+    "translation_languages": "flores_languages",
+    "translation_vs_consistency": "flores_correlations",
+    "figure2_translation": "flores_heatmaps",
+    "figure3_translation": "flores_scatter",
+}
+flores_consistency = "makqa" in PLAN.evaluator_datasets("knowledge")
+FLORES_REPORT = report_outputs(
+    "xlcons.reports.translation_ability", "flores", consistency=flores_consistency
+)
+
+if "flores" in PLAN.evaluator_datasets("translation_ability"):
+    REPORT_TARGETS.extend(FLORES_REPORT)
+
+    localrules:
+        translation_ability_report,
+
+    rule translation_ability_report:
+        input:
+            directions=paper_files(
+                "translation_ability", "translation_directions", "flores"
+            ),
+            pairs=(
+                paper_files("knowledge", "knowledge_pairs", "makqa")
+                if flores_consistency
+                else []
+            ),
+        output:
+            report=reported(FLORES_REPORT, "FLORES", FLORES_CAPTIONS),
+        log:
+            "logs/report/flores.log",
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        params:
+            table_formats=config["output"]["table_formats"],
+            figure_formats=config["output"]["figure_formats"],
+            n_resamples=config["output"]["bootstrap_resamples"],
+            seed=config["output"]["seed"],
+        script:
+            "../workflow_scripts/translation_ability_report.py"
+
+
 # Paper 000's tables and figures from the results table: averaged consistency by script,
 # family and In/Out (beside the published averages), the self-consistency table of the
 # translationese check, per-language values with intervals, the EPITOME classifiers

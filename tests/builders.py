@@ -48,3 +48,38 @@ def offline_config(repo) -> dict:
 
     absolute(config)
     return config
+
+
+# A FLORES-shaped sample: line N is the same sentence in every language (our own sentences).
+FLORES_SAMPLE = {
+    "eng_Latn": ["The river froze early this winter.", "She sold her bicycle to a neighbour.",
+                 "The museum opens at nine on Sundays.", "Two trains were late because of the snow."],
+    "deu_Latn": ["Der Fluss ist diesen Winter früh zugefroren.", "Sie hat ihr Fahrrad an einen Nachbarn verkauft.",
+                 "Das Museum öffnet sonntags um neun.", "Zwei Züge hatten wegen des Schnees Verspätung."],
+    "zho_Hans": ["今年冬天河流很早就结冰了。", "她把自行车卖给了一位邻居。", "博物馆星期天九点开门。", "因为下雪，两列火车晚点了。"],
+    "jpn_Jpan": ["今年の冬は川が早く凍った。", "彼女は自転車を近所の人に売った。", "博物館は日曜日の九時に開く。", "雪のせいで列車が二本遅れた。"],
+}
+
+
+def write_flores_sample(folder, sentences=FLORES_SAMPLE, *, archive: bool = True):
+    """`folder`/flores200_dataset.tar.gz (or, with archive=False, an unpacked flores200_dataset/)
+    holding dev and devtest files of `sentences` ({NLLB code: lines}); returns `folder`."""
+    import io
+    import tarfile
+    from pathlib import Path
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {f"flores200_dataset/{split}/{code}.{split}": ("\n".join(lines) + "\n").encode()
+             for split in ("dev", "devtest") for code, lines in sentences.items()}
+    if not archive:
+        for name, data in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+        return folder
+    with tarfile.open(folder / "flores200_dataset.tar.gz", "w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return folder

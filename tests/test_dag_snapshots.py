@@ -10,7 +10,9 @@ recorded again when it began to fetch and score GPT-3.5's released outputs by it
 The knowledge report's line of every snapshot was recorded again when it began to write
 paper 001's Table 5 (`table5_variants`), and the MultiQ report's when it began to draw paper
 004's Figure 5 (`figure5_accuracy_by_language`) and its other-language tables;
-xing2024-knowledge's whole snapshot when it came to list all 11 models of paper 001's Table 6."""
+xing2024-knowledge's whole snapshot when it came to list all 11 models of paper 001's Table 6,
+and again when it came to translate FLORES-200 (paper 001 §5: the `flores` prompts, answers,
+chrF jobs and their report)."""
 
 from __future__ import annotations
 

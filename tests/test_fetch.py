@@ -71,11 +71,23 @@ def test_recorded_size_and_sha256_are_those_of_the_released_file(shared_data, so
 
 
 @pytest.mark.parametrize(("source_name", "f"), ALL_FILES, ids=[f"{s}/{f.relpath}" for s, f in ALL_FILES])
-def test_every_data_file_has_an_absolute_https_url_pinned_to_a_commit(source_name, f: DataFile):
-    url = DATA_SOURCES[source_name].url(f)
-    assert url.startswith("https://raw.githubusercontent.com/")
-    assert re.search(r"/[0-9a-f]{40}/", url), f"{url} must pin a commit"
+def test_every_data_file_has_an_absolute_https_url_pinned_to_a_commit_or_by_its_hash_alone(source_name, f: DataFile):
+    """A repository's files at a commit; a release at a fixed URL (FLORES-200's tarball) is
+    pinned by its recorded sha256 alone, which the fetch checks."""
+    source = DATA_SOURCES[source_name]
+    url = source.url(f)
+    if source.unversioned:
+        assert url == "https://dl.fbaipublicfiles.com/nllb/flores200_dataset.tar.gz"
+    else:
+        assert url.startswith("https://raw.githubusercontent.com/")
+        assert re.search(r"/[0-9a-f]{40}/", url), f"{url} must pin a commit"
     assert url.endswith("/" + f.upstream) and url.endswith("/" + f.relpath.split("/")[-1])
+
+
+def test_a_source_without_a_commit_in_its_root_must_say_it_is_pinned_by_hash_alone():
+    with pytest.raises(ValueError, match="pinned to a commit"):
+        DataSource(name="x", root="https://example.org/data/", files=(), license="", homepage=None, citation="", dataset="x")
+    DataSource(name="x", root="https://example.org/data/", files=(), license="", homepage=None, citation="", dataset="x", unversioned=True)
 
 
 def test_makqa_and_the_released_outputs_of_paper_001_come_from_its_repository_at_one_commit():

@@ -23,7 +23,7 @@ import yaml
 
 from xlcons import REPO_ROOT
 from xlcons.data_sources import RELEASED_MODELS
-from xlcons.datasets import ENGLISH_QUESTION, DatasetInfo, data_folder, dataset_registry
+from xlcons.datasets import ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, DatasetInfo, data_folder, dataset_registry
 from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
 from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS, explain_need, resolve
 from xlcons.generation.registry import backend_info
@@ -222,9 +222,10 @@ class DatasetResolver:
     def provides(self, name: str) -> frozenset[str]:
         """The data set's capabilities; a user's parallel file with English rows also has English questions."""
         info = self.infos[name]
+        provides = info.provides | ({PROMPT_LANGUAGE_ANSWERS} if info.answers_in_prompt_language else set())
         if info.user and "en" in (self.file_languages(name) or []):
-            return info.provides | {ENGLISH_QUESTION}
-        return info.provides
+            return provides | {ENGLISH_QUESTION}
+        return provides
 
     def scored_by(self, evaluator) -> list[str]:
         """Enabled data sets an evaluator scores (none when the evaluator is inactive)."""
@@ -232,7 +233,13 @@ class DatasetResolver:
         if not evaluator.active(section):
             return []
         wanted = section["datasets"]
-        return [name for name in self.enabled() if wanted == "all" or name in wanted]
+        if wanted == "all":  # every enabled set the evaluator can score
+            return [name for name in self.enabled() if not evaluator.needs - self.provides(name) - self.english_answers(name)]
+        return [name for name in self.enabled() if name in wanted]
+
+    def english_answers(self, name: str) -> set[str]:
+        """ENGLISH_ANSWERS, when English is among the set's languages (else nothing)."""
+        return {ENGLISH_ANSWERS} if "en" in self.languages(name) else set()
 
     def translated_answers(self) -> list[str]:
         """Enabled data sets whose answers are translated to English: those of the evaluators that
@@ -318,7 +325,7 @@ def _check_evaluator_datasets(datasets: "DatasetResolver") -> Iterator[str]:
         for name in datasets.scored_by(evaluator):
             if datasets.infos[name].user and datasets.user_problems.get(name):
                 continue  # its file's problems are reported already
-            has = datasets.provides(name) | ({ENGLISH_ANSWERS} if "en" in datasets.languages(name) else set())
+            has = datasets.provides(name) | datasets.english_answers(name)
             for need in sorted(evaluator.needs - has):
                 yield (
                     f"config key 'evaluators.{evaluator.section}.datasets': evaluator '{evaluator.name}' cannot score "

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-FILE_KINDS = ("csv", "json")
+FILE_KINDS = ("csv", "json", "tar")
 JSON_TYPES = ("dict", "list")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _COMMIT_IN_URL = re.compile(r"/[0-9a-f]{40}/")
@@ -43,6 +43,7 @@ class DataFile:
     kind: str
     columns: tuple[str, ...] = ()
     json_type: str | None = None
+    members: tuple[str, ...] = ()  # tar: members that must be in the archive
 
     def __post_init__(self) -> None:
         if self.kind not in FILE_KINDS:
@@ -69,9 +70,13 @@ class DataSource:
     homepage: str | None
     citation: str
     dataset: str  # the config's data set whose `source_url` and `path` stand for this source
+    # A release served at a fixed URL without a commit in it (FLORES-200's tarball): the
+    # recorded sha256 alone pins the bytes, and a changed file fails the fetch.
+    unversioned: bool = False
 
     def __post_init__(self) -> None:
-        if not (self.root.startswith("https://") and self.root.endswith("/") and _COMMIT_IN_URL.search(self.root)):
+        pinned = self.unversioned or _COMMIT_IN_URL.search(self.root)
+        if not (self.root.startswith("https://") and self.root.endswith("/") and pinned):
             raise ValueError(f"{self.name}: root must be an https URL pinned to a commit, ending in '/'")
 
     def url(self, f: DataFile, mirror: str | None = None) -> str:
@@ -292,6 +297,38 @@ def _released_outputs(model: str) -> DataSource:
     )
 
 
+# --- FLORES-200 (paper 001 §5: the models under test as translators) ----------------------
+
+# The NLLB team's release: one tarball, flores200_dataset/{dev,devtest}/<code>.<split>, one
+# sentence per line (997 dev, 1012 devtest), codes as NLLB's (eng_Latn, deu_Latn, ...). The
+# loader reads the sentences from the tarball itself, so nothing is unpacked.
+FLORES_ARCHIVE = "flores200_dataset.tar.gz"
+FLORES_ROOT_FOLDER = "flores200_dataset"
+
+FLORES200 = DataSource(
+    name="flores200",
+    root="https://dl.fbaipublicfiles.com/nllb/",
+    files=(
+        DataFile(
+            relpath=FLORES_ARCHIVE,
+            upstream=FLORES_ARCHIVE,
+            sha256="b8b0b76783024b85797e5cc75064eb83fc5288b41e9654dabc7be6ae944011f6",
+            size=25_585_843,
+            kind="tar",
+            members=(f"{FLORES_ROOT_FOLDER}/devtest/eng_Latn.devtest", f"{FLORES_ROOT_FOLDER}/dev/eng_Latn.dev"),
+        ),
+    ),
+    license="CC-BY-SA-4.0",
+    homepage="https://github.com/facebookresearch/flores/tree/main/flores200",
+    citation=(
+        "NLLB Team (2022). No Language Left Behind: Scaling Human-Centered Machine Translation. "
+        "Goyal et al. (2022). The FLORES-101 Evaluation Benchmark for Low-Resource and Multilingual "
+        "Machine Translation. TACL."
+    ),
+    dataset="flores",
+    unversioned=True,
+)
+
 DATA_SOURCES: dict[str, DataSource] = {
-    s.name: s for s in (MULTIQ, EPITOME, MAKQA, *(_released_outputs(model) for model in RELEASED_MODELS))
+    s.name: s for s in (MULTIQ, EPITOME, MAKQA, FLORES200, *(_released_outputs(model) for model in RELEASED_MODELS))
 }

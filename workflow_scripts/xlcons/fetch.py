@@ -129,6 +129,8 @@ def check_structure(path: Path, f: DataFile) -> None:
         _check_csv(path, f)
     elif f.kind == "json":
         _check_json(path, f)
+    elif f.kind == "tar":
+        _check_tar(path, f)
 
 
 def _check_csv(path: Path, f: DataFile) -> None:
@@ -157,6 +159,19 @@ def _check_json(path: Path, f: DataFile) -> None:
             f"{f.relpath}: JSON top level is {type(data).__name__}, expected {f.json_type}",
             relpath=f.relpath,
         )
+
+
+def _check_tar(path: Path, f: DataFile) -> None:
+    import tarfile
+
+    try:
+        with tarfile.open(path) as archive:
+            names = {name.removeprefix("./") for name in archive.getnames()}
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise DataVerificationError(f"{f.relpath}: not a readable tar archive ({exc})", relpath=f.relpath) from exc
+    missing = [member for member in f.members if member not in names]
+    if missing:
+        raise DataVerificationError(f"{f.relpath}: the archive lacks {missing}", relpath=f.relpath)
 
 
 # --- datasets: planning ----------------------------------------------------------------------

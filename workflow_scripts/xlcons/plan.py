@@ -143,7 +143,10 @@ class Plan:
         return self.info(dataset).module
 
     def loader_options(self, dataset: str) -> dict[str, Any]:
-        return dataset_options(self.info(dataset), self.config["datasets"][dataset])
+        options = dataset_options(self.info(dataset), self.config["datasets"][dataset])
+        if self.info(dataset).run_languages_option:
+            options[self.info(dataset).run_languages_option] = self.languages(dataset)
+        return options
 
     def item_selection(self, dataset: str) -> dict[str, Any]:
         return self.config["datasets"][dataset]["items"]

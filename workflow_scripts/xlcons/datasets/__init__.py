@@ -1,6 +1,6 @@
 """The data set registry: every fact about a prompt set, built-in or declared by a user.
 
-A data set is one `DatasetInfo`. The four built-in sets (the papers') are entries of
+A data set is one `DatasetInfo`. The five built-in sets (the papers') are entries of
 `BUILT_IN` with a loader module each; any other name under `datasets:` in the config is a
 user set (a file of parallel prompts, or English prompts to translate) whose entry
 `dataset_registry` derives from its config section, with `xlcons.datasets.user` as its
@@ -22,7 +22,13 @@ from xlcons.languages import PAPER_000_LANGUAGES, PAPER_001_LANGUAGES
 ENGLISH_QUESTION = "english_question"  # each item's question in English: an `en` row or `question_en`
 REFERENCES = "references"  # gold answers
 SEEKER_POST = "seeker_post"  # the prompt is an EPITOME seeker post (the empathy classifiers' input)
-CAPABILITIES = (ENGLISH_QUESTION, REFERENCES, SEEKER_POST)
+# Each prompt asks for a translation into its `category` language, the reference translation
+# in `references` (FLORES-200).
+TRANSLATION_REQUESTS = "translation_requests"
+# The answers are meant to be in the prompt's language (every set but a translation task,
+# whose answers are in the target language): what language fidelity and confusion check.
+PROMPT_LANGUAGE_ANSWERS = "prompt_language_answers"
+CAPABILITIES = (ENGLISH_QUESTION, REFERENCES, SEEKER_POST, TRANSLATION_REQUESTS, PROMPT_LANGUAGE_ANSWERS)
 
 USER_MODULE = "xlcons.datasets.user"
 USER_TYPES = ("parallel", "translated")
@@ -47,6 +53,10 @@ class DatasetInfo:
     item_ids: tuple[str, str] | None = None
     # "module:function" (name, config entry) -> problems of its item selection that need no data.
     selection_rules: str | None = None
+    # The loader also gets every language of the run under this keyword (FLORES: the targets
+    # of each source language's prompts).
+    run_languages_option: str | None = None
+    answers_in_prompt_language: bool = True  # False: PROMPT_LANGUAGE_ANSWERS is not offered
 
     @property
     def kind(self) -> str:
@@ -96,6 +106,20 @@ BUILT_IN = {
             translated_from="en",
             provides=frozenset({ENGLISH_QUESTION, SEEKER_POST}),
             item_ids=("xlcons.datasets.item_ids:empathy", "EPITOME seeker posts (sp_id)"),
+        ),
+        # Paper 001 §5: FLORES-200 sentences for the model under test to translate, every
+        # ordered pair of the run's languages (its 12: 132 directions).
+        DatasetInfo(
+            "flores",
+            "xlcons.datasets.flores",
+            PAPER_001_LANGUAGES,
+            256,
+            "flores200",
+            ("split", "directions", "few_shot", "seed"),
+            provides=frozenset({TRANSLATION_REQUESTS}),
+            selection_rules="xlcons.datasets.item_ids:flores_selection_problems",
+            run_languages_option="run_languages",
+            answers_in_prompt_language=False,
         ),
     )
 }

@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from xlcons.evaluators.empathy.epitome import FILES as EPITOME_FILES
+from xlcons.languages import PAPER_001_LANGUAGES
 
 # The release files these read; the MultiQ and MAKQA loaders take their names from here (they
 # import pyarrow, which the config check does without).
 MULTIQ_FILE = "MultiQ.csv"
 MAKQA_FILE = "QA_merged_data_dict_{domain}.json"
 MAKQA_ID_FORM = "'<domain>/<QID>-<PID>' (e.g. geo/Q1085-P30)"
+FLORES_SPLIT_SIZES = {"dev": 997, "devtest": 1012}  # sentences per language in FLORES-200
 
 
 def multiq(folder: Path, spec: Mapping[str, Any]) -> dict[str, str]:
@@ -72,4 +74,27 @@ def selection_problems(name: str, spec: Mapping[str, Any], ids: Mapping[str, str
         absent = [domain for domain in items.get("domains") or [] if domain not in known]
         if absent:
             problems.append(f"config key 'datasets.{name}.items.domains': no items in {absent}; the data has {known}")
+    return problems
+
+
+def flores_selection_problems(name: str, spec: Mapping[str, Any]) -> list[str]:
+    """FLORES: `items.ids` are line numbers of the split, `items.domains` do not exist, and each
+    of `directions` is a pair of two different languages of the run."""
+    items, problems = spec.get("items") or {}, []
+    if items.get("domains"):
+        problems.append(f"config key 'datasets.{name}.items.domains': FLORES sentences have no domains; "
+                        f"choose the language pairs with datasets.{name}.directions")
+    size = FLORES_SPLIT_SIZES[spec.get("split") or "devtest"]
+    for index, value in enumerate(items.get("ids") or []):
+        if not str(value).isdigit() or not 1 <= int(value) <= size:
+            problems.append(f"config key 'datasets.{name}.items.ids[{index}]': {value!r} is not a line number of "
+                            f"the {spec.get('split') or 'devtest'} split (1 to {size})")
+    languages = PAPER_001_LANGUAGES if spec.get("languages") in (None, "all") else spec["languages"]
+    for index, pair in enumerate([] if spec.get("directions") in (None, "all") else spec["directions"]):
+        source, target = pair
+        if source == target:
+            problems.append(f"config key 'datasets.{name}.directions[{index}]': {source} -> {target} translates into the same language")
+        elif not {source, target} <= set(languages):
+            problems.append(f"config key 'datasets.{name}.directions[{index}]': {source} -> {target} is not between "
+                            f"languages of the run {list(languages)} (datasets.{name}.languages)")
     return problems

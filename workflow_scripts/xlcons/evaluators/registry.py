@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from xlcons.datasets import ENGLISH_QUESTION, SEEKER_POST
+from xlcons.datasets import ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, SEEKER_POST, TRANSLATION_REQUESTS
 
 # Beyond the data set capabilities: English is among the languages the set runs in
 # (the English answer is the reference the other languages are compared with).
@@ -108,6 +108,7 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
             "evaluate_language_id.smk",
             ("fidelity",),
             "fidelity",
+            needs=frozenset({PROMPT_LANGUAGE_ANSWERS}),
             models=_lid_model,
             results=(ResultsSource("fidelity", f"{_SCHEMAS}:FIDELITY", f"{_ADAPTERS}:from_fidelity"),),
         ),
@@ -186,6 +187,7 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
             "evaluate_language_confusion.smk",
             ("language_confusion",),
             "language_confusion",
+            needs=frozenset({PROMPT_LANGUAGE_ANSWERS}),
             models=_lid_model,
             results=(
                 ResultsSource(
@@ -195,6 +197,23 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
                 ),
             ),
             derived=("xlcons.evaluators.language_confusion:LCPR",),
+        ),
+        # Paper 001 §5: the model under test as a translator, chrF and chrF++ per direction.
+        EvaluatorInfo(
+            "translation_ability",
+            "translation_ability",
+            "evaluate_translation_ability.smk",
+            ("translation_items", "translation_directions"),
+            "translation_directions",
+            needs=frozenset({TRANSLATION_REQUESTS}),
+            results=(
+                ResultsSource(
+                    "translation_directions",
+                    "xlcons.evaluators.translation_ability:TRANSLATION_DIRECTIONS",
+                    "xlcons.evaluators.translation_ability:to_results",
+                    corpus=True,
+                ),
+            ),
         ),
     )
 }
@@ -223,5 +242,7 @@ def explain_need(need: str) -> str:
         ENGLISH_QUESTION: "an English question per item (English rows, or a `question_en` column)",
         ENGLISH_ANSWERS: "English among the data set's languages (the English answer is the reference)",
         SEEKER_POST: "EPITOME seeker posts as prompts (the built-in `empathy` set)",
+        TRANSLATION_REQUESTS: "translation requests with a reference translation (the built-in `flores` set)",
+        PROMPT_LANGUAGE_ANSWERS: "answers meant to be in the prompt's language (a translation set's are in its target language)",
         "references": "gold answers (a `reference` column)",
     }[need]

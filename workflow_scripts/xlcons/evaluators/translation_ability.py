@@ -1,0 +1,173 @@
+"""Translation ability of the model under test (paper 001 §5): chrF and chrF++ of its
+translations of FLORES-200 sentences, per direction (corpus level, sacrebleu).
+
+One job per (data set, model) reads the translation prompts (xlcons.datasets.flores: the
+target language in `category`, the reference in `references`) and the model's answers, and
+writes two tables:
+
+* TRANSLATION_ITEMS, one row per prompt: the translation as scored (`hypothesis`), its
+  sentence-level chrF and chrF++, and `status`: `ok`; `empty` (no answer, or a refusal:
+  scored as the empty translation, which is the model's failure); `error` (the request
+  failed: not scored, counted in `n_failed`).
+* TRANSLATION_DIRECTIONS, one row per (source, target): corpus chrF and chrF++ of the
+  direction's scored sentences, as sacrebleu's `CHRF().corpus_score` (character 6-grams,
+  beta 2; chrF++ adds word bigrams).
+
+What is scored of an answer (`answer`): `first_line` (default) takes the first non-empty
+line, with a leading `<target language>:` label (the prompt's own cue, echoed) removed:
+models often add a note or a second attempt after the translation, and a FLORES sentence is
+one line. `whole` scores the stripped answer as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+
+from xlcons.languages import LanguageRegistry
+from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, PROMPTS, RESPONSES, RESULTS
+from xlcons.tables import read_table, write_table
+
+ANSWER_MODES = ("first_line", "whole")
+METRICS = ("chrF", "chrF++")
+STATUSES = ("ok", "empty", "error")
+EVALUATOR = "translation_ability"
+
+TRANSLATION_ITEMS = pa.schema(
+    [
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
+        pa.field("target", pa.string(), nullable=False),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("hypothesis", pa.string()),
+        pa.field("reference", pa.string(), nullable=False),
+        pa.field("chrf", pa.float64()),
+        pa.field("chrf_pp", pa.float64()),
+    ]
+)
+
+TRANSLATION_DIRECTIONS = pa.schema(
+    [
+        DATASET,
+        MODEL,
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("target", pa.string(), nullable=False),
+        pa.field("chrf", pa.float64()),
+        pa.field("chrf_pp", pa.float64()),
+        pa.field("n_items", pa.int32(), nullable=False),  # sentences scored (empty answers included)
+        pa.field("n_empty", pa.int32(), nullable=False),
+        pa.field("n_failed", pa.int32(), nullable=False),  # failed requests, not scored
+    ]
+)
+
+
+class TranslationAbilityError(ValueError):
+    """The prompts or answers are not what the evaluator scores; the message says which."""
+
+
+def scored_text(response: str, target_name: str, mode: str = "first_line") -> str:
+    """The part of an answer that is scored as the translation (see the module's docstring)."""
+    if mode not in ANSWER_MODES:
+        raise ValueError(f"evaluators.translation_ability.answer: {mode!r} is not one of {ANSWER_MODES}")
+    text = response.strip()
+    if mode == "whole":
+        return text
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return re.sub(rf"^{re.escape(target_name)}\s*:\s*", "", line, flags=re.IGNORECASE).strip()
+
+
+def item_table(prompts: pa.Table, responses: pa.Table, mode: str = "first_line", registry: LanguageRegistry | None = None) -> pl.DataFrame:
+    """One row per prompt with its scored translation, reference and status (no scores yet)."""
+    registry = registry or LanguageRegistry.load()
+    asked = pl.from_arrow(prompts.select(["dataset", "item_id", "lang", "category", "references"]))
+    if asked.filter(pl.col("category").is_null() | (pl.col("references").list.len() != 1)).height:
+        bad = asked.filter(pl.col("category").is_null() | (pl.col("references").list.len() != 1)).row(0, named=True)
+        raise TranslationAbilityError(f"prompt {bad['item_id']} in {bad['lang']} is not a translation request "
+                                      f"(a target language in `category` and one reference translation)")
+    answered = pl.from_arrow(responses.select(["model", "item_id", "lang", "response", "finish_reason"]))
+    frame = asked.join(answered, on=["item_id", "lang"], how="inner")
+    if frame.height < asked.height:
+        missing = asked.join(answered, on=["item_id", "lang"], how="anti").row(0, named=True)
+        raise TranslationAbilityError(f"no answer to prompt {missing['item_id']} in {missing['lang']} "
+                                      f"({asked.height - frame.height} prompts unanswered)")
+    names = {code: registry[code].name for code in frame["category"].unique().to_list()}
+    rows = []
+    for row in frame.iter_rows(named=True):
+        failed = row["finish_reason"] == "error"
+        empty = row["finish_reason"] in ("empty", "refused")
+        hypothesis = None if failed else "" if empty else scored_text(row["response"], names[row["category"]], mode)
+        status = "error" if failed else "empty" if not hypothesis else "ok"
+        rows.append({"dataset": row["dataset"], "model": row["model"], "item_id": row["item_id"], "lang": row["lang"],
+                     "target": row["category"], "status": status, "hypothesis": hypothesis,
+                     "reference": row["references"][0]})
+    return pl.DataFrame(rows, schema={name: pl.String for name in ("dataset", "model", "item_id", "lang", "target", "status", "hypothesis", "reference")})
+
+
+def score_items(items: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(TRANSLATION_ITEMS, TRANSLATION_DIRECTIONS) rows of an item table."""
+    from sacrebleu.metrics import CHRF
+
+    chrf, chrf_pp = CHRF(), CHRF(word_order=2)
+    sentence, sentence_pp, directions = [], [], []
+    for (dataset, model, source, target), part in items.group_by(["dataset", "model", "lang", "target"], maintain_order=True):
+        scored = part.filter(pl.col("status") != "error")
+        hypotheses, references = scored["hypothesis"].to_list(), scored["reference"].to_list()
+        directions.append({
+            "dataset": dataset, "model": model, "source": source, "target": target,
+            "chrf": chrf.corpus_score(hypotheses, [references]).score if hypotheses else None,
+            "chrf_pp": chrf_pp.corpus_score(hypotheses, [references]).score if hypotheses else None,
+            "n_items": scored.height, "n_empty": int((part["status"] == "empty").sum()),
+            "n_failed": part.height - scored.height,
+        })
+    for row in items.iter_rows(named=True):
+        ok = row["status"] != "error"
+        sentence.append(chrf.sentence_score(row["hypothesis"], [row["reference"]]).score if ok else None)
+        sentence_pp.append(chrf_pp.sentence_score(row["hypothesis"], [row["reference"]]).score if ok else None)
+    scored_items = items.with_columns(pl.Series("chrf", sentence, pl.Float64), pl.Series("chrf_pp", sentence_pp, pl.Float64))
+    return scored_items, pl.DataFrame(directions, schema=pl.from_arrow(TRANSLATION_DIRECTIONS.empty_table()).schema)
+
+
+def run_translation_ability(prompt_files: Sequence[Path | str], response_files: Sequence[Path | str],
+                            items_path: Path | str, directions_path: Path | str, *, answer: str = "first_line") -> None:
+    """The rule's job: one model's answers to one translation set in, its two tables out."""
+    prompts = pa.concat_tables([read_table(path, PROMPTS) for path in prompt_files])
+    responses = pa.concat_tables([read_table(path, RESPONSES) for path in response_files])
+    items, directions = score_items(item_table(prompts, responses, answer))
+    write_table(items.to_arrow(), items_path, TRANSLATION_ITEMS)
+    write_table(directions.to_arrow(), directions_path, TRANSLATION_DIRECTIONS)
+
+
+def language_means(directions: pl.DataFrame) -> pl.DataFrame:
+    """Per (data set, model, language): mean corpus chrF and chrF++ of its directions as source,
+    as target, and both (every direction the language is in), with the sentences behind them."""
+    keys = ["dataset", "model"]
+    as_source = directions.rename({"source": "lang"}).group_by([*keys, "lang"]).agg(
+        pl.col("chrf").mean().alias("chrF as source"), pl.col("chrf_pp").mean().alias("chrF++ as source"))
+    as_target = directions.rename({"target": "lang"}).group_by([*keys, "lang"]).agg(
+        pl.col("chrf").mean().alias("chrF as target"), pl.col("chrf_pp").mean().alias("chrF++ as target"))
+    both = pl.concat([directions.rename({"source": "lang"}).drop("target"), directions.rename({"target": "lang"}).drop("source")])
+    both = both.group_by([*keys, "lang"]).agg(pl.col("chrf").mean().alias("chrF"), pl.col("chrf_pp").mean().alias("chrF++"),
+                                              pl.col("n_items").sum(), pl.col("n_failed").sum())
+    return both.join(as_source, on=[*keys, "lang"], how="left").join(as_target, on=[*keys, "lang"], how="left").sort([*keys, "lang"])
+
+
+def to_results(directions: pa.Table) -> pl.DataFrame:
+    """RESULTS rows (kind `corpus`): per language, chrF and chrF++ averaged over the directions
+    it is in (as source or target), the per-language translation ability of paper 001's Figure 3."""
+    means = language_means(pl.from_arrow(directions))
+    if means.is_empty():
+        return pl.from_arrow(RESULTS.empty_table())
+    rows = [
+        {"dataset": row["dataset"], "evaluator": EVALUATOR, "model": row["model"], "lang": row["lang"], "metric": metric,
+         "kind": "corpus", "value": row[metric], "ci_low": None, "ci_high": None, "n_items": row["n_items"],
+         "n_excluded": row["n_failed"], "excluded_reasons": f"error:{row['n_failed']}" if row["n_failed"] else None,
+         "n_resamples": 0, "ci_level": 0.95}
+        for row in means.iter_rows(named=True) for metric in METRICS
+    ]
+    return pl.from_arrow(pa.Table.from_pylist(rows, schema=RESULTS))
