@@ -415,3 +415,26 @@ def test_a_directory_fetched_for_another_model_is_refused(hub, tmp_path):
 
 def test_compute_jobs_run_with_the_hugging_face_libraries_offline():
     assert hf_offline_env() == {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+
+def test_a_flores_tarball_that_is_not_the_release_is_refused_and_the_release_shape_is_checked(tmp_path):
+    """A copy with other bytes fails on its sha256 (and is not kept); a tarball with the recorded
+    hash but without the devtest files fails the structure check."""
+    from builders import write_flores_sample
+
+    source = DATA_SOURCES["flores200"]
+    sample = write_flores_sample(tmp_path / "sample")
+    with pytest.raises(DataVerificationError, match="flores200_dataset.tar.gz from .* is not the released file: sha256 expected b8b0b767"):
+        fetch_dataset(source, tmp_path / "dest", local_copy=sample)
+    assert not (tmp_path / "dest" / "flores200_dataset.tar.gz").exists()
+
+    def pinned_to(folder):
+        archive = folder / "flores200_dataset.tar.gz"
+        (f,) = source.files
+        return dataclasses.replace(source, files=(dataclasses.replace(f, sha256=sha256(archive), size=archive.stat().st_size),))
+
+    manifest = json.loads(fetch_dataset(pinned_to(sample), tmp_path / "dest", local_copy=sample).read_text())
+    assert [e["relpath"] for e in manifest["files"]] == ["flores200_dataset.tar.gz"]
+    other = write_flores_sample(tmp_path / "other", {"fra_Latn": ["Une phrase."]})
+    with pytest.raises(DataVerificationError, match="the archive lacks"):
+        fetch_dataset(pinned_to(other), tmp_path / "dest2", local_copy=other)
