@@ -23,6 +23,16 @@ Runs (each with its model loaded beforehand; load times are reported apart):
 ``stage, all from the cache``
     the CTranslate2 job once more on its now complete cache: what the stage costs besides
     the model (language ID, splitting, cache look-ups, reassembly, tables).
+``bare ctranslate2 float32``
+    the engine alone on the stage's own work: the distinct sentences of each source
+    language, tokenized as the stage does (``[src] + pieces + [</s>]``), length-sorted,
+    through ``translate_batch`` (greedy, same cap) at several ``max_batch_size`` (examples)
+    and the stage's token budget; the best is the reference the stage is held to (target:
+    the stage reaches >= 0.9 of its sentences per second, on the same sentences).
+``QE, embedding``
+    the quality estimate of every sentence the stage translated (``translator.qe``, the
+    embedding backend over ``--qe-model``, a MiniLM stand-in for LaBSE here), each distinct
+    pair once: the time QE adds to the translate stage, and the ratio.
 
 What is compared for "the same English": every sentence translation of the stage
 (transformers, and CTranslate2 float32) against the naive sentence-by-sentence loop on the
@@ -108,7 +118,32 @@ def run_stage(spec: TranslatorSpec, translator, responses: pa.Table, identifier,
     return translate_responses(responses, engine, identifier=identifier)
 
 
-TARGETS = {"ct2_speedup_vs_whole_response": (">=", 5.0)}
+def bare_ctranslate2(translator, sentences, cap: int) -> tuple[float, str]:
+    """Best time of the bare engine over the stage's distinct, length-sorted sentences (see the docstring)."""
+    tokenizer, model = translator.tokenizer, translator.model
+    by_language: dict[str, list[str]] = {}
+    for row in sentences:
+        by_language.setdefault(row["source_lang"], [])
+        if row["source"] not in by_language[row["source_lang"]]:
+            by_language[row["source_lang"]].append(row["source"])
+
+    def run(**batching) -> None:
+        for code, texts in by_language.items():
+            src = translator.language_id(code)
+            pieces = tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
+            tokens = sorted((tokenizer.convert_ids_to_tokens([src, *ids, translator.eos_id]) for ids in pieces), key=len, reverse=True)
+            results = model.translate_batch(tokens, target_prefix=[["eng_Latn"]] * len(tokens), beam_size=1,
+                                            max_decoding_length=cap + 1, **batching)
+            [tokenizer.decode(tokenizer.convert_tokens_to_ids(r.hypotheses[0]), skip_special_tokens=True) for r in results]
+
+    settings = {f"{size} examples": {"max_batch_size": size, "batch_type": "examples"} for size in (16, 32, 64, 128)}
+    settings["4096 tokens"] = {"max_batch_size": 4096, "batch_type": "tokens"}
+    run(**settings["32 examples"])  # warm-up
+    best = min((timed(lambda batching=batching: run(**batching))[1], name) for name, batching in settings.items())
+    return best
+
+
+TARGETS = {"ct2_speedup_vs_whole_response": (">=", 5.0), "stage_vs_bare_ct2": (">=", 0.9)}
 QUICK = ["--languages", "de", "fr", "--cap", "4"]
 
 
@@ -116,6 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", type=Path, default=Path("resources/offline-models/tiny-nllb"))
     parser.add_argument("--lid", type=Path, default=Path("resources/offline-models/lid176/lid.176.ftz"))
+    parser.add_argument("--qe-model", type=Path, default=Path("resources/offline-models/all-minilm-l6-v2"),
+                        help="sentence-transformers model of the embedding QE (LaBSE in real runs)")
     parser.add_argument("--data", type=Path, default=Path("../shared/data/multiq"))
     parser.add_argument("--languages", nargs="+", default=LANGUAGES)
     parser.add_argument("--cap", type=int, default=12, help="new tokens per sentence (the tiny NLLB always uses all)")
@@ -169,6 +206,11 @@ def measure(args: argparse.Namespace) -> dict:
         whole, times["naive, whole response"] = timed(lambda: [
             naive.translate(row["response"], registry.nllb_code(row["lang"]), args.cap * size) for row, size in zip(rows, sizes)])
         sentences = stage_out["stage, transformers"][1].to_pylist()
+        times["bare ctranslate2 float32"], bare_batching = bare_ctranslate2(loaded["stage, ctranslate2 float32"], sentences, args.cap)
+        from xlcons.translation.quality import embedding_scorer, estimate
+
+        scorer, load_s["QE model"] = timed(lambda: embedding_scorer(args.qe_model, batch_size=64))
+        _, times["QE, embedding"] = timed(lambda: estimate(stage_out["stage, ctranslate2 float32"][1], scorer, backend="embedding", model_name="bench"))
         loop, times["naive, sentence by sentence"] = timed(lambda: [
             naive.translate(row["source"], registry.nllb_code(row["source_lang"]), args.cap) for row in sentences])
 
@@ -194,15 +236,20 @@ def measure(args: argparse.Namespace) -> dict:
     header = f"{'run':30}{'seconds':>9}{'sent/s':>9}{'vs whole':>10}{'vs loop':>9}  same English as the sentence loop"
     print(header)
     print("-" * len(header))
-    for name in ("naive, whole response", "naive, sentence by sentence", *specs, "stage, all from the cache"):
+    for name in ("naive, whole response", "naive, sentence by sentence", *specs, "stage, all from the cache", "bare ctranslate2 float32", "QE, embedding"):
         seconds = times[name]
-        notes = {"naive, whole response": "(different inputs)", "stage, all from the cache": "(language ID, splitting, cache, tables)"}
+        notes = {"naive, whole response": "(different inputs)", "stage, all from the cache": "(language ID, splitting, cache, tables)",
+                 "bare ctranslate2 float32": f"(engine alone, best batching: {bare_batching})", "QE, embedding": "(scores, not translations)"}
         agreement = notes[name] if name in notes else f"{same[name]}/{n_sentences} sentences"
         print(f"{name:30}{seconds:9.1f}{n_sentences / seconds:9.1f}{base / seconds:9.1f}x{loop_s / seconds:8.1f}x  {agreement}")
     print()
     print(f"reassembled responses, stage transformers vs ctranslate2 float32: {responses_same}/{len(rows)} identical")
     ct2_speedup = base / times["stage, ctranslate2 float32"]
     print(f"CTranslate2 speed-up over the naive whole-response baseline: {ct2_speedup:.1f}x (target >= 5x)")
+    versus_bare = times["bare ctranslate2 float32"] / times["stage, ctranslate2 float32"]
+    print(f"stage (ctranslate2 float32) against the bare engine on the same sentences: {versus_bare:.2f} of its sentences/s (target >= 0.9)")
+    qe_share = times["QE, embedding"] / times["stage, ctranslate2 float32"]
+    print(f"QE (embedding) adds {times['QE, embedding']:.1f} s to the stage's {times['stage, ctranslate2 float32']:.1f} s: x{1 + qe_share:.2f}")
     return {
         "sentences": n_sentences,
         "ct2_sentences_per_s": round(n_sentences / times["stage, ctranslate2 float32"]),
@@ -210,6 +257,8 @@ def measure(args: argparse.Namespace) -> dict:
         "ct2_speedup_vs_whole_response": round(ct2_speedup, 1),
         "transformers_speedup_vs_whole_response": round(base / times["stage, transformers"], 1),
         "same_english_ct2_float32": f"{same['stage, ctranslate2 float32']}/{n_sentences}",
+        "stage_vs_bare_ct2": round(versus_bare, 2),
+        "qe_added_ratio": round(1 + qe_share, 2),
     }
 
 

@@ -37,6 +37,7 @@ for old, new in PLAN.legacy_caches():
 # Config keys of the models the stages share.
 TRANSLATOR = "translator.model"
 LANGUAGE_ID = "evaluators.language_id.model"
+QE_MODEL = "translator.qe.model"
 # Report outputs the rule files add to the run (paper tables, figures).
 REPORT_TARGETS = []
 
@@ -191,6 +192,10 @@ def get_ctranslate2_quantization(wildcards):
 
 
 # -- evaluators ------------------------------------------------------------------------
+
+
+def get_qe_model_path(wildcards):
+    return PLAN.local_path(QE_MODEL, RESOURCES)
 
 
 def get_embedder_path(wildcards):

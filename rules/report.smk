@@ -40,8 +40,39 @@ if PLAN.evaluators():
             training_languages=get_training_languages,
             table_formats=config["output"]["table_formats"],
             comparisons=config["output"]["comparisons"],
+            qe_threshold=PLAN.qe_threshold(),
         script:
             "../workflow_scripts/results.py"
+
+
+# Translation noise: the sensitivity of every translation-read score to the quality
+# estimate of its translation, and the mean-QE heatmap (translator.qe).
+QE_CAPTIONS = {"sensitivity": "qe_sensitivity", "heatmap_qe": "qe_heatmap"}
+QE_REPORT = report_outputs("xlcons.reports.translation_quality", "translation_quality")
+
+if PLAN.evaluators() and PLAN.qe_datasets():
+    REPORT_TARGETS.extend(QE_REPORT)
+
+    localrules:
+        translation_quality_report,
+
+    rule translation_quality_report:
+        input:
+            results=f"{RESULTS}/tables/results.parquet",
+        output:
+            report=reported(QE_REPORT, "Translation quality", QE_CAPTIONS),
+        log:
+            "logs/report/translation_quality.log",
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        params:
+            table_formats=config["output"]["table_formats"],
+            figure_formats=config["output"]["figure_formats"],
+        script:
+            "../workflow_scripts/translation_quality_report.py"
 
 
 # Paper 004's tables and figures, when MultiQ's answers have fidelity and judgments.

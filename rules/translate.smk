@@ -64,6 +64,37 @@ for dataset in PLAN.translation_datasets():
             "../workflow_scripts/translate.py"
 
 
+# Quality estimation of every translated sentence (translator.qe): one job per (data set,
+# model) loads the QE model once (a sentence embedder on a CPU, or COMET in its own env).
+for dataset in PLAN.qe_datasets():
+
+    rule:
+        name:
+            f"translation_qe_{dataset}"
+        input:
+            sentences=PLAN.translation_files(dataset, "{model}", "sentences"),
+            qe_model=PLAN.model_inputs(QE_MODEL, RESOURCES),
+        output:
+            qe=PLAN.qe_files(dataset, "{model}"),
+        log:
+            f"logs/translate/{dataset}/{{model}}.qe.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/translation_qe/{dataset}/{{model}}.tsv"
+        conda:
+            PLAN.qe_env(ENVS)
+        threads: 2
+        resources:
+            gpu=PLAN.qe_section()["gpus"],
+            mem_mb=8000,
+            runtime=240,
+        params:
+            qe=PLAN.qe_fields(),
+            model_path=get_qe_model_path,
+            model_name=PLAN.qe_model_name(),
+        script:
+            "../workflow_scripts/translation_qe.py"
+
+
 # Prompt sets written in English only (paper 000's, a user's `translated` sets): one job
 # per data set carries the English prompts into every other configured language, with a
 # review file per language.

@@ -12,7 +12,9 @@ paper 001's Table 5 (`table5_variants`), and the MultiQ report's when it began t
 004's Figure 5 (`figure5_accuracy_by_language`) and its other-language tables;
 xing2024-knowledge's whole snapshot when it came to list all 11 models of paper 001's Table 6,
 and again when it came to translate FLORES-200 (paper 001 §5: the `flores` prompts, answers,
-chrF jobs and their report)."""
+chrF jobs and their report). The second addition is the quality estimation of translated
+sentences (translator.qe, on by default): a QE job per translated (data set, model), its
+report, and the LaBSE fetch where nothing else used it."""
 
 from __future__ import annotations
 
@@ -62,14 +64,17 @@ def check_against_snapshot(name: str, *args: str) -> None:
     def language_confusion(output: str) -> bool:
         return output.endswith(("/language_confusion.parquet", "resources/models/glotlid/.xlcons-fetched.json")) or "/tables/language_confusion/" in output
 
-    unexpected = [job for job in added if not all(language_confusion(output) for output in job.split(", "))]
+    def quality_estimate(output: str) -> bool:  # translator.qe: on by default wherever answers are translated
+        return output.endswith((".qe.parquet", "resources/models/LaBSE/.xlcons-fetched.json")) or "/tables/translation_quality/" in output
+
+    unexpected = [job for job in added if not all(language_confusion(output) or quality_estimate(output) for output in job.split(", "))]
     assert not unexpected, f"{name}: unexpected new jobs {unexpected[:5]}"
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
-def test_a_shipped_config_schedules_what_it_did_before_plus_language_confusion(name):
+def test_a_shipped_config_schedules_what_it_did_before_plus_language_confusion_and_qe(name):
     check_against_snapshot(name, *CONFIGS[name])
 
 
-def test_the_offline_config_schedules_what_it_did_before_plus_language_confusion(offline_models):
+def test_the_offline_config_schedules_what_it_did_before_plus_language_confusion_and_qe(offline_models):
     check_against_snapshot("offline", "--configfile", "config/offline.yaml")

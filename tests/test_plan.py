@@ -241,6 +241,23 @@ def test_translation_jobs_do_not_read_the_list_of_data_sets_to_translate():
     assert "datasets" not in plan.translator_fields() and plan.translator_fields()["beam_size"] == 1
 
 
+def test_every_translated_set_gets_a_qe_job_whose_settings_do_not_rerun_the_translations():
+    config = {"models": {"a": {"hf_id": "org/a"}}, "datasets": {"information": {"languages": ["de"]}, "multiq": {"languages": ["de"]}}}
+    plan = plan_of(config)
+    assert plan.qe_datasets() == ["information"], "the translated sets"
+    assert plan.qe_files("information", "a") == ["results/translations/information/a/en.qe.parquet", "results/translations/information/a/de.qe.parquet"]
+    assert "qe" not in plan.translator_fields(), "a QE change reruns QE and the results, no translation"
+    assert plan.qe_fields()["model"]["hf_id"] == "sentence-transformers/LaBSE" and plan.qe_threshold() == 0.7
+    assert "translator.qe.model" in plan.required_model_keys() and marker("LaBSE") in plan.fetch_targets("resources")
+    assert plan.results_inputs()["translation_qe"] == plan.qe_files("information", "a")
+    assert plan.qe_env("envs") == "envs/evaluate.yaml"
+    comet = plan_of({**config, "translator": {"qe": {"backend": "comet", "gpus": 1, "threshold": 0.4}}})
+    assert comet.qe_model_name() == "Unbabel/wmt22-cometkiwi-da" and comet.qe_env("envs") == "envs/qe-comet.yaml"
+    assert comet.qe_threshold() == 0.4
+    off = plan_of({**config, "translator": {"qe": {"backend": "none"}}})
+    assert off.qe_datasets() == [] and "translation_qe" not in off.results_inputs() and "translator.qe.model" not in off.required_model_keys()
+
+
 def test_caches_from_before_the_data_set_level_are_found_again():
     """Information, translationese and round-trip caches used to sit under cache/<stage>/<model>.jsonl;
     the workflow moves them under the data set once, so no LLM answer is paid for twice."""

@@ -22,6 +22,9 @@ def paper_000_subset(workdir, shared_data, *, languages, limit):
     config["models"] = {"smollm2-135m": {**config["models"]["smollm2-135m"], "decoding": {"max_new_tokens": 20}}}
     config["output"]["comparisons"] = []
     config["evaluators"]["information"]["round_trip_languages"] = ["hi"]
+    # SmolLM2 answers German prompts in English, which language ID would pass through untranslated;
+    # translating every answer from the prompt's language (paper 000's way) gives QE sentences to score.
+    config["translator"]["detect_response_language"] = False
     config["datasets"] = {
         "information": {"languages": languages, "items": {"limit": limit}},
         "empathy": {"path": str(shared_data / "epitome"), "languages": languages, "items": {"limit": limit}},
@@ -72,6 +75,17 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     cells = {(row["evaluator"], row["lang"], row["metric"]) for row in table}
     assert {("information", "de", "F"), ("translationese", "hi", "F"), ("empathy", "de", "consistency")} <= cells
     assert (results / "tables/groups/groups.parquet").exists()
+
+    # Translation noise: every translated sentence has a quality estimate, the German cells
+    # their mean QE, share below the threshold, and F again on the passing items with the difference.
+    qe = pq.read_table(results / "translations/information/smollm2-135m/de.qe.parquet")
+    sentences = pq.read_table(results / "translations/information/smollm2-135m/de.sentences.parquet")
+    assert qe.num_rows == sentences.num_rows > 0 and set(qe["qe_model"].to_pylist()) == {"all-minilm-l6-v2"}
+    assert {("translation_qe", "de", "qe"), ("translation_qe", "de", "qe_below"), ("information", "de", "F@qe_pass"),
+            ("information", "de", "F@qe_pass-all"), ("empathy", "de", "consistency@qe_pass-all")} <= cells
+    sensitivity = (results / "tables/translation_quality/sensitivity.csv").read_text(encoding="utf-8")
+    assert sensitivity.splitlines()[0].startswith("dataset,evaluator,model,lang,metric,all,") and "information,smollm2-135m,de,F," in sensitivity
+    assert (results / "tables/translation_quality/heatmap_qe.png").stat().st_size > 0
     paper = results / "tables/translate_then_evaluate"
     for name in ("averaged_consistency.md", "self_consistency.csv", "classifiers.tex", "heatmap_information_F.png"):
         assert (paper / name).stat().st_size > 0
@@ -87,6 +101,7 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     assert snakemake(*run, "--report", str(tmp_path / "report.html")).returncode == 0
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "All results in one table" in html and "200 resamples" in html
+    assert "heatmap_qe.png" in html and "Mean quality estimate of the translated sentences" in html
 
     # A new language: its prompt translation, the model's jobs over both sets, the evaluators;
     # the classifiers and the English prompts are not redone. The generation job rewrites the
@@ -99,4 +114,6 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
         "information_consistency": 1, "empathy_consistency": 1, "round_trip": 1, "translationese_check": 1, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
         # the prompts as one table per set, and language confusion (on every set by default)
         "prompt_table": 2, "language_confusion": 2, "language_confusion_report": 1,
+        # the quality estimates of the new translations, and their report
+        "translation_qe_information": 1, "translation_qe_empathy": 1, "translation_quality_report": 1,
     }

@@ -1,8 +1,8 @@
 """Rule results: every evaluator's per-item files in; the long results table, group tables and comparisons out.
 
 Inputs are named by the evaluators' registered outputs (xlcons.evaluators.registry); params: the bootstrap
-resamples and seed, each model's training languages, the table formats and the model
-pairs to compare.
+resamples and seed, each model's training languages, the table formats, the model
+pairs to compare and the QE threshold (translator.qe).
 """
 
 import sys
@@ -24,6 +24,7 @@ def main(smk) -> None:
         training_languages=params.training_languages,
         table_formats=params.table_formats,
         comparisons=params.comparisons,
+        qe_threshold=params.qe_threshold,
     )
 
 

@@ -108,10 +108,23 @@ def iter_model_sources(config: Mapping[str, Any]) -> Iterator[tuple[str, Mapping
     for name, spec in config.get("models", {}).items():
         yield f"models.{name}", spec
     yield "translator.model", config["translator"]["model"]
+    qe = config["translator"].get("qe") or {}
+    if qe.get("backend", "none") != "none":
+        yield QE_MODEL, qe_model_source(qe)
     keys = [key for info in EVALUATORS.values() for key in info.model_keys(config["evaluators"][info.section])]
     for key in dict.fromkeys(keys):
         section, name = key.removeprefix("evaluators.").split(".")
         yield key, config["evaluators"][section][name]
+
+
+QE_MODEL = "translator.qe.model"
+
+
+def qe_model_source(section: Mapping[str, Any]) -> Mapping[str, Any]:
+    """translator.qe.model, or its backend's default model (a Hub id)."""
+    from xlcons.translation.quality_backends import QE_BACKENDS
+
+    return section.get("model") or {"hf_id": QE_BACKENDS[section["backend"]].default_model, "revision": None, "hf_file": None, "path": None, "name": None}
 
 
 def resource_name(key: str, source: Mapping[str, Any]) -> str:

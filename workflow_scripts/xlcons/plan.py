@@ -13,13 +13,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from xlcons.config import DatasetResolver, iter_model_sources, resource_name
+from xlcons.config import QE_MODEL, DatasetResolver, iter_model_sources, resource_name
 from xlcons.data_sources import DATA_SOURCES, released_source_name
 from xlcons.datasets import data_folder, dataset_options
-from xlcons.evaluators.registry import EVALUATORS, RESPONSES_INPUT, TRANSLATIONS, EvaluatorInfo
+from xlcons.evaluators.registry import EVALUATORS, QE_INPUT, RESPONSES_INPUT, TRANSLATIONS, EvaluatorInfo
 from xlcons.fingerprint import local_content
 from xlcons.generation.registry import backend_info, model_fields
 from xlcons.languages import LanguageRegistry
+from xlcons.translation.quality_backends import QE_BACKENDS, qe_threshold
 
 
 def _needs_weights(source: Mapping[str, Any]) -> bool:
@@ -171,6 +172,8 @@ class Plan:
             needed.add("translator.model")
             if self.translation_datasets() and self.config["translator"]["detect_response_language"]:
                 needed.add("evaluators.language_id.model")
+            if self.qe_datasets():
+                needed.add(QE_MODEL)
         for evaluator in self.evaluators():
             needed |= set(evaluator.model_keys(self.config["evaluators"][evaluator.section]))
         return [key for key in self.sources if key in needed and _needs_weights(self.sources[key])]
@@ -327,8 +330,9 @@ class Plan:
 
     def translator_fields(self) -> dict[str, Any]:
         """The translator section a translation job reads: without the list of data sets, so
-        adding a data set to translate reruns nothing already translated."""
-        fields = {key: value for key, value in self.config["translator"].items() if key != "datasets"}
+        adding a data set to translate reruns nothing already translated, and without the QE
+        section (its own job)."""
+        fields = {key: value for key, value in self.config["translator"].items() if key not in ("datasets", "qe")}
         return fields | {"content": self.content("translator.model")}
 
     def translation_file(self, dataset: str, model: str, lang: str, kind: str = "translations") -> str:
@@ -337,6 +341,33 @@ class Plan:
 
     def translation_files(self, dataset: str, model: str, kind: str = "translations", *, english: bool = True) -> list[str]:
         return [self.translation_file(dataset, model, lang, kind) for lang in self.languages(dataset) if english or lang != "en"]
+
+    # -- quality estimation of the translations -------------------------------------------
+    def qe_section(self) -> Mapping[str, Any]:
+        return self.config["translator"]["qe"]
+
+    def qe_datasets(self) -> list[str]:
+        """Data sets whose translated sentences get a quality estimate (all translated sets, unless QE is off)."""
+        return self.translation_datasets() if self.qe_section()["backend"] != "none" else []
+
+    def qe_files(self, dataset: str, model: str) -> list[str]:
+        return self.translation_files(dataset, model, "qe")
+
+    def qe_fields(self) -> dict[str, Any]:
+        """What changes a QE job's scores: backend, model (its content for a local path), batching."""
+        section = self.qe_section()
+        return {"backend": section["backend"], "batch_size": section["batch_size"], "gpus": section["gpus"],
+                "model": dict(self.sources[QE_MODEL]), "content": self.content(QE_MODEL)}
+
+    def qe_model_name(self) -> str:
+        source = self.sources[QE_MODEL]
+        return source.get("hf_id") or Path(source["path"]).name
+
+    def qe_env(self, envs_dir: Path | str) -> str:
+        return str(Path(envs_dir) / f"{QE_BACKENDS[self.qe_section()['backend']].env}.yaml")
+
+    def qe_threshold(self) -> float | None:
+        return qe_threshold(self.qe_section()) if self.qe_datasets() else None
 
     def round_trip_languages(self) -> list[str]:
         """Languages of the translationese check (the English answers en -> l -> en)."""
@@ -386,6 +417,9 @@ class Plan:
                         scored |= dict.fromkeys((d, m) for d in self.evaluator_datasets(info.name) for m in self.evaluated_models(info.name))
         if scored:  # their failed requests: the scores resting on them are not the model's
             inputs[RESPONSES_INPUT] = [self.response_table(dataset, model) for dataset, model in scored]
+        qe = [path for dataset in self.qe_datasets() for model in self.generators() for path in self.qe_files(dataset, model)]
+        if qe:  # the quality of each item's translation: QE means and the scores on passing items
+            inputs[QE_INPUT] = qe
         return inputs
 
     # -- targets -----------------------------------------------------------------------
@@ -404,7 +438,8 @@ class Plan:
         translations = self._per_model_and_language(
             [d for d in self.translation_datasets() if d not in read_translated], self.translation_file
         )
-        return self.fetch_targets(resources) + responses + translations + self.evaluation_targets()
+        qe = [path for dataset in self.qe_datasets() for model in self.generators() for path in self.qe_files(dataset, model)]
+        return self.fetch_targets(resources) + responses + translations + qe + self.evaluation_targets()
 
     def fetch_targets(self, resources: str) -> list[str]:
         models = [self.model_location(key, resources) for key in self.required_model_keys() if not self.sources[key].get("path")]

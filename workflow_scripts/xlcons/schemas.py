@@ -246,19 +246,34 @@ TRANSLATIONS = pa.schema(
 # first (greedy or beam) translation was degenerate, null when it was not; `repaired` says a
 # sampled attempt replaced it; `attempts` counts the sampled attempts made. A sentence with
 # a reason and repaired false kept a degenerate translation.
+SENTENCE_KEYS = [
+    DATASET,
+    MODEL,
+    ITEM_ID,
+    LANG,
+    pa.field("sentence_index", pa.int32(), nullable=False),
+    pa.field("source_lang", pa.string(), nullable=False),
+]
 TRANSLATED_SENTENCES = pa.schema(
     [
-        DATASET,
-        MODEL,
-        ITEM_ID,
-        LANG,
-        pa.field("sentence_index", pa.int32(), nullable=False),
-        pa.field("source_lang", pa.string(), nullable=False),
+        *SENTENCE_KEYS,
         pa.field("source", pa.string(), nullable=False),
         pa.field("translation", pa.string(), nullable=False),
         pa.field("degenerate_reason", pa.string()),
         pa.field("repaired", pa.bool_(), nullable=False),
         pa.field("attempts", pa.int32(), nullable=False),
+    ]
+)
+
+# One row per translated sentence (TRANSLATED_SENTENCES' keys): its reference-free quality
+# estimate `qe` (xlcons.translation.quality: `qe_backend` embedding or comet) from the model
+# `qe_model` (its Hub id, or the folder name of a local path).
+TRANSLATION_QE = pa.schema(
+    [
+        *SENTENCE_KEYS,
+        pa.field("qe", pa.float64(), nullable=False),
+        pa.field("qe_backend", pa.string(), nullable=False),
+        pa.field("qe_model", pa.string(), nullable=False),
     ]
 )
 

@@ -222,6 +222,9 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
 # The results rule's input of response tables, beside the evaluators' outputs: which
 # requests failed, so that the scores resting on them are marked `error`.
 RESPONSES_INPUT = "responses"
+# And the quality estimates of the translated sentences (TRANSLATION_QE), when QE is on:
+# each item's mean QE, and every translation-reading evaluator's scores on passing items.
+QE_INPUT = "translation_qe"
 
 # Every results source by its output name (unique across evaluators), with its evaluator:
 # what the results rule names its inputs by.

@@ -23,12 +23,13 @@ from pathlib import Path
 
 import polars as pl
 
-from xlcons.evaluators.registry import RESPONSES_INPUT, RESULTS_SOURCES, resolve
+from xlcons.evaluators.registry import QE_INPUT, RESPONSES_INPUT, RESULTS_SOURCES, resolve
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
 from xlcons.reports.item_scores import failed_requests, mark_failed
 from xlcons.reports.results import results_table, write_results
-from xlcons.schemas import COMPARISONS, ITEM_SCORES, RESPONSES
+from xlcons.reports.translation_quality import passing_scores, qe_item_scores, sensitivity_metrics
+from xlcons.schemas import COMPARISONS, ITEM_SCORES, RESPONSES, TRANSLATION_QE
 from xlcons.tables import read_table, write_table
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ def collect_scores(inputs: Mapping[str, Sequence[Path | str]]) -> tuple[pl.DataF
         log.info("results: %d failed requests; the scores resting on them are excluded as `error`", failed.height)
     items, corpus = [], []
     for output, paths in inputs.items():
-        if output == RESPONSES_INPUT:
+        if output in (RESPONSES_INPUT, QE_INPUT):
             continue
         info, source = RESULTS_SOURCES[output]
         for path in paths:
@@ -63,9 +64,15 @@ def collect_scores(inputs: Mapping[str, Sequence[Path | str]]) -> tuple[pl.DataF
     return scores, [frame for frame in corpus if frame.height]
 
 
+def collect_qe(paths: Sequence[Path | str]) -> pl.DataFrame:
+    """Every TRANSLATION_QE table, one frame."""
+    frames = [pl.from_arrow(read_table(path, TRANSLATION_QE)) for path in paths]
+    return pl.concat(frames) if frames else pl.from_arrow(TRANSLATION_QE.empty_table())
+
+
 def derived_metrics(outputs: Sequence[str]) -> list:
     """The derived metrics (DerivedMetric) of the evaluators these outputs belong to, each once."""
-    references = dict.fromkeys(ref for output in outputs for ref in RESULTS_SOURCES[output][0].derived)
+    references = dict.fromkeys(ref for output in outputs if output in RESULTS_SOURCES for ref in RESULTS_SOURCES[output][0].derived)
     return [resolve(ref) for ref in references]
 
 
@@ -78,12 +85,20 @@ def run_results_job(
     training_languages: Mapping[str, Sequence[str] | None],
     table_formats: Sequence[str],
     comparisons: Sequence[Sequence[str]] = (),
+    qe_threshold: float | None = None,
 ) -> list[Path]:
     out = Path(out_dir)
     scores, corpus = collect_scores(inputs)
-    derived = derived_metrics([output for output in inputs if output != RESPONSES_INPUT])
+    derived = derived_metrics(list(inputs))
+    scored = scores  # what the results table averages: with the passing-item copies under QE
+    if inputs.get(QE_INPUT):
+        qe_rows = qe_item_scores(collect_qe(inputs[QE_INPUT]), qe_threshold)
+        scores = pl.concat([scores, qe_rows])
+        scored = pl.concat([scores, passing_scores(scores, qe_rows)])
+        derived = [*derived, *sensitivity_metrics(scored, derived)]
+        log.info("results: QE of %d translated items, threshold %s", qe_rows.height // 2, qe_threshold)
     written = [write_table(scores.to_arrow(), out / "item_scores.parquet", ITEM_SCORES)]
-    results = results_table(scores, derived=derived, n_resamples=n_resamples, seed=seed)
+    results = results_table(scored, derived=derived, n_resamples=n_resamples, seed=seed)
     if corpus:
         results = pl.concat([results, *corpus])
     written += write_results(results, out / "results")

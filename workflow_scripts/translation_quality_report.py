@@ -1,0 +1,26 @@
+"""Rule translation_quality_report: the scores on passing translations beside all, and the mean-QE heatmap."""
+
+import sys
+from pathlib import Path
+
+
+def main(smk) -> None:
+    from xlcons.job import start_job
+
+    start_job(smk)
+    from xlcons.reports.translation_quality import run_report
+
+    params = smk.params
+    run_report(
+        smk.input.results,
+        Path(smk.output.report[0]).parent,  # every output sits in one folder
+        table_formats=params.table_formats,
+        figure_formats=params.figure_formats,
+    )
+
+
+# Guarded: vLLM starts its engine in a spawned process, which runs this file again (as
+# __mp_main__, without the `snakemake` object that Snakemake puts before the script).
+if __name__ == "__main__":
+    sys.path.insert(0, snakemake.scriptdir)  # noqa: F821 (injected by Snakemake)
+    main(snakemake)  # noqa: F821

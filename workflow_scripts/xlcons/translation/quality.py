@@ -1,0 +1,122 @@
+"""Quality estimation (QE) of every translated sentence: how well the English translation
+preserves its source, without a reference. Two backends behind one interface, a scorer
+`score(sources, translations) -> list[float]`:
+
+``embedding``
+    cosine similarity of the source's and the translation's sentence embeddings from a
+    cross-lingual sentence-transformers model (LaBSE by default; any model by path). Cheap,
+    ungated, runs on a CPU. Scores in [-1, 1]; default threshold 0.7.
+``comet``
+    a reference-free COMET model through `unbabel-comet` (default
+    `Unbabel/wmt22-cometkiwi-da`; the XL and XXL variants by their Hub ids), loaded once
+    per job. Scores roughly in [0, 1]; default threshold 0.5. The CometKiwi models are
+    gated on the Hub: accept their licence there and log in (`hf auth login`) on the
+    machine that fetches (docs/translation.md#quality-estimation).
+
+One job per (data set, model) scores every sentence of the translation stage's sentence
+tables (`<lang>.sentences.parquet`), degenerate and untranslated ones included, each
+distinct (source, translation) pair once, and writes `<lang>.qe.parquet` beside them
+(TRANSLATION_QE). The threshold is applied by the results stage, so changing it rescores
+nothing. The defaults are starting points, not calibrated cut-offs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from xlcons.translation.quality_backends import QE_BACKENDS
+
+log = logging.getLogger(__name__)
+
+Scorer = Callable[[Sequence[str], Sequence[str]], list[float]]
+
+
+def embedding_scorer(model: str | Path, *, batch_size: int = 64, device: str | None = None) -> Scorer:
+    """Cosine similarity of source and translation embeddings (each distinct text embedded once)."""
+    from xlcons.metrics.knowledge import sentence_transformer_embedder
+
+    embed = sentence_transformer_embedder(str(model), device=device, batch_size=batch_size)
+
+    def score(sources: Sequence[str], translations: Sequence[str]) -> list[float]:
+        texts = list(dict.fromkeys([*sources, *translations]))
+        if not texts:
+            return []
+        vectors = embed(texts)  # normalised, so a dot product is the cosine
+        index = {text: row for row, text in enumerate(texts)}
+        return [float(vectors[index[s]] @ vectors[index[t]]) for s, t in zip(sources, translations)]
+
+    return score
+
+
+def comet_checkpoint(model: str | Path) -> Path:
+    """The checkpoint file of a COMET model: the path itself, or `checkpoints/model.ckpt` in its folder."""
+    path = Path(model)
+    if path.is_file():
+        return path
+    checkpoint = path / "checkpoints" / "model.ckpt"
+    if not checkpoint.is_file():
+        raise FileNotFoundError(f"{path}: no COMET checkpoint (expected {checkpoint}); fetch the QE model "
+                                f"(translator.qe.model) or point it at a COMET model folder")
+    return checkpoint
+
+
+def comet_scorer(model: str | Path, *, batch_size: int = 64, gpus: int = 0) -> Scorer:
+    """Reference-free COMET (`src`, `mt`): the model is loaded once and predicts in batches."""
+    import comet  # unbabel-comet, in envs/qe-comet.yaml (its pins clash with the other envs')
+
+    loaded = comet.load_from_checkpoint(str(comet_checkpoint(model)))
+
+    def score(sources: Sequence[str], translations: Sequence[str]) -> list[float]:
+        if not sources:
+            return []
+        samples = [{"src": s, "mt": t} for s, t in zip(sources, translations)]
+        prediction = loaded.predict(samples, batch_size=batch_size, gpus=gpus, progress_bar=False)
+        return [float(value) for value in prediction.scores]
+
+    return score
+
+
+def make_scorer(section: Mapping[str, Any], model_path: str | Path) -> Scorer:
+    """The scorer translator.qe asks for, over the model at `model_path`."""
+    if section["backend"] == "embedding":
+        return embedding_scorer(model_path, batch_size=section["batch_size"], device="cuda" if section["gpus"] else None)
+    if section["backend"] == "comet":
+        return comet_scorer(model_path, batch_size=section["batch_size"], gpus=section["gpus"])
+    raise ValueError(f"translator.qe.backend: {section['backend']!r} is not one of {sorted(QE_BACKENDS)}")
+
+
+def estimate(sentences: pa.Table, score: Scorer, *, backend: str, model_name: str) -> pa.Table:
+    """TRANSLATION_QE rows for TRANSLATED_SENTENCES rows: each distinct pair scored once."""
+    from xlcons.schemas import SENTENCE_KEYS, TRANSLATION_QE
+
+    keys = [field.name for field in SENTENCE_KEYS]
+    rows = sentences.select([*keys, "source", "translation"]).to_pylist()
+    pairs = list(dict.fromkeys((row["source"], row["translation"]) for row in rows))
+    values = dict(zip(pairs, score([s for s, _ in pairs], [t for _, t in pairs]))) if pairs else {}
+    if len(values) != len(pairs):
+        raise RuntimeError(f"the QE model returned {len(values)} scores for {len(pairs)} sentence pairs")
+    records = [{key: row[key] for key in keys}
+               | {"qe": values[(row["source"], row["translation"])], "qe_backend": backend, "qe_model": model_name} for row in rows]
+    return pa.Table.from_pylist(records, schema=TRANSLATION_QE)
+
+
+def run_qe_job(sentence_files: Sequence[Path | str], qe_files: Sequence[Path | str], section: Mapping[str, Any],
+               model_path: str | Path, model_name: str, scorer: Scorer | None = None) -> None:
+    """The rule's job: the model loads once and scores every language's sentences of one (data set, model)."""
+    from xlcons.schemas import TRANSLATED_SENTENCES, TRANSLATION_QE
+    from xlcons.tables import read_table, write_table
+
+    tables = [read_table(path, TRANSLATED_SENTENCES) for path in sentence_files]
+    combined = pa.concat_tables(tables) if tables else TRANSLATED_SENTENCES.empty_table()
+    score = scorer or (make_scorer(section, model_path) if combined.num_rows else None)
+    scored = estimate(combined, score, backend=section["backend"], model_name=model_name) if combined.num_rows else TRANSLATION_QE.empty_table()
+    log.info("QE (%s, %s): %d sentences", section["backend"], model_name, scored.num_rows)
+    start = 0
+    for table, path in zip(tables, qe_files):
+        write_table(scored.slice(start, table.num_rows), path, TRANSLATION_QE)
+        start += table.num_rows
