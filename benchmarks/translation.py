@@ -207,7 +207,8 @@ def measure(args: argparse.Namespace) -> dict:
             naive.translate(row["response"], registry.nllb_code(row["lang"]), args.cap * size) for row, size in zip(rows, sizes)])
         sentences = stage_out["stage, transformers"][1].to_pylist()
         times["bare ctranslate2 float32"], bare_batching = bare_ctranslate2(loaded["stage, ctranslate2 float32"], sentences, args.cap)
-        from xlcons.translation.quality import embedding_scorer, estimate
+        from xlcons.translation.quality import estimate
+        from xlcons.translation.quality_embedding import embedding_scorer
 
         scorer, load_s["QE model"] = timed(lambda: embedding_scorer(args.qe_model, batch_size=64))
         _, times["QE, embedding"] = timed(lambda: estimate(stage_out["stage, ctranslate2 float32"][1], scorer, backend="embedding", model_name="bench"))

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from xlcons.generation.registry import BACKENDS
+from xlcons.translation.quality_backends import QE_BACKENDS
 
 REPO = Path(__file__).resolve().parent.parent
 LIBRARY = REPO / "workflow_scripts"
@@ -29,9 +30,13 @@ DISTRIBUTION_OF = {
     "indicnlp": "indic-nlp-library",
     "google": "protobuf",
     "sentence_transformers": "sentence-transformers",
+    "comet": "unbabel-comet",
 }
 # vLLM pins its own torch build; the vLLM env follows it instead of the CPU test pin.
 VLLM_OWN_PINS = {"torch"}
+# unbabel-comet 2.2.7 needs transformers < 5, huggingface-hub < 1, numpy < 2 and an older protobuf:
+# the COMET QE env pins its own (tested through the fake in tests/test_translation_quality.py).
+COMET_OWN_PINS = {"transformers", "huggingface-hub", "numpy", "protobuf"}
 # Provided by Snakemake itself when it runs a script (never imported at top level by the library).
 PROVIDED = {"snakemake", "xlcons"}
 
@@ -148,6 +153,16 @@ def test_rule_env_pins_what_its_code_imports(rule):
         assert not missing, f"rule {rule.name}: {env.name} lacks {missing}"
 
 
+@pytest.mark.parametrize("backend", sorted(QE_BACKENDS))
+def test_each_qe_backend_runs_in_an_env_that_pins_its_imports(backend):
+    """QE backends are imported by name at run time too."""
+    module = LIBRARY.joinpath(*QE_BACKENDS[backend].module.split(".")).with_suffix(".py")
+    script = REPO / "workflow_scripts" / "translation_qe.py"
+    env = REPO / "envs" / f"{QE_BACKENDS[backend].env}.yaml"
+    missing = sorted(needed_distributions(script, module) - set(env_packages(env)))
+    assert not missing, f"QE backend {backend}: {env.name} lacks {missing}"
+
+
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
 def test_each_generation_backend_runs_in_an_env_that_pins_its_imports(backend):
     """Backends are imported by name at run time, so they are traced here, one by one."""
@@ -172,7 +187,7 @@ def test_env_versions_agree_with_the_tested_requirements(env_file):
         match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==(\S+)", line.strip())
         if match:
             tested[normalise(match.group(1))] = match.group(2)
-    own_pins = VLLM_OWN_PINS if env_file.name == "generate-vllm.yaml" else set()
+    own_pins = {"generate-vllm.yaml": VLLM_OWN_PINS, "qe-comet.yaml": COMET_OWN_PINS}.get(env_file.name, set())
     disagree = {
         name: (version, tested[name])
         for name, version in env_packages(env_file).items()

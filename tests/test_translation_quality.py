@@ -23,7 +23,9 @@ from xlcons.reports.translation_quality import (
 )
 from xlcons.schemas import ITEM_SCORES, TRANSLATED_SENTENCES, TRANSLATION_QE
 from xlcons.tables import read_table, write_table
-from xlcons.translation.quality import comet_checkpoint, comet_scorer, embedding_scorer, estimate, run_qe_job
+from xlcons.translation.quality import estimate, make_scorer, run_qe_job
+from xlcons.translation.quality_comet import comet_checkpoint, comet_scorer
+from xlcons.translation.quality_embedding import embedding_scorer
 from xlcons.translation.quality_backends import QE_BACKENDS, qe_threshold
 
 
@@ -81,7 +83,7 @@ def test_the_comet_backend_loads_the_checkpoint_of_the_model_folder_once_and_pre
     (folder / "checkpoints" / "model.ckpt").write_bytes(b"weights")
     model, loaded = FakeComet(), []
     monkeypatch.setitem(sys.modules, "comet", types.SimpleNamespace(load_from_checkpoint=lambda path: loaded.append(path) or model))
-    score = comet_scorer(folder, batch_size=16, gpus=1)
+    score = make_scorer({"backend": "comet", "batch_size": 16, "gpus": 1}, folder)
     assert score(["ab", "abcd"], ["ab", "a"]) == pytest.approx([0.5, 0.2])
     assert score([], []) == []
     assert loaded == [str(folder / "checkpoints" / "model.ckpt")] and model.calls == [(2, 16, 1, False)]

@@ -22,72 +22,25 @@ nothing. The defaults are starting points, not calibrated cut-offs.
 
 from __future__ import annotations
 
+import importlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from xlcons.translation.quality_backends import QE_BACKENDS
+from xlcons.translation.quality_backends import QE_BACKENDS, Scorer
 
 log = logging.getLogger(__name__)
 
-Scorer = Callable[[Sequence[str], Sequence[str]], list[float]]
-
-
-def embedding_scorer(model: str | Path, *, batch_size: int = 64, device: str | None = None) -> Scorer:
-    """Cosine similarity of source and translation embeddings (each distinct text embedded once)."""
-    from xlcons.metrics.knowledge import sentence_transformer_embedder
-
-    embed = sentence_transformer_embedder(str(model), device=device, batch_size=batch_size)
-
-    def score(sources: Sequence[str], translations: Sequence[str]) -> list[float]:
-        texts = list(dict.fromkeys([*sources, *translations]))
-        if not texts:
-            return []
-        vectors = embed(texts)  # normalised, so a dot product is the cosine
-        index = {text: row for row, text in enumerate(texts)}
-        return [float(vectors[index[s]] @ vectors[index[t]]) for s, t in zip(sources, translations)]
-
-    return score
-
-
-def comet_checkpoint(model: str | Path) -> Path:
-    """The checkpoint file of a COMET model: the path itself, or `checkpoints/model.ckpt` in its folder."""
-    path = Path(model)
-    if path.is_file():
-        return path
-    checkpoint = path / "checkpoints" / "model.ckpt"
-    if not checkpoint.is_file():
-        raise FileNotFoundError(f"{path}: no COMET checkpoint (expected {checkpoint}); fetch the QE model "
-                                f"(translator.qe.model) or point it at a COMET model folder")
-    return checkpoint
-
-
-def comet_scorer(model: str | Path, *, batch_size: int = 64, gpus: int = 0) -> Scorer:
-    """Reference-free COMET (`src`, `mt`): the model is loaded once and predicts in batches."""
-    import comet  # unbabel-comet, in envs/qe-comet.yaml (its pins clash with the other envs')
-
-    loaded = comet.load_from_checkpoint(str(comet_checkpoint(model)))
-
-    def score(sources: Sequence[str], translations: Sequence[str]) -> list[float]:
-        if not sources:
-            return []
-        samples = [{"src": s, "mt": t} for s, t in zip(sources, translations)]
-        prediction = loaded.predict(samples, batch_size=batch_size, gpus=gpus, progress_bar=False)
-        return [float(value) for value in prediction.scores]
-
-    return score
-
-
 def make_scorer(section: Mapping[str, Any], model_path: str | Path) -> Scorer:
-    """The scorer translator.qe asks for, over the model at `model_path`."""
-    if section["backend"] == "embedding":
-        return embedding_scorer(model_path, batch_size=section["batch_size"], device="cuda" if section["gpus"] else None)
-    if section["backend"] == "comet":
-        return comet_scorer(model_path, batch_size=section["batch_size"], gpus=section["gpus"])
-    raise ValueError(f"translator.qe.backend: {section['backend']!r} is not one of {sorted(QE_BACKENDS)}")
+    """The scorer translator.qe asks for, over the model at `model_path`: its backend's module
+    is imported by name (each runs in its own env, xlcons.translation.quality_backends)."""
+    backend = QE_BACKENDS.get(section["backend"])
+    if backend is None:
+        raise ValueError(f"translator.qe.backend: {section['backend']!r} is not one of {sorted(QE_BACKENDS)}")
+    return importlib.import_module(backend.module).scorer(model_path, batch_size=section["batch_size"], gpus=section["gpus"])
 
 
 def estimate(sentences: pa.Table, score: Scorer, *, backend: str, model_name: str) -> pa.Table:

@@ -4,9 +4,12 @@ while the Snakefile builds the DAG."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+# A QE backend's scorer: (sources, translations) -> one score per pair.
+Scorer = Callable[[Sequence[str], Sequence[str]], list[float]]
 
 
 @dataclass(frozen=True)
@@ -15,14 +18,15 @@ class QEBackend:
     default_model: str  # Hub id of the default model
     threshold: float  # documented default threshold (translator.qe.threshold: null)
     env: str  # envs/<env>.yaml of the QE job
+    module: str  # holds `scorer(model, *, batch_size, gpus)`, imported by name in that env
     gated: bool = False
 
 
 QE_BACKENDS = {
     backend.name: backend
     for backend in (
-        QEBackend("embedding", "sentence-transformers/LaBSE", 0.7, "evaluate"),
-        QEBackend("comet", "Unbabel/wmt22-cometkiwi-da", 0.5, "qe-comet", gated=True),
+        QEBackend("embedding", "sentence-transformers/LaBSE", 0.7, "evaluate", "xlcons.translation.quality_embedding"),
+        QEBackend("comet", "Unbabel/wmt22-cometkiwi-da", 0.5, "qe-comet", "xlcons.translation.quality_comet", gated=True),
     )
 }
 

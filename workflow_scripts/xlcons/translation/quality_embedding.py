@@ -1,0 +1,30 @@
+"""QE backend `embedding`: cosine of cross-lingual sentence embeddings (envs/evaluate.yaml)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from xlcons.translation.quality_backends import Scorer
+
+
+def embedding_scorer(model: str | Path, *, batch_size: int = 64, device: str | None = None) -> Scorer:
+    """Cosine similarity of source and translation embeddings (each distinct text embedded once)."""
+    from xlcons.metrics.knowledge import sentence_transformer_embedder
+
+    embed = sentence_transformer_embedder(str(model), device=device, batch_size=batch_size)
+
+    def score(sources: Sequence[str], translations: Sequence[str]) -> list[float]:
+        texts = list(dict.fromkeys([*sources, *translations]))
+        if not texts:
+            return []
+        vectors = embed(texts)  # normalised, so a dot product is the cosine
+        index = {text: row for row, text in enumerate(texts)}
+        return [float(vectors[index[s]] @ vectors[index[t]]) for s, t in zip(sources, translations)]
+
+    return score
+
+
+def scorer(model: str | Path, *, batch_size: int = 64, gpus: int = 0):
+    """The backend's entry (xlcons.translation.quality.make_scorer)."""
+    return embedding_scorer(model, batch_size=batch_size, device="cuda" if gpus else None)
