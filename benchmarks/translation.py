@@ -118,7 +118,7 @@ def run_stage(spec: TranslatorSpec, translator, responses: pa.Table, identifier,
     return translate_responses(responses, engine, identifier=identifier)
 
 
-def bare_ctranslate2(translator, sentences, cap: int) -> tuple[float, str]:
+def bare_ctranslate2(translator, sentences, cap: int, registry: LanguageRegistry) -> tuple[float, str]:
     """Best time of the bare engine over the stage's distinct, length-sorted sentences (see the docstring)."""
     tokenizer, model = translator.tokenizer, translator.model
     by_language: dict[str, list[str]] = {}
@@ -129,7 +129,7 @@ def bare_ctranslate2(translator, sentences, cap: int) -> tuple[float, str]:
 
     def run(**batching) -> None:
         for code, texts in by_language.items():
-            src = translator.language_id(code)
+            src = translator.language_id(registry.nllb_code(code))
             pieces = tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
             tokens = sorted((tokenizer.convert_ids_to_tokens([src, *ids, translator.eos_id]) for ids in pieces), key=len, reverse=True)
             results = model.translate_batch(tokens, target_prefix=[["eng_Latn"]] * len(tokens), beam_size=1,
@@ -206,7 +206,7 @@ def measure(args: argparse.Namespace) -> dict:
         whole, times["naive, whole response"] = timed(lambda: [
             naive.translate(row["response"], registry.nllb_code(row["lang"]), args.cap * size) for row, size in zip(rows, sizes)])
         sentences = stage_out["stage, transformers"][1].to_pylist()
-        times["bare ctranslate2 float32"], bare_batching = bare_ctranslate2(loaded["stage, ctranslate2 float32"], sentences, args.cap)
+        times["bare ctranslate2 float32"], bare_batching = bare_ctranslate2(loaded["stage, ctranslate2 float32"], sentences, args.cap, registry)
         from xlcons.translation.quality import estimate
         from xlcons.translation.quality_embedding import embedding_scorer
 
