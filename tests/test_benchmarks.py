@@ -138,7 +138,7 @@ class TestSchedulingConfig:
         assert not any("name" in spec for spec in models.values())  # each key is its own resources folder
         # the evaluators are the papers' own, with the information LLM on the first Qwen-2.5-14B's download
         assert config["evaluators"] == scheduling.merged_config()["evaluators"]
-        assert set(config["datasets"]) == {"information", "empathy", "multiq", "makqa"}
+        assert set(config["datasets"]) == {"information", "empathy", "multiq", "makqa", "flores"}
         assert scheduling.targets_for(120)["dry_run_s"] == ("<", 60.0) and scheduling.targets_for(120)["noop_s"] == ("<", 60.0)
 
     def test_fewer_models_than_the_papers_keeps_the_first(self, scheduling):
@@ -155,7 +155,7 @@ class TestSchedulingConfig:
         assert len(config["models"]) == 60
         datasets = DatasetResolver(config, LanguageRegistry.load(), REPO)
         assert {name: len(datasets.languages(name)) for name in datasets.enabled()} == {
-            "information": 31, "empathy": 31, "multiq": 137, "makqa": 12}
+            "information": 31, "empathy": 31, "multiq": 137, "makqa": 12, "flores": 12}
 
     def test_the_summary_marks_the_targets(self, scheduling):
         lines = scheduling.summary({"jobs": 5, "dry_run_s": 61.5, "noop_s": 12.0, "noop_nothing_to_be_done": True},

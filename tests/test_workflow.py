@@ -74,6 +74,8 @@ class TestDryRuns:
             "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1, "convert_translator": 1,
             "generate_information": 2, "generate_empathy": 2, "translate_information": 2, "translate_empathy": 2,
             "information_consistency": 2, "train_empathy_classifier": 3, "empathy_consistency": 2,
+            # the quality estimate of every translated sentence (LaBSE, the knowledge embedder's download)
+            "translation_qe_information": 2, "translation_qe_empathy": 2, "translation_quality_report": 1,
         }
 
     def test_the_fetch_target_downloads_the_same_and_nothing_else(self):
@@ -133,6 +135,8 @@ class TestDryRuns:
             "generate_information": 2, "generate_empathy": 2, "translate_information": 2, "translate_empathy": 2,
             "round_trip": 2, "translationese_check": 2,
             "information_consistency": 2, "train_empathy_classifier": 3, "empathy_consistency": 2,
+            # the quality estimate of every translated sentence (the MiniLM stand-in)
+            "translation_qe_multiq": 2, "translation_qe_information": 2, "translation_qe_empathy": 2, "translation_quality_report": 1,
         }
 
     def test_paper_004_schedules_one_generation_job_per_model_over_137_languages(self):
