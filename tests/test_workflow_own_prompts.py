@@ -81,5 +81,5 @@ def test_the_own_prompts_example_runs_end_to_end_and_lands_in_the_results_table(
     config["models"]["smollm2-135m"]["training_languages"] = ["en"]
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True))
     planned = snakemake(*run, "-n")
-    reports = {"results", "language_confusion_report", "translate_then_evaluate_report", "all"}
+    reports = {"results", "language_confusion_report", "translate_then_evaluate_report", "translation_quality_report", "all"}
     assert set(job_counts(planned.stdout)) <= reports, planned.stdout[-3000:]
