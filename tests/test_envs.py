@@ -153,24 +153,24 @@ def test_rule_env_pins_what_its_code_imports(rule):
         assert not missing, f"rule {rule.name}: {env.name} lacks {missing}"
 
 
+def missing_from_env(module: str, script: str, env: str) -> list[str]:
+    """What a backend module imported by name, with the rule script that loads it, needs and envs/<env>.yaml lacks."""
+    path = LIBRARY.joinpath(*module.split(".")).with_suffix(".py")
+    return sorted(needed_distributions(REPO / "workflow_scripts" / script, path) - set(env_packages(REPO / "envs" / f"{env}.yaml")))
+
+
 @pytest.mark.parametrize("backend", sorted(QE_BACKENDS))
 def test_each_qe_backend_runs_in_an_env_that_pins_its_imports(backend):
     """QE backends are imported by name at run time too."""
-    module = LIBRARY.joinpath(*QE_BACKENDS[backend].module.split(".")).with_suffix(".py")
-    script = REPO / "workflow_scripts" / "translation_qe.py"
-    env = REPO / "envs" / f"{QE_BACKENDS[backend].env}.yaml"
-    missing = sorted(needed_distributions(script, module) - set(env_packages(env)))
-    assert not missing, f"QE backend {backend}: {env.name} lacks {missing}"
+    missing = missing_from_env(QE_BACKENDS[backend].module, "translation_qe.py", QE_BACKENDS[backend].env)
+    assert not missing, f"QE backend {backend}: envs/{QE_BACKENDS[backend].env}.yaml lacks {missing}"
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
 def test_each_generation_backend_runs_in_an_env_that_pins_its_imports(backend):
     """Backends are imported by name at run time, so they are traced here, one by one."""
-    module = LIBRARY.joinpath(*BACKENDS[backend].module.split(".")).with_suffix(".py")
-    script = REPO / "workflow_scripts" / "generate.py"
-    env = REPO / "envs" / f"{BACKENDS[backend].env}.yaml"
-    missing = sorted(needed_distributions(script, module) - set(env_packages(env)))
-    assert not missing, f"backend {backend}: {env.name} lacks {missing}"
+    missing = missing_from_env(BACKENDS[backend].module, "generate.py", BACKENDS[backend].env)
+    assert not missing, f"backend {backend}: envs/{BACKENDS[backend].env}.yaml lacks {missing}"
 
 
 @pytest.mark.parametrize("env_file", sorted((REPO / "envs").glob("*.yaml")), ids=lambda p: p.name)

@@ -353,6 +353,10 @@ class Plan:
     def qe_files(self, dataset: str, model: str) -> list[str]:
         return self.translation_files(dataset, model, "qe")
 
+    def all_qe_files(self) -> list[str]:
+        """Every QE table of the run: each translated set, each generator, each language."""
+        return [path for dataset in self.qe_datasets() for model in self.generators() for path in self.qe_files(dataset, model)]
+
     def qe_fields(self) -> dict[str, Any]:
         """What changes a QE job's scores: backend, model (its content for a local path), batching."""
         section = self.qe_section()
@@ -417,7 +421,7 @@ class Plan:
                         scored |= dict.fromkeys((d, m) for d in self.evaluator_datasets(info.name) for m in self.evaluated_models(info.name))
         if scored:  # their failed requests: the scores resting on them are not the model's
             inputs[RESPONSES_INPUT] = [self.response_table(dataset, model) for dataset, model in scored]
-        qe = [path for dataset in self.qe_datasets() for model in self.generators() for path in self.qe_files(dataset, model)]
+        qe = self.all_qe_files()
         if qe:  # the quality of each item's translation: QE means and the scores on passing items
             inputs[QE_INPUT] = qe
         return inputs
@@ -438,7 +442,7 @@ class Plan:
         translations = self._per_model_and_language(
             [d for d in self.translation_datasets() if d not in read_translated], self.translation_file
         )
-        qe = [path for dataset in self.qe_datasets() for model in self.generators() for path in self.qe_files(dataset, model)]
+        qe = self.all_qe_files()
         return self.fetch_targets(resources) + responses + translations + qe + self.evaluation_targets()
 
     def fetch_targets(self, resources: str) -> list[str]:

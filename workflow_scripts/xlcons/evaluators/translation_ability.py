@@ -86,8 +86,9 @@ def item_table(prompts: pa.Table, responses: pa.Table, mode: str = "first_line",
     """One row per prompt with its scored translation, reference and status (no scores yet)."""
     registry = registry or LanguageRegistry.load()
     asked = pl.from_arrow(prompts.select(["dataset", "item_id", "lang", "category", "references"]))
-    if asked.filter(pl.col("category").is_null() | (pl.col("references").list.len() != 1)).height:
-        bad = asked.filter(pl.col("category").is_null() | (pl.col("references").list.len() != 1)).row(0, named=True)
+    not_requests = asked.filter(pl.col("category").is_null() | (pl.col("references").list.len() != 1))
+    if not_requests.height:
+        bad = not_requests.row(0, named=True)
         raise TranslationAbilityError(f"prompt {bad['item_id']} in {bad['lang']} is not a translation request "
                                       f"(a target language in `category` and one reference translation)")
     answered = pl.from_arrow(responses.select(["model", "item_id", "lang", "response", "finish_reason"]))

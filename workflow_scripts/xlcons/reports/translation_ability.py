@@ -88,10 +88,15 @@ def languages_table(directions: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _overall_pairs(pairs: pl.DataFrame, metrics: Sequence[str]) -> pl.DataFrame:
+    """The pair rows of these metrics over all domains, each model's main prompt variant."""
+    return _main_variant(pairs).filter((pl.col("domain") == OVERALL) & pl.col("metric").is_in(list(metrics))) if pairs.height else pairs
+
+
 def consistency_by_language(pairs: pl.DataFrame) -> pl.DataFrame:
     """Per (model, metric, language): the mean of its pair values with every other language
     (undefined pairs count as 0, as in the metric), from each model's main prompt variant."""
-    frame = _main_variant(pairs).filter((pl.col("domain") == OVERALL) & pl.col("metric").is_in(CONSISTENCY_METRICS)) if pairs.height else pairs
+    frame = _overall_pairs(pairs, CONSISTENCY_METRICS)
     return frame.group_by(["model", "metric", "lang_i"]).agg(pl.col("value").fill_null(0.0).mean().alias("consistency")).rename({"lang_i": "lang"})
 
 
@@ -116,7 +121,7 @@ def correlations(directions: pl.DataFrame, pairs: pl.DataFrame, n_resamples: int
 
 def _overall(pairs: pl.DataFrame, metric: str) -> pl.DataFrame:
     """Each model's overall xSC / xAC: the mean over its language pairs."""
-    frame = _main_variant(pairs).filter((pl.col("domain") == OVERALL) & (pl.col("metric") == metric))
+    frame = _overall_pairs(pairs, [metric])
     return frame.group_by("model").agg(pl.col("value").fill_null(0.0).mean().alias("consistency"))
 
 
@@ -138,7 +143,7 @@ def plot_heatmaps(directions: pl.DataFrame, pairs: pl.DataFrame, model: str, bas
 
     mine = directions.filter(pl.col("model") == model)
     languages = list(dict.fromkeys(mine["source"].to_list() + mine["target"].to_list()))
-    xsc = _main_variant(pairs).filter((pl.col("model") == model) & (pl.col("domain") == OVERALL) & (pl.col("metric") == "xSC")) if pairs.height else pairs
+    xsc = _overall_pairs(pairs, ["xSC"]).filter(pl.col("model") == model)
     panels = ([("xSC", _matrix(xsc, "lang_i", "lang_j", "value", languages), 1.0, "language j", "language i")] if xsc.height else [])
     panels.append(("chrF", _matrix(mine, "source", "target", "chrf", languages), 100.0, "target", "source"))
     figure, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 5.5), squeeze=False)
