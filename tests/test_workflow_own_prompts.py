@@ -23,7 +23,8 @@ def absolute_example(workdir):
         spec["path"] = str(REPO / spec["path"])
     offline = offline_config(REPO)  # resources/ paths made absolute the same way
     for section in (config["models"]["smollm2-135m"], config["translator"]["model"], config["evaluators"]["language_id"]["model"],
-                    config["evaluators"]["information"]["llm"], config["evaluators"]["knowledge"]["embedder"]):
+                    config["evaluators"]["information"]["llm"], config["evaluators"]["knowledge"]["embedder"],
+                    config["translator"]["qe"]["model"]):
         section["path"] = str(REPO / section["path"]) if not section["path"].startswith("/") else section["path"]
     assert offline["models"]["smollm2-135m"]["path"] == config["models"]["smollm2-135m"]["path"]
     path = workdir / "config.yaml"
