@@ -35,7 +35,7 @@ if PLAN.evaluator_datasets("empathy"):
             options=get_empathy_training_options,
             encoder_content=get_empathy_encoder_content,
         script:
-            "../workflow_scripts/train_empathy_classifier.py"
+            "../workflow_scripts/evaluate.py"
 
     rule empathy_consistency:
         input:
@@ -60,4 +60,4 @@ if PLAN.evaluator_datasets("empathy"):
             mem_mb=8000,
             runtime=120,
         script:
-            "../workflow_scripts/empathy_consistency.py"
+            "../workflow_scripts/evaluate.py"

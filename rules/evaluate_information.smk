@@ -36,7 +36,7 @@ if PLAN.evaluator_datasets("information"):
             options=get_information_options,
             cache=job_cache("information"),
         script:
-            "../workflow_scripts/information_consistency.py"
+            "../workflow_scripts/evaluate.py"
 
 
 if PLAN.evaluator_datasets("translationese"):
@@ -67,4 +67,4 @@ if PLAN.evaluator_datasets("translationese"):
             options=get_information_options,
             cache=job_cache("translationese"),
         script:
-            "../workflow_scripts/information_consistency.py"
+            "../workflow_scripts/evaluate.py"

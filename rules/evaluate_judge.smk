@@ -31,4 +31,4 @@ if PLAN.evaluator_datasets("judge"):
             cache=job_cache("judge"),
             max_failed_share=PLAN.max_failed_share(),
         script:
-            "../workflow_scripts/judge.py"
+            "../workflow_scripts/evaluate.py"

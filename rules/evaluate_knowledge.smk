@@ -34,4 +34,4 @@ if PLAN.evaluator_datasets("knowledge"):
             oracle=config["evaluators"]["knowledge"]["oracle"],
             oracle_answers=config["evaluators"]["knowledge"]["oracle_answers"],
         script:
-            "../workflow_scripts/knowledge_scores.py"
+            "../workflow_scripts/evaluate.py"

@@ -30,7 +30,7 @@ if PLAN.evaluator_datasets("language_confusion"):
             ],
             min_confidence=config["evaluators"]["language_confusion"]["min_confidence"],
         script:
-            "../workflow_scripts/language_confusion.py"
+            "../workflow_scripts/evaluate.py"
 
     # Per data set, the model x language heatmap of the pass rate (from the results table);
     # sorted, so that the order of data sets in the config does not change the params.
@@ -68,4 +68,4 @@ if PLAN.evaluator_datasets("language_confusion"):
             heatmaps=LANGUAGE_CONFUSION_HEATMAPS,
             figure_formats=config["output"]["figure_formats"],
         script:
-            "../workflow_scripts/language_confusion_report.py"
+            "../workflow_scripts/evaluate.py"

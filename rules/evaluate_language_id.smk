@@ -28,4 +28,4 @@ if PLAN.evaluator_datasets("language_id"):
             unsupported=config["evaluators"]["language_id"]["unsupported_languages"],
             robust=config["evaluators"]["language_id"]["robust"],
         script:
-            "../workflow_scripts/language_id.py"
+            "../workflow_scripts/evaluate.py"

@@ -22,4 +22,4 @@ if PLAN.evaluator_datasets("tokenization"):
         params:
             tokenizer=PLAN.llm_job("models.{model}", RESOURCES, ENVS).location,
         script:
-            "../workflow_scripts/tokenization.py"
+            "../workflow_scripts/evaluate.py"

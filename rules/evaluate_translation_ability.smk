@@ -26,4 +26,4 @@ if PLAN.evaluator_datasets("translation_ability"):
         params:
             answer=config["evaluators"]["translation_ability"]["answer"],
         script:
-            "../workflow_scripts/translation_ability.py"
+            "../workflow_scripts/evaluate.py"

@@ -74,6 +74,17 @@ class TestSchema:
         assert config["datasets"]["multiq"]["items"] == {"ids": None, "limit": None, "domains": None}
         assert config["datasets"]["makqa"]["enabled"] is False
 
+    def test_each_empathy_mechanism_keeps_its_own_defaults_under_a_partial_override(self):
+        config = validate_config({"evaluators": {"empathy": {"hyperparameters": {"EX": {"epochs": 3}}}}})
+        schedules = config["evaluators"]["empathy"]["hyperparameters"]
+        assert schedules["EX"] == {"epochs": 3, "learning_rate": 5.5e-5}, "EX keeps paper 000's learning rate"
+        assert schedules["ER"] == schedules["IP"] == {"epochs": 10, "learning_rate": 2.5e-5}
+
+    def test_an_evaluators_options_are_checked_as_its_registry_entry_declares_them(self):
+        assert "evaluators.language_confusion.min_confidence" in errors_of(
+            {"evaluators": {"language_confusion": {"min_confidence": 2}}})
+        assert "evaluators.knowledge.embeder" in errors_of({"evaluators": {"knowledge": {"embeder": None}}})
+
     def test_anchor_keys_starting_with_x_are_ignored(self):
         validate_config({"x-languages": ["de", "fr"], "datasets": {"multiq": {"languages": ["de"]}}})
 

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
+from xlcons.evaluators.registry import RULE_JOBS
 from xlcons.generation.registry import BACKENDS
 from xlcons.translation.quality_backends import QE_BACKENDS
 
@@ -122,8 +123,14 @@ def rule_envs(rule) -> list[Path]:
     return [(Path(rule.snakefile).parent / rule.conda_env).resolve()]
 
 
-def rule_script(rule) -> Path:
-    return (Path(rule.snakefile).parent / rule.script).resolve()
+def rule_code(rule) -> list[Path]:
+    """The rule's script and, for an evaluator rule (the one evaluator script), the module of the
+    function its registry entry names for it."""
+    paths = [(Path(rule.snakefile).parent / rule.script).resolve()]
+    if rule.name in RULE_JOBS:
+        module = RULE_JOBS[rule.name].partition(":")[0]
+        paths.append(LIBRARY.joinpath(*module.split(".")).with_suffix(".py"))
+    return paths
 
 
 def test_the_workflow_has_rules_to_check():
@@ -147,7 +154,7 @@ def test_rule_names_an_env_file_that_exists(rule):
 @pytest.mark.parametrize("rule", COMPUTING_RULES, ids=lambda rule: rule.name)
 def test_rule_env_pins_what_its_code_imports(rule):
     assert rule.script, f"rule {rule.name} should call a script under workflow_scripts/"
-    needed = needed_distributions(rule_script(rule))
+    needed = needed_distributions(*rule_code(rule))
     for env in rule_envs(rule):
         missing = sorted(needed - set(env_packages(env)))
         assert not missing, f"rule {rule.name}: {env.name} lacks {missing}"

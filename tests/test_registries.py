@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from xlcons.config import load_schema
 from xlcons.data_sources import DATA_SOURCES
@@ -51,6 +52,41 @@ def test_every_evaluator_section_has_its_datasets_key_and_a_rule_file():
 
 def test_every_section_of_the_schemas_evaluators_belongs_to_a_registered_evaluator():
     assert set(EVALUATOR_SECTIONS) == {info.section for info in EVALUATORS.values()}
+
+
+def test_each_evaluator_section_is_declared_by_exactly_one_entry_and_nowhere_in_the_schema_file():
+    """An evaluator's options live in its entry: the schema file leaves `evaluators` empty, and
+    load_schema adds one section per entry that declares options."""
+    raw = yaml.safe_load((REPO / "config" / "schema" / "config.schema.yaml").read_text())
+    assert raw["properties"]["evaluators"]["properties"] == {}
+    declaring = [info.section for info in EVALUATORS.values() if info.options is not None]
+    assert sorted(declaring) == sorted(set(declaring)) == sorted(EVALUATOR_SECTIONS)
+    for info in EVALUATORS.values():
+        if info.options is not None:
+            assert EVALUATOR_SECTIONS[info.section] == info.options
+            assert info.options["additionalProperties"] is False, f"{info.section}: a misspelt option must fail"
+
+
+def evaluator_rules(rule_file: str) -> list[str]:
+    return re.findall(r"^\s*rule (\w+):", (REPO / "rules" / rule_file).read_text(), flags=re.M)
+
+
+@pytest.mark.parametrize("rule_file", sorted({info.rule_file for info in EVALUATORS.values()}))
+def test_every_rule_of_an_evaluator_runs_the_one_evaluator_script_and_a_function_its_entry_names(rule_file):
+    from xlcons.evaluators.registry import RULE_JOBS
+
+    owners = {rule: info.name for info in EVALUATORS.values() if info.rule_file == rule_file for rule in info.jobs}
+    rules = evaluator_rules(rule_file)
+    assert rules and sorted(rules) == sorted(owners), f"{rule_file}: rules {rules}, registered jobs {sorted(owners)}"
+    text = (REPO / "rules" / rule_file).read_text()
+    assert text.count('script:') == len(rules) == text.count('"../workflow_scripts/evaluate.py"')
+    for rule in rules:
+        assert callable(resolve(RULE_JOBS[rule])), RULE_JOBS[rule]
+
+
+def test_no_two_evaluators_claim_one_rule():
+    rules = [rule for info in EVALUATORS.values() for rule in info.jobs]
+    assert len(rules) == len(set(rules))
 
 
 @pytest.mark.parametrize("name", sorted(EVALUATORS))

@@ -96,3 +96,29 @@ def test_a_local_rule_that_downloads_is_left_online(tmp_path, monkeypatch):
     start_job(_Job(tmp_path / "job.log"), offline=False)
 
     assert not any(name in os.environ for name in HF_OFFLINE)
+
+
+RECORDED: list = []
+
+
+def _record_job(smk) -> None:
+    RECORDED.append((smk.rule, os.environ["OMP_NUM_THREADS"]))
+
+
+def test_the_evaluator_script_starts_the_job_then_runs_the_function_its_rule_is_registered_with(tmp_path, monkeypatch):
+    import importlib.util
+
+    from xlcons.evaluators.registry import RULE_JOBS
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setitem(RULE_JOBS, "judge", f"{__name__}:_record_job")
+    script = Path(__file__).resolve().parent.parent / "workflow_scripts" / "evaluate.py"
+    spec = importlib.util.spec_from_file_location("evaluate_script", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    job = _Job(tmp_path / "judge.log")
+    job.rule = "judge"
+
+    module.main(job)
+
+    assert RECORDED == [("judge", "3")], "started (cores set) before the registered function ran"

@@ -37,8 +37,16 @@ class ConfigError(ValueError):
 
 @lru_cache(maxsize=None)
 def load_schema(path: Path = SCHEMA_PATH) -> dict:
+    """The config schema: the YAML file, with each evaluator's section from its registry entry."""
     with open(path, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        schema = yaml.safe_load(handle)
+    schema["properties"]["evaluators"]["properties"] = evaluator_sections()
+    return schema
+
+
+def evaluator_sections() -> dict[str, dict]:
+    """evaluators.<section> of the schema, one per entry that declares options, in registry order."""
+    return {info.section: copy.deepcopy(dict(info.options)) for info in EVALUATORS.values() if info.options is not None}
 
 
 def _validator_filling_defaults(schema: dict):

@@ -286,3 +286,11 @@ def run_judge_job(
     english = pa.concat_tables([read_table(path, PROMPTS) for path in files])
     judgments = run_judge(judge_spec, responses, english, cache_path, backend_factory, max_new_tokens, max_failed_share)
     return write_table(judgments, out_path, JUDGMENTS)
+
+
+def rule_judge(smk) -> None:
+    """Rule judge: an LLM judges every answer of one model to one data set against the English question."""
+    params = smk.params
+    judge = ModelSpec.from_config("judge", params.judge, params.judge["location"])
+    run_judge_job(judge, smk.input.responses, smk.input.english, smk.output.judgments, params.cache,
+                  max_failed_share=params.max_failed_share)

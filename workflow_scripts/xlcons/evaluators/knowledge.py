@@ -32,3 +32,11 @@ def run_knowledge_scores(
     write_table(result.scores, scores_path, KNOWLEDGE_SCORES)
     write_table(result.pairs, pairs_path, KNOWLEDGE_PAIRS)
     write_table(result.items, items_path, KNOWLEDGE_ITEMS)
+
+
+def rule_knowledge_scores(smk) -> None:
+    """Rule knowledge_scores: xSC, xAC, xTC and xC of one model's answers to one data set."""
+    params, output = smk.params, smk.output
+    run_knowledge_scores(smk.input.prompts, smk.input.responses, output.scores, output.pairs, output.per_item,
+                         embedder=params.embedder, ranking=params.ranking, oracle=params.oracle,
+                         oracle_answers=params.oracle_answers)

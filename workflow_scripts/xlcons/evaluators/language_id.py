@@ -62,3 +62,17 @@ def run_language_confusion(
         responses, identifier, identifier.registry, min_line_tokens=min_line_tokens, min_confidence=min_confidence
     )
     return write_table(table, out_path, LANGUAGE_CONFUSION)
+
+
+def rule_language_id(smk) -> None:
+    """Rule language_id: the fidelity of one model's answers to one data set."""
+    params = smk.params
+    run_language_id(smk.input.responses, smk.output.fidelity, params.model_path, params.label_scheme,
+                    params.unsupported, params.robust)
+
+
+def rule_language_confusion(smk) -> None:
+    """Rule language_confusion: line- and word-level language of one model's answers to one data set."""
+    params = smk.params
+    run_language_confusion(smk.input.responses, smk.output.per_item, params.model_path, params.label_scheme,
+                           min_line_tokens=params.min_line_tokens, min_confidence=params.min_confidence)

@@ -237,3 +237,8 @@ def run_tokenization(
         tokenizer_name=tokenizer_name or Path(tokenizer_path).name,
     )
     return write_table(table, out_path, TOKENIZATION)
+
+
+def rule_tokenization(smk) -> None:
+    """Rule tokenization: how one generator's tokenizer cuts one data set's prompts."""
+    run_tokenization(smk.params.tokenizer, smk.input.prompts, smk.output.tokenization, model=smk.wildcards.model)

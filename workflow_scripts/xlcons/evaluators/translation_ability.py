@@ -172,3 +172,9 @@ def to_results(directions: pa.Table) -> pl.DataFrame:
         for row in means.iter_rows(named=True) for metric in METRICS
     ]
     return pl.from_arrow(pa.Table.from_pylist(rows, schema=RESULTS))
+
+
+def rule_translation_ability(smk) -> None:
+    """Rule translation_ability: chrF and chrF++ of one model's translations, per direction."""
+    run_translation_ability(smk.input.prompts, smk.input.responses, smk.output.per_item, smk.output.directions,
+                            answer=smk.params.answer)

@@ -262,3 +262,10 @@ def run_empathy_scores(items_files, out_scores: Path | str) -> pa.Table:
     scores = language_scores(items)
     write_table(scores, out_scores, EMPATHY_SCORES)
     return scores
+
+
+def rule_empathy_consistency(smk) -> None:
+    """Rule empathy_consistency: EPITOME profiles of one model's English and translated answers."""
+    inputs, output = smk.input, smk.output
+    classifiers = dict(zip(("ER", "IP", "EX"), inputs.classifiers))
+    run_empathy_job(classifiers, inputs.prompts, inputs.english, inputs.translations, output.per_item, out_scores=output.scores)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -149,3 +150,10 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def rule_train_empathy_classifier(smk) -> None:
+    """Rule train_empathy_classifier: one mechanism's classifier, and its evaluation beside the model."""
+    params, output = smk.params, smk.output
+    train_classifier(params.kind, smk.wildcards.mechanism, params.data, None, output.model, params.options)
+    shutil.copyfile(Path(output.model) / "evaluation.json", output.evaluation)

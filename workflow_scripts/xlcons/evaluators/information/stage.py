@@ -456,3 +456,23 @@ __all__ = [
     "run_round_trip_information_job",
     "score_pairs",
 ]
+
+
+def _information_llm(smk) -> ModelSpec:
+    return ModelSpec.from_config("information", smk.params.llm, smk.params.llm["location"])
+
+
+def rule_information_consistency(smk) -> None:
+    """Rule information_consistency: one model's translated answers, facts checked both ways against its English ones."""
+    params, inputs, output = smk.params, smk.input, smk.output
+    run_information_job(_information_llm(smk), inputs.english, inputs.translations, output.per_item, output.facts,
+                        params.cache, **params.options)
+    run_language_scores_job(output.per_item, output.scores)
+
+
+def rule_translationese_check(smk) -> None:
+    """Rule translationese_check: one model's English answers against their round trips en -> l -> en."""
+    params, inputs, output = smk.params, smk.input, smk.output
+    run_round_trip_information_job(_information_llm(smk), inputs.round_trips, output.per_item, output.facts,
+                                   params.cache, **params.options)
+    run_language_scores_job(output.per_item, output.scores)
