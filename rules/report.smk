@@ -46,9 +46,20 @@ if PLAN.evaluators():
 
 
 # Translation noise: the sensitivity of every translation-read score to the quality
-# estimate of its translation, and the mean-QE heatmap (translator.qe).
-QE_CAPTIONS = {"sensitivity": "qe_sensitivity", "heatmap_qe": "qe_heatmap"}
-QE_REPORT = report_outputs("xlcons.reports.translation_quality", "translation_quality")
+# estimate of its translation, and the mean-QE heatmap (translator.qe). With round trips
+# of a data set that has QE too (translationese check), whether an item's QE predicts its
+# round trip: the per-item scores in, one correlation per (data set, model, language).
+QE_CAPTIONS = {
+    "sensitivity": "qe_sensitivity",
+    "heatmap_qe": "qe_heatmap",
+    "qe_round_trip": "qe_round_trip",
+}
+QE_ROUND_TRIP = bool(set(PLAN.qe_datasets()) & set(PLAN.round_trip_datasets()))
+QE_REPORT = report_outputs(
+    "xlcons.reports.translation_quality",
+    "translation_quality",
+    round_trip=QE_ROUND_TRIP,
+)
 
 if PLAN.evaluators() and PLAN.qe_datasets():
     REPORT_TARGETS.extend(QE_REPORT)
@@ -59,6 +70,9 @@ if PLAN.evaluators() and PLAN.qe_datasets():
     rule translation_quality_report:
         input:
             results=f"{RESULTS}/tables/results.parquet",
+            item_scores=(
+                f"{RESULTS}/tables/item_scores.parquet" if QE_ROUND_TRIP else []
+            ),
         output:
             report=reported(QE_REPORT, "Translation quality", QE_CAPTIONS),
         log:
@@ -71,6 +85,8 @@ if PLAN.evaluators() and PLAN.qe_datasets():
         params:
             table_formats=config["output"]["table_formats"],
             figure_formats=config["output"]["figure_formats"],
+            n_resamples=config["output"]["bootstrap_resamples"],
+            seed=config["output"]["seed"],
         script:
             "../workflow_scripts/translation_quality_report.py"
 

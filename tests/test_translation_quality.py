@@ -13,11 +13,15 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from xlcons.reports.results import INFORMATION_F, results_table
+from xlcons.reports.results import INFORMATION_F, results_table, write_results
 from xlcons.reports.translation_quality import (
+    item_correlation,
     passing_scores,
     plot_qe_heatmap,
     qe_item_scores,
+    qe_round_trip_table,
+    report_outputs,
+    run_report,
     sensitivity_metrics,
     sensitivity_table,
 )
@@ -115,10 +119,12 @@ def qe_rows(values):
 
 
 def scores(rows):
-    """ITEM_SCORES frame from (evaluator, item_id, lang, metric, value)."""
+    """ITEM_SCORES frame from (evaluator, item_id, lang, metric, value[, status]); a row with a
+    status other than ok has no value."""
     return pl.from_arrow(pa.Table.from_pylist(
         [{"dataset": "information", "evaluator": evaluator, "model": "m", "item_id": item, "lang": lang, "metric": metric,
-          "value": value, "status": "ok"} for evaluator, item, lang, metric, value in rows], schema=ITEM_SCORES))
+          "value": value if not status else None, "status": status[0] if status else "ok"}
+         for evaluator, item, lang, metric, value, *status in rows], schema=ITEM_SCORES))
 
 
 def test_an_items_qe_is_the_mean_of_its_sentences_and_it_fails_when_one_is_below_the_threshold():
@@ -170,3 +176,103 @@ def test_the_qe_heatmap_is_drawn_per_data_set(tmp_path):
     results = results_table(qe, n_resamples=0)
     written = plot_qe_heatmap(results, tmp_path / "heatmap_qe", ["png"])
     assert [p.name for p in written] == ["heatmap_qe.png"] and written[0].stat().st_size > 0
+
+
+# -- QE against the round trip -------------------------------------------------------------
+
+
+def round_trips(values):
+    """`translationese` f1 ITEM_SCORES rows from {(item_id, lang): f1, or a status for an excluded item}."""
+    return scores([("translationese", item, lang, "f1", value) if isinstance(value, float) else ("translationese", item, lang, "f1", None, value)
+                   for (item, lang), value in values.items()])
+
+
+def test_qe_and_the_round_trip_are_correlated_over_items_per_language_against_hand_computed_values():
+    # German: four items, QE the mean of each item's sentences: 0.1, 0.4, 0.35, 0.8 against F1
+    # 0.2, 0.5, 0.6, 0.9. Item 5 has no QE (nothing translated), item 6's round trip was
+    # excluded: neither enters. French has QE but no round trip: no row.
+    qe = qe_item_scores(qe_rows({("1", "de"): [0.0, 0.2], ("2", "de"): [0.4], ("3", "de"): [0.3, 0.4], ("4", "de"): [0.8],
+                                 ("6", "de"): [0.9], ("1", "fr"): [0.5], ("2", "fr"): [0.7]}), threshold=0.5)
+    trips = round_trips({("1", "de"): 0.2, ("2", "de"): 0.5, ("3", "de"): 0.6, ("4", "de"): 0.9, ("5", "de"): 0.1, ("6", "de"): "no_facts"})
+    table = qe_round_trip_table(pl.concat([qe, trips]), n_resamples=400, seed=0)
+    assert table["lang"].to_list() == ["de"], "a language without round trips has no row"
+    row = table.row(0, named=True)
+    assert row["n items"] == 4 and row["note"] is None
+    # Ranks: QE 1 3 2 4, F1 1 2 3 4; d^2 sums to 2: rho = 1 - 6 * 2 / (4 * (16 - 1)) = 0.8.
+    assert row["spearman"] == pytest.approx(0.8)
+    # Centred: QE -0.3125 -0.0125 -0.0625 0.3875, F1 -0.35 -0.05 0.05 0.35.
+    assert row["pearson"] == pytest.approx(0.2425 / np.sqrt(0.251875 * 0.25))
+    assert row["mean QE"] == pytest.approx(0.4125) and row["mean round-trip f1"] == pytest.approx(0.55)
+    # scipy's two-sided p-values: t = r * sqrt((n - 2) / (1 - r^2)) with n - 2 = 2 degrees of freedom.
+    from scipy.stats import t
+
+    r = row["pearson"]
+    assert row["pearson p"] == pytest.approx(2 * t.sf(r * np.sqrt(2 / (1 - r * r)), 2))
+    assert row["spearman p"] == pytest.approx(2 * t.sf(0.8 * np.sqrt(2 / (1 - 0.64)), 2))
+    for name in ("spearman", "pearson"):
+        assert -1.0 <= row[f"{name} ci_low"] <= row[name] <= row[f"{name} ci_high"] <= 1.0
+    again = qe_round_trip_table(pl.concat([trips, qe]), n_resamples=400, seed=0)
+    assert again.equals(table), "the same items and seed give the same interval, whatever the row order"
+
+
+def test_the_bootstrap_resamples_items_and_leaves_out_resamples_with_a_constant_side():
+    # Perfectly monotone: every resample that is not constant has rho = r = 1, so both bounds are 1.
+    row = item_correlation([0.1, 0.2, 0.3, 0.4, 0.5], [0.0, 0.1, 0.2, 0.3, 0.4], n_resamples=300, rng=np.random.default_rng(1))
+    assert (row["spearman"], row["spearman ci_low"], row["spearman ci_high"]) == pytest.approx((1.0, 1.0, 1.0))
+    assert (row["pearson ci_low"], row["pearson ci_high"]) == pytest.approx((1.0, 1.0))
+    # Three items, perfectly decreasing: rho = -1, and so is every resample that is not constant.
+    row = item_correlation([0.9, 0.5, 0.1], [0.1, 0.2, 0.3], n_resamples=200, rng=np.random.default_rng(2))
+    assert row["spearman"] == pytest.approx(-1.0) and row["spearman ci_high"] == pytest.approx(-1.0)
+    assert item_correlation([0.1, 0.2, 0.3], [0.3, 0.1, 0.2], n_resamples=0)["spearman ci_low"] is None, "no resamples, no interval"
+
+
+def test_too_few_items_a_constant_side_or_a_language_without_qe_give_an_empty_row_with_its_reason():
+    qe = qe_item_scores(qe_rows({("1", "ar"): [0.5], ("1", "de"): [0.5], ("2", "de"): [0.5], ("3", "de"): [0.5],
+                                 ("1", "ja"): [0.2], ("2", "ja"): [0.3], ("3", "ja"): [0.4], ("1", "ru"): [0.1],
+                                 ("2", "ru"): [0.2], ("3", "ru"): [0.3]}), threshold=0.5)
+    trips = round_trips({("1", "ar"): 0.7, ("1", "de"): 0.1, ("2", "de"): 0.5, ("3", "de"): 0.9,
+                         ("1", "ja"): 1.0, ("2", "ja"): 1.0, ("3", "ja"): 1.0, ("1", "hi"): 0.4, ("2", "hi"): 0.6,
+                         ("1", "ru"): "no_answer", ("2", "ru"): "no_facts", ("3", "ru"): "no_facts"})
+    table = qe_round_trip_table(pl.concat([qe, trips]), n_resamples=50)
+    rows = {row["lang"]: row for row in table.to_dicts()}
+    assert sorted(rows) == ["ar", "de", "hi", "ja", "ru"]
+    assert rows["ar"]["n items"] == 1 and "1 item with both QE and a scored round trip, fewer than 3" in rows["ar"]["note"]
+    assert rows["ar"]["mean QE"] == pytest.approx(0.5) and rows["ar"]["mean round-trip f1"] == pytest.approx(0.7)
+    assert rows["de"]["note"] == "QE constant over the items" and rows["de"]["n items"] == 3
+    assert rows["ja"]["note"] == "round-trip f1 constant over the items"
+    assert rows["hi"]["n items"] == 0 and rows["hi"]["note"].startswith("no QE in hi")
+    assert rows["ru"]["note"] == "no scored round trip (no_facts: 2, no_answer: 1)"
+    for row in rows.values():
+        assert all(row[column] is None for column in ("spearman", "spearman ci_low", "spearman p", "pearson", "pearson ci_high")), row["lang"]
+    both_constant = item_correlation([0.5, 0.5, 0.5], [1.0, 1.0, 1.0])
+    assert both_constant["note"] == "QE and round-trip f1 constant over the items" and both_constant["spearman"] is None
+    assert item_correlation([], [])["note"].startswith("0 items") and item_correlation([], [])["mean QE"] is None
+
+
+def test_no_row_for_a_data_set_without_qe_and_an_empty_table_without_round_trips():
+    trips = round_trips({("1", "de"): 0.2, ("2", "de"): 0.5, ("3", "de"): 0.6})
+    assert qe_round_trip_table(trips).height == 0, "round trips of a data set that has no QE at all"
+    qe = qe_item_scores(qe_rows({("1", "de"): [0.1]}), threshold=0.5)
+    empty = qe_round_trip_table(qe)
+    assert empty.height == 0 and empty.columns[:4] == ["dataset", "model", "lang", "n items"] and "note" in empty.columns
+
+
+def test_the_report_writes_the_round_trip_table_only_when_given_the_item_scores(tmp_path):
+    qe = qe_item_scores(qe_rows({(str(i), "de"): [q] for i, q in enumerate([0.1, 0.4, 0.35, 0.8])}), threshold=0.3)
+    trips = round_trips({(str(i), "de"): f for i, f in enumerate([0.2, 0.5, 0.6, 0.9])})
+    item_scores = pl.concat([qe, trips])
+    write_table(item_scores.to_arrow(), tmp_path / "item_scores.parquet", ITEM_SCORES)
+    write_results(results_table(item_scores, n_resamples=20), tmp_path / "results")
+    assert [p.name for p in report_outputs(tmp_path, ["m"], ["csv", "markdown"], ["png"], round_trip=True)] == [
+        "sensitivity.csv", "sensitivity.md", "qe_round_trip.csv", "qe_round_trip.md", "heatmap_qe.png"]
+    assert "qe_round_trip.csv" not in [p.name for p in report_outputs(tmp_path, ["m"], ["csv"], ["png"])]
+
+    written = run_report(tmp_path / "results.parquet", tmp_path / "with", table_formats=["csv", "markdown"], figure_formats=["png"],
+                         item_scores_path=tmp_path / "item_scores.parquet", n_resamples=100, seed=3)
+    assert sorted(p.name for p in written) == ["heatmap_qe.png", "qe_round_trip.csv", "qe_round_trip.md", "sensitivity.csv", "sensitivity.md"]
+    table = pl.read_csv(tmp_path / "with/qe_round_trip.csv")
+    assert table["spearman"].to_list() == pytest.approx([0.8]) and table["n items"].to_list() == [4]
+    assert (tmp_path / "with/qe_round_trip.md").read_text(encoding="utf-8").startswith("| dataset | model | lang | n items | spearman |")
+    assert not list((tmp_path / "with").glob(".*.tmp")), "written atomically, no temporary left behind"
+    alone = run_report(tmp_path / "results.parquet", tmp_path / "alone", table_formats=["csv"], figure_formats=["png"])
+    assert sorted(p.name for p in alone) == ["heatmap_qe.png", "sensitivity.csv"]

@@ -86,6 +86,13 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     sensitivity = (results / "tables/translation_quality/sensitivity.csv").read_text(encoding="utf-8")
     assert sensitivity.splitlines()[0].startswith("dataset,evaluator,model,lang,metric,all,") and "information,smollm2-135m,de,F," in sensitivity
     assert (results / "tables/translation_quality/heatmap_qe.png").stat().st_size > 0
+    # QE against the round trip: one row per round-trip language; Hindi is not among the
+    # answered languages, so nothing was translated from it and its row says so.
+    with open(results / "tables/translation_quality/qe_round_trip.csv", encoding="utf-8", newline="") as handle:
+        agreement = list(csv.DictReader(handle))
+    assert [(row["dataset"], row["model"], row["lang"]) for row in agreement] == [("information", "smollm2-135m", "hi")]
+    assert agreement[0]["spearman"] == "" and agreement[0]["note"].startswith("no QE in hi")
+    assert (results / "tables/translation_quality/qe_round_trip.md").stat().st_size > 0
     paper = results / "tables/translate_then_evaluate"
     for name in ("averaged_consistency.md", "self_consistency.csv", "classifiers.tex", "heatmap_information_F.png"):
         assert (paper / name).stat().st_size > 0
@@ -102,6 +109,7 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "All results in one table" in html and "200 resamples" in html
     assert "heatmap_qe.png" in html and "Mean quality estimate of the translated sentences" in html
+    assert "qe_round_trip.csv" in html and "Does the cheap QE predict the expensive round trip?" in html
 
     # A new language: its prompt translation, the model's jobs over both sets, the evaluators;
     # the classifiers and the English prompts are not redone. The generation job rewrites the

@@ -1,4 +1,5 @@
-"""Rule translation_quality_report: the scores on passing translations beside all, and the mean-QE heatmap."""
+"""Rule translation_quality_report: the scores on passing translations beside all, the mean-QE heatmap and,
+with round trips (input `item_scores`), the correlation of item QE with the item's round trip."""
 
 import sys
 from pathlib import Path
@@ -11,11 +12,17 @@ def main(smk) -> None:
     from xlcons.reports.translation_quality import run_report
 
     params = smk.params
+    item_scores = smk.input.item_scores  # a path when QE and round trips are both on, else empty
+    if not isinstance(item_scores, str):
+        item_scores = item_scores[0] if item_scores else None
     run_report(
         smk.input.results,
         Path(smk.output.report[0]).parent,  # every output sits in one folder
         table_formats=params.table_formats,
         figure_formats=params.figure_formats,
+        item_scores_path=item_scores,
+        n_resamples=params.n_resamples,
+        seed=params.seed,
     )
 
 

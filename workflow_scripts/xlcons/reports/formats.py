@@ -46,18 +46,22 @@ def to_latex(frame: pl.DataFrame, decimals: int = 1) -> str:
 
 
 def write_table_files(frame: pl.DataFrame, base: Path | str, formats: Iterable[str] = ("csv", "markdown"), decimals: int = 1) -> list[Path]:
-    """`base` + .csv (full precision) / .md / .tex (`decimals` places), as asked."""
+    """`base` + .csv (full precision) / .md / .tex (`decimals` places), as asked, each written
+    atomically (xlcons.atomic: a killed job leaves the old file or none, never half a table)."""
+    from xlcons.atomic import atomic_path
+
     base = Path(base)
     base.parent.mkdir(parents=True, exist_ok=True)
     written = []
     for name in formats:
         path = base.with_name(base.name + TABLE_SUFFIXES[name])
-        if name == "csv":
-            frame.write_csv(path)
-        elif name == "markdown":
-            path.write_text(to_markdown(frame, decimals), encoding="utf-8")
-        else:
-            path.write_text(to_latex(frame, decimals), encoding="utf-8")
+        with atomic_path(path) as temporary:
+            if name == "csv":
+                frame.write_csv(temporary)
+            elif name == "markdown":
+                temporary.write_text(to_markdown(frame, decimals), encoding="utf-8")
+            else:
+                temporary.write_text(to_latex(frame, decimals), encoding="utf-8")
         written.append(path)
     return written
 

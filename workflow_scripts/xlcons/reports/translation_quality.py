@@ -18,6 +18,18 @@ The report (`tables/translation_quality/`) puts them side by side per (data set,
 model, language, metric): all items, passing items, the difference, each with its interval,
 the mean QE and the share below the threshold; and draws the mean-QE heatmap of models ×
 languages.
+
+With the translationese check on as well, `qe_round_trip` asks whether the cheap QE
+predicts the expensive round trip (:func:`qe_round_trip_table`): per (data set, model,
+language) that has round trips, over the items scored by both, the correlation of an item's
+QE (`translation_qe`/`qe`: the mean QE of the sentences of the model's answer in that
+language translated into English, the translation the consistency scores read) with the
+information F1 of the item's round trip (`translationese`/`f1`: the model's English answer
+en -> language -> en against the original), as Spearman's rho and Pearson's r, each with a
+p-value and a percentile bootstrap interval over the items. Both are about the same
+question in the same language and through the same translator, but not the same text: the
+QE of the round trip's own way back is not computed (the round trips are translated whole,
+not sentence by sentence, and the QE jobs score the translation stage's sentences).
 """
 
 from __future__ import annotations
@@ -30,13 +42,15 @@ import polars as pl
 
 from xlcons.evaluators.registry import EVALUATORS, TRANSLATIONS
 from xlcons.reports.formats import TABLE_SUFFIXES, save_figure, write_table_files
-from xlcons.reports.results import DerivedMetric
+from xlcons.reports.results import CI_LEVEL, N_RESAMPLES, DerivedMetric, cell_rng, percentile_interval
 from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK
 
 EVALUATOR = "translation_qe"
 PASS = "@qe_pass"
 DIFFERENCE = "@qe_pass-all"
-SENSITIVITY, HEATMAP = "sensitivity", "heatmap_qe"
+SENSITIVITY, HEATMAP, ROUND_TRIP = "sensitivity", "heatmap_qe", "qe_round_trip"
+ROUND_TRIP_EVALUATOR, ROUND_TRIP_METRIC = "translationese", "f1"
+MIN_ITEMS = 3  # fewer paired items: no correlation (two points always lie on a line)
 FIGURE_FORMATS = ("png", "pdf")
 _KEYS = ["dataset", "model", "item_id", "lang"]
 
@@ -143,17 +157,117 @@ def plot_qe_heatmap(results: pl.DataFrame, base: Path, formats: Iterable[str]) -
     return written
 
 
-def report_outputs(out_dir: Path | str, models: Sequence[str], table_formats: Sequence[str], figure_formats: Sequence[str] = FIGURE_FORMATS) -> list[Path]:
+# -- Does QE predict the round trip? ---------------------------------------------------
+
+_CELL = ["dataset", "model", "lang"]
+
+
+def _correlation_columns(metric: str) -> dict[str, pl.DataType]:
+    columns: dict[str, pl.DataType] = {key: pl.String for key in _CELL} | {"n items": pl.Int64}
+    for name in ("spearman", "pearson"):
+        columns |= {name: pl.Float64, f"{name} ci_low": pl.Float64, f"{name} ci_high": pl.Float64, f"{name} p": pl.Float64}
+    return columns | {"mean QE": pl.Float64, f"mean round-trip {metric}": pl.Float64, "note": pl.String}
+
+
+def _scored(item_scores: pl.DataFrame, evaluator: str, metric: str, name: str) -> pl.DataFrame:
+    rows = item_scores.filter((pl.col("evaluator") == evaluator) & (pl.col("metric") == metric))
+    return rows.filter((pl.col("status") == ITEM_STATUS_OK) & pl.col("value").is_not_null()).select(*_KEYS, pl.col("value").alias(name))
+
+
+def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row of x with the same row of y (NaN where either row is constant)."""
+    x = x - x.mean(axis=1, keepdims=True)
+    y = y - y.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+    return np.clip(r, -1.0, 1.0)
+
+
+def item_correlation(qe: Sequence[float], score: Sequence[float], *, n_resamples: int = N_RESAMPLES,
+                     rng: np.random.Generator | None = None, ci_level: float = CI_LEVEL, metric: str = ROUND_TRIP_METRIC) -> dict:
+    """Spearman's rho and Pearson's r of paired per-item values, with p-values (scipy) and
+    percentile bootstrap intervals: the items resampled with replacement `n_resamples` times
+    (indices drawn in one call, as the results table does), a resample whose values are all
+    equal on one side left out. No correlation, interval or p-value (nulls), with the reason in
+    `note`, for fewer than MIN_ITEMS items or a side that is constant over them."""
+    from scipy.stats import pearsonr, rankdata, spearmanr
+
+    x, y = np.asarray(qe, dtype=float), np.asarray(score, dtype=float)
+    n = x.size
+    row: dict = {"n items": n, "spearman": None, "spearman ci_low": None, "spearman ci_high": None, "spearman p": None,
+                 "pearson": None, "pearson ci_low": None, "pearson ci_high": None, "pearson p": None,
+                 "mean QE": float(x.mean()) if n else None, f"mean round-trip {metric}": float(y.mean()) if n else None, "note": None}
+    constant = [side for side, values in (("QE", x), (f"round-trip {metric}", y)) if n and np.ptp(values) == 0]
+    if n < MIN_ITEMS:
+        row["note"] = f"{n} item{'' if n == 1 else 's'} with both QE and a scored round trip, fewer than {MIN_ITEMS}"
+    elif constant:
+        row["note"] = " and ".join(constant) + " constant over the items"
+    if row["note"]:
+        return row
+    spearman, pearson = spearmanr(x, y), pearsonr(x, y)
+    row |= {"spearman": float(spearman.statistic), "spearman p": float(spearman.pvalue),
+            "pearson": float(pearson.statistic), "pearson p": float(pearson.pvalue)}
+    if n_resamples > 0:
+        indices = (rng or np.random.default_rng(0)).integers(0, n, size=(n_resamples, n))
+        xs, ys = x[indices], y[indices]
+        for name, samples in (("pearson", _pearson_rows(xs, ys)), ("spearman", _pearson_rows(rankdata(xs, axis=1), rankdata(ys, axis=1)))):
+            row[f"{name} ci_low"], row[f"{name} ci_high"] = percentile_interval(samples, ci_level)
+    return row
+
+
+def qe_round_trip_table(item_scores: pl.DataFrame, *, metric: str = ROUND_TRIP_METRIC, n_resamples: int = N_RESAMPLES,
+                        seed: int = 0, ci_level: float = CI_LEVEL) -> pl.DataFrame:
+    """Per (data set, model, language) with round trips, in a data set that has QE: the
+    correlation over items of the item's QE with its round-trip `metric` (item_correlation).
+
+    An item enters when both are scored (QE: something of its answer was translated; round
+    trip: not excluded). A round-trip language without QE rows in that (data set, model) gets a
+    row without values that says so; a language with QE but no round trips gets no row. Each
+    row's bootstrap has its own generator, cell_rng(seed, data set, "qe_round_trip", model,
+    language, metric), over the items sorted by id.
+    """
+    columns = _correlation_columns(metric)
+    qe = _scored(item_scores, EVALUATOR, "qe", "qe")
+    trips = item_scores.filter((pl.col("evaluator") == ROUND_TRIP_EVALUATOR) & (pl.col("metric") == metric)
+                               & pl.col("dataset").is_in(qe["dataset"].unique().to_list()))
+    scored = _scored(trips, ROUND_TRIP_EVALUATOR, metric, "score")
+    paired = {key: part.sort("item_id") for key, part in qe.join(scored, on=_KEYS, how="inner").partition_by(_CELL, as_dict=True).items()}
+    has_qe, has_scored = set(qe.select(_CELL).unique().iter_rows()), set(scored.select(_CELL).unique().iter_rows())
+    statuses = {key: part["status"] for key, part in trips.partition_by(_CELL, as_dict=True).items()}
+    rows = []
+    for key in sorted(statuses):
+        cell = paired.get(key, pl.DataFrame(schema={"qe": pl.Float64, "score": pl.Float64}))
+        row = item_correlation(cell["qe"].to_numpy(), cell["score"].to_numpy(), n_resamples=n_resamples,
+                               rng=cell_rng(seed, key[0], ROUND_TRIP, key[1], key[2], metric), ci_level=ci_level, metric=metric)
+        if key not in has_qe:
+            row["note"] = f"no QE in {key[2]}: none of the model's answers in it was translated"
+        elif key not in has_scored:
+            counts = statuses[key].value_counts(sort=True)
+            row["note"] = "no scored round trip (" + ", ".join(f"{status}: {count}" for status, count in counts.iter_rows()) + ")"
+        rows.append(dict(zip(_CELL, key)) | row)
+    return pl.DataFrame(rows, schema=columns) if rows else pl.DataFrame(schema=columns)
+
+
+def report_outputs(out_dir: Path | str, models: Sequence[str], table_formats: Sequence[str], figure_formats: Sequence[str] = FIGURE_FORMATS,
+                   round_trip: bool = False) -> list[Path]:
+    """The report's files; `round_trip`: with the QE-vs-round-trip table (QE and round trips both on)."""
     out = Path(out_dir)
-    return [out / f"{SENSITIVITY}{TABLE_SUFFIXES[kind]}" for kind in table_formats] + [out / f"{HEATMAP}.{kind}" for kind in figure_formats]
+    tables = [SENSITIVITY, ROUND_TRIP] if round_trip else [SENSITIVITY]
+    return [out / f"{table}{TABLE_SUFFIXES[kind]}" for table in tables for kind in table_formats] + [out / f"{HEATMAP}.{kind}" for kind in figure_formats]
 
 
 def run_report(results_path: Path | str, out_dir: Path | str, *, table_formats: Sequence[str] = ("csv", "markdown"),
-               figure_formats: Sequence[str] = FIGURE_FORMATS) -> list[Path]:
-    """The rule's job: the results table in, the sensitivity table and the QE heatmap out."""
-    from xlcons.reports.results import read_results
+               figure_formats: Sequence[str] = FIGURE_FORMATS, item_scores_path: Path | str | None = None,
+               n_resamples: int = N_RESAMPLES, seed: int = 0) -> list[Path]:
+    """The rule's job: the results table in, the sensitivity table and the QE heatmap out; with
+    `item_scores_path` (the results stage's item_scores.parquet) the QE-vs-round-trip table too."""
+    from xlcons.reports.results import item_scores_frame, read_item_scores, read_results
 
     results = read_results([results_path])
     out = Path(out_dir)
     written = write_table_files(sensitivity_table(results), out / SENSITIVITY, table_formats, decimals=3)
+    if item_scores_path is not None:
+        scores = item_scores_frame(read_item_scores([item_scores_path]))
+        agreement = qe_round_trip_table(scores, n_resamples=n_resamples, seed=seed)
+        written += write_table_files(agreement, out / ROUND_TRIP, table_formats, decimals=3)
     return written + plot_qe_heatmap(results, out / HEATMAP, figure_formats)
