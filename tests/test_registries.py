@@ -24,6 +24,18 @@ def test_the_backend_enum_of_the_schema_is_the_backend_registry():
     assert SCHEMA["$defs"]["llm"]["properties"]["backend"]["enum"] == list(BACKENDS)
 
 
+def test_a_backends_enum_entry_description_and_options_section_come_from_its_entry_alone():
+    raw = yaml.safe_load((REPO / "config" / "schema" / "config.schema.yaml").read_text())["$defs"]["llm"]["properties"]
+    assert set(raw["backend"]) == {"default"}, "the schema file names no backend"
+    llm = SCHEMA["$defs"]["llm"]["properties"]
+    for name, info in BACKENDS.items():
+        assert info.summary and f"`{name}` ({info.summary})" in llm["backend"]["description"]
+        assert (info.options_key is None) == (info.options is None), name
+        if info.options_key:
+            assert info.options_key not in raw, f"{info.options_key}: declared in the schema file too"
+            assert llm[info.options_key] == info.options
+
+
 def test_every_backend_names_an_env_file_and_a_module_that_registers_it():
     from xlcons.generation.base import backend_class
 
@@ -38,6 +50,15 @@ def test_the_built_in_data_sets_are_the_schemas_named_sets_and_their_sources_exi
     for info in BUILT_IN.values():
         assert info.source is None or info.source in DATA_SOURCES
         assert info.provides <= set(CAPABILITIES)
+
+
+def test_a_built_in_sets_config_section_is_its_entrys_alone_and_offers_what_its_loader_takes():
+    raw = yaml.safe_load((REPO / "config" / "schema" / "config.schema.yaml").read_text())
+    assert raw["properties"]["datasets"]["properties"] == {}, "the schema file declares no built-in set"
+    for name, info in BUILT_IN.items():
+        section = SCHEMA["properties"]["datasets"]["properties"][name]
+        assert section == info.config_schema and section["default"] == {"enabled": False}, name
+        assert set(info.options) <= set(section.get("properties", {})), f"{name}: load() options missing from its section"
 
 
 def test_every_evaluator_section_has_its_datasets_key_and_a_rule_file():

@@ -23,10 +23,10 @@ import yaml
 
 from xlcons import REPO_ROOT
 from xlcons.data_sources import RELEASED_MODELS
-from xlcons.datasets import ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, DatasetInfo, data_folder, dataset_registry
+from xlcons.datasets import BUILT_IN, ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, DatasetInfo, data_folder, dataset_registry
 from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
 from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS, explain_need, resolve
-from xlcons.generation.registry import backend_info
+from xlcons.generation.registry import BACKENDS, backend_info
 from xlcons.languages import LanguageRegistry, NotTranslatableError, UnknownLanguageError
 
 SCHEMA_PATH = REPO_ROOT / "config" / "schema" / "config.schema.yaml"
@@ -41,7 +41,18 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict:
     with open(path, encoding="utf-8") as handle:
         schema = yaml.safe_load(handle)
     schema["properties"]["evaluators"]["properties"] = evaluator_sections()
+    _add_backends(schema["$defs"]["llm"]["properties"])
+    schema["properties"]["datasets"]["properties"] = {name: copy.deepcopy(dict(info.config_schema)) for name, info in BUILT_IN.items()}
     return schema
+
+
+def _add_backends(llm: dict) -> None:
+    """The `backend` key's enum and description, and each backend's options section, from the backend registry."""
+    named = [f"`{info.name}` ({info.summary})" for info in BACKENDS.values()]
+    llm["backend"] = {"description": ", ".join(named[:-1]) + f" or {named[-1]}.", "enum": list(BACKENDS), **llm["backend"]}
+    for info in BACKENDS.values():
+        if info.options is not None:
+            llm[info.options_key] = copy.deepcopy(dict(info.options))
 
 
 def evaluator_sections() -> dict[str, dict]:

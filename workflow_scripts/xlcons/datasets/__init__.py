@@ -57,10 +57,28 @@ class DatasetInfo:
     # of each source language's prompts).
     run_languages_option: str | None = None
     answers_in_prompt_language: bool = True  # False: PROMPT_LANGUAGE_ANSWERS is not offered
+    # The JSON schema of its config section, datasets.<name> (built by _config_section); the
+    # config schema's built-in sets are these (xlcons.config.load_schema). None for a user set.
+    config_schema: Mapping[str, Any] | None = None
 
     @property
     def kind(self) -> str:
         return "translated" if self.translated_from else "parallel"
+
+
+def _config_section(description: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The schema of a built-in set's config section: the fields every set has (`$defs/dataset`),
+    and its own options, each with a description and a default. Off unless named."""
+    if not options:
+        return {"description": description, "$ref": "#/$defs/dataset", "default": {"enabled": False}}
+    return {
+        "description": description,
+        "type": "object",
+        "default": {"enabled": False},
+        "unevaluatedProperties": False,
+        "allOf": [{"$ref": "#/$defs/dataset_fields"}],
+        "properties": dict(options),
+    }
 
 
 BUILT_IN = {
@@ -75,6 +93,9 @@ BUILT_IN = {
             "multiq",
             provides=frozenset({ENGLISH_QUESTION}),
             item_ids=("xlcons.datasets.item_ids:multiq", "MultiQ ids (they look like gpt-1, lmsys-7)"),
+            config_schema=_config_section(
+                "MultiQ (paper 004): 200 simple questions in 137 languages. Off unless named; naming it turns it on."
+            ),
         ),
         # Paper 001: short answers after five in-context examples, in its 12 languages.
         DatasetInfo(
@@ -87,6 +108,42 @@ BUILT_IN = {
             provides=frozenset({ENGLISH_QUESTION, REFERENCES}),
             item_ids=("xlcons.datasets.item_ids:makqa", "MAKQA questions of the run's domains"),
             selection_rules="xlcons.datasets.item_ids:makqa_selection_problems",
+            config_schema=_config_section(
+                "MAKQA (paper 001) — knowledge questions with gold answers in 12 languages.",
+                {
+                    "source_url": {
+                        "description": "A mirror of paper 001's repository (the same layout: data/QA_merged_data_dict_<domain>.json, result/<model>/…) to download MAKQA and the released outputs from, instead of its pinned GitHub commit.",
+                        "type": ["string", "null"],
+                        "default": None,
+                    },
+                    "domains": {
+                        "description": "MAKQA domains to run.",
+                        "type": "array",
+                        "items": {"enum": ["geo", "history", "literature", "movie", "science", "sport_club", "timeliness"]},
+                        "uniqueItems": True,
+                        "default": ["geo", "history", "literature", "movie", "science", "sport_club", "timeliness"],
+                    },
+                    "few_shot": {
+                        "description": "In-context examples per prompt, drawn (seeded) from the domain's example pool.",
+                        "type": "integer",
+                        "minimum": 0,
+                        "default": 5,
+                    },
+                    "variants": {
+                        "description": "Prompt variants (paper Table 5): `few_shot` (the paper's prompting: examples then the question), `template` (entity and relation filled into a fixed pattern), `zero_shot` (the question alone), `few_shot_native_instruction` (examples with labels and a one-line instruction in the question's language).",
+                        "type": "array",
+                        "items": {"enum": ["few_shot", "template", "zero_shot", "few_shot_native_instruction"]},
+                        "uniqueItems": True,
+                        "minItems": 1,
+                        "default": ["few_shot"],
+                    },
+                    "seed": {
+                        "description": "Seed of the few-shot example draw (one draw per domain, shared by every language, so the prompts stay parallel).",
+                        "type": "integer",
+                        "default": 0,
+                    },
+                },
+            ),
         ),
         # Paper 000: English prompts machine-translated into its 30 languages; long answers.
         DatasetInfo(
@@ -96,6 +153,9 @@ BUILT_IN = {
             1024,
             translated_from="en",
             provides=frozenset({ENGLISH_QUESTION}),
+            config_schema=_config_section(
+                "Paper 000's information-seeking prompts (written by this project), translated from English."
+            ),
         ),
         DatasetInfo(
             "empathy",
@@ -106,6 +166,9 @@ BUILT_IN = {
             translated_from="en",
             provides=frozenset({ENGLISH_QUESTION, SEEKER_POST}),
             item_ids=("xlcons.datasets.item_ids:empathy", "EPITOME seeker posts (sp_id)"),
+            config_schema=_config_section(
+                "Paper 000's empathy prompts — EPITOME seeker posts from the test split, translated from English."
+            ),
         ),
         # Paper 001 §5: FLORES-200 sentences for the model under test to translate, every
         # ordered pair of the run's languages (its 12: 132 directions).
@@ -120,6 +183,40 @@ BUILT_IN = {
             selection_rules="xlcons.datasets.item_ids:flores_selection_problems",
             run_languages_option="run_languages",
             answers_in_prompt_language=False,
+            config_schema=_config_section(
+                "FLORES-200 (paper 001 §5): sentences the model under test translates among the run's languages (paper 001's 12 by default: 132 directions), scored by `evaluators.translation_ability`. Fetched from the NLLB release (`flores200_dataset.tar.gz`, sha256-checked). `items.limit`: sentences per direction; `items.ids`: line numbers of the split.",
+                {
+                    "source_url": {
+                        "description": "A mirror of https://dl.fbaipublicfiles.com/nllb/ holding flores200_dataset.tar.gz, to download it from instead.",
+                        "type": ["string", "null"],
+                        "default": None,
+                    },
+                    "split": {
+                        "description": "The split translated: `devtest` (1,012 sentences, the paper's) or `dev` (997).",
+                        "enum": ["devtest", "dev"],
+                        "default": "devtest",
+                    },
+                    "directions": {
+                        "description": "`all` (every ordered pair of the run's languages) or a list of [source, target] pairs among them.",
+                        "anyOf": [
+                            {"const": "all"},
+                            {
+                                "type": "array",
+                                "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
+                                "minItems": 1,
+                            },
+                        ],
+                        "default": "all",
+                    },
+                    "few_shot": {
+                        "description": "Example translations before each sentence, from the `dev` split (one seeded draw for all directions); 0 is zero-shot, as in the paper.",
+                        "type": "integer",
+                        "minimum": 0,
+                        "default": 0,
+                    },
+                    "seed": {"description": "Seed of the few-shot example draw.", "type": "integer", "default": 0},
+                },
+            ),
         ),
     )
 }

@@ -2,9 +2,11 @@
 
 The plan reads this table to decide what a job of a backend needs (its conda env, its
 weights as an input, GPUs and memory) and the generation stage to find the backend's
-class; the config schema's `backend` enum is checked against it by a test. Adding a
-backend is an entry here and its module under `xlcons.generation.backends` (see
-docs/extending.md). Standard library only: the Snakefile imports it while it builds the DAG.
+class, and the config schema to offer it: the `backend` enum, its description and the
+backend's options section of a model's config are added by xlcons.config.load_schema from
+the entries. Adding a backend is an entry here, its module under
+`xlcons.generation.backends` and its tests (see docs/extending.md). Standard library only:
+the Snakefile imports it while it builds the DAG.
 """
 
 from __future__ import annotations
@@ -39,16 +41,173 @@ class BackendInfo:
     mem_mb: int  # memory of one job on the first attempt; each retry asks for this much more
     gpus: Callable[[Mapping[str, Any]], int] = _no_gpus
     recorded: bool = False  # `path` holds answers already given (a responses file or released outputs)
+    summary: str = ""  # what it is, in the description of the schema's `backend` key
+    # The JSON schema of its options section (a model's config key `options_key`; built by _options).
+    options: Mapping[str, Any] | None = None
+
+
+def _options(description: str, properties: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema of a backend's options section of a model's config: every key with its default."""
+    return {
+        "description": description,
+        "type": "object",
+        "default": {},
+        "additionalProperties": False,
+        "properties": dict(properties),
+    }
 
 
 BACKENDS: dict[str, BackendInfo] = {
     info.name: info
     for info in (
         # vLLM pins its own torch and transformers, hence its own env.
-        BackendInfo("vllm", "xlcons.generation.backends.vllm", "generate-vllm", True, True, "vllm", 64000, _tensor_parallel_gpus),
-        BackendInfo("hf", "xlcons.generation.backends.hf", "generate", True, True, "hf", 16000, _one_gpu_unless_cpu),
-        BackendInfo("openai", "xlcons.generation.backends.openai_api", "generate", False, False, "api", 2000),
-        BackendInfo("file", "xlcons.generation.backends.recorded", "generate", True, False, None, 2000, recorded=True),
+        BackendInfo(
+            "vllm",
+            "xlcons.generation.backends.vllm",
+            "generate-vllm",
+            local_files=True,
+            has_tokenizer=True,
+            options_key="vllm",
+            mem_mb=64000,
+            gpus=_tensor_parallel_gpus,
+            summary="offline LLM on GPUs",
+            options=_options(
+                "vLLM engine settings.",
+                {
+                    "tensor_parallel_size": {
+                        "description": "GPUs the model is split over; the job requests this many GPUs.",
+                        "type": "integer",
+                        "minimum": 1,
+                        "default": 1,
+                    },
+                    "gpu_memory_utilization": {
+                        "description": "Share of each GPU's memory vLLM may take.",
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                        "maximum": 1,
+                        "default": 0.9,
+                    },
+                    "max_model_len": {
+                        "description": "Context length; the model's own when null.",
+                        "type": ["integer", "null"],
+                        "minimum": 1,
+                        "default": None,
+                    },
+                    "dtype": {
+                        "description": "Weight dtype.",
+                        "enum": ["auto", "float16", "bfloat16", "float32"],
+                        "default": "auto",
+                    },
+                    "enable_prefix_caching": {
+                        "description": "Reuse the computed attention of prompt prefixes that requests share (the information evaluator puts every sentence of a response behind one); the job log gives the share of prompt tokens served from the cache.",
+                        "type": "boolean",
+                        "default": True,
+                    },
+                    "enforce_eager": {
+                        "description": "Run without CUDA graphs (starts faster, generates slower); vLLM's CPU build, used by the tests, needs it.",
+                        "type": "boolean",
+                        "default": False,
+                    },
+                    "chunk_size": {
+                        "description": "Requests handed to vLLM in one call; the answers are saved after each call, so a killed job loses at most one call's work.",
+                        "type": "integer",
+                        "minimum": 1,
+                        "default": 4096,
+                    },
+                },
+            ),
+        ),
+        BackendInfo(
+            "hf",
+            "xlcons.generation.backends.hf",
+            "generate",
+            local_files=True,
+            has_tokenizer=True,
+            options_key="hf",
+            mem_mb=16000,
+            gpus=_one_gpu_unless_cpu,
+            summary="transformers generate, CPU or GPU",
+            options=_options(
+                "transformers generation settings.",
+                {
+                    "device": {
+                        "description": "`auto` (a GPU when the job has one), `cpu` or `cuda`.",
+                        "enum": ["auto", "cpu", "cuda"],
+                        "default": "auto",
+                    },
+                    "dtype": {
+                        "description": "Weight dtype.",
+                        "enum": ["auto", "float32", "float16", "bfloat16"],
+                        "default": "auto",
+                    },
+                    "batch_size": {
+                        "description": "Prompts per generate call (left-padded, length-sorted).",
+                        "type": "integer",
+                        "minimum": 1,
+                        "default": 8,
+                    },
+                },
+            ),
+        ),
+        BackendInfo(
+            "openai",
+            "xlcons.generation.backends.openai_api",
+            "generate",
+            local_files=False,
+            has_tokenizer=False,
+            options_key="api",
+            mem_mb=2000,
+            summary="any OpenAI-compatible HTTP endpoint",
+            options=_options(
+                "OpenAI-compatible endpoint settings (backend openai).",
+                {
+                    "base_url": {
+                        "description": "Endpoint base URL; the OpenAI API when null.",
+                        "type": ["string", "null"],
+                        "default": None,
+                    },
+                    "model": {
+                        "description": "Model name the endpoint expects; hf_id when null.",
+                        "type": ["string", "null"],
+                        "default": None,
+                    },
+                    "api_key_env": {
+                        "description": "Environment variable that holds the API key (never put a key in the config).",
+                        "type": "string",
+                        "default": "OPENAI_API_KEY",
+                    },
+                    "max_concurrency": {
+                        "description": "Requests in flight at once.",
+                        "type": "integer",
+                        "minimum": 1,
+                        "default": 8,
+                    },
+                    "timeout_s": {
+                        "description": "Timeout of one request in seconds.",
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                        "default": 120,
+                    },
+                    "max_retries": {
+                        "description": "Retries (exponential backoff) on 429, 5xx and timeouts before the item is recorded as failed.",
+                        "type": "integer",
+                        "minimum": 0,
+                        "default": 6,
+                    },
+                },
+            ),
+        ),
+        BackendInfo(
+            "file",
+            "xlcons.generation.backends.recorded",
+            "generate",
+            local_files=True,
+            has_tokenizer=False,
+            options_key=None,
+            mem_mb=2000,
+            recorded=True,
+            summary="responses you already have: `path` names a CSV/JSONL/Parquet file with item_id, language, response",
+        ),
     )
 }
 
