@@ -98,3 +98,13 @@ def test_longest_repeat_reports_both_kinds():
     assert longest_repeat("a b a b a b") == (3, 1)
     ngram, pattern = longest_repeat("one two three four five one two three four five one two three four five")
     assert pattern == 3 and ngram == 2  # the 'ee' of 'three' is the longest short repeat
+
+
+def test_a_clause_the_source_repeats_may_repeat_as_often_in_the_translation():
+    source = "Paris ist die Hauptstadt von Frankreich, " * 3
+    assert is_degenerate(source, "Paris is the capital of France, " * 3) is None
+    assert is_degenerate(source, "Paris is the capital of France, " * 4) == "repeated pattern"
+
+
+def test_a_looping_source_does_not_make_a_plain_translation_degenerate():
+    assert is_degenerate("ja " * 10 + "das stimmt. " * 4, "Yes, that is right.") is None

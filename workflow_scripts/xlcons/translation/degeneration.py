@@ -111,13 +111,16 @@ def is_degenerate(source: str, translation: str, *, max_length_ratio: float = 3.
     """Why ``translation`` of ``source`` looks degenerate (one of ``REASONS``), or None."""
     if not translation.strip():
         return "empty" if any(char.isalnum() for char in source) else None
-    source_ngram, source_pattern = longest_repeat(source)
-    allowed = max(source_ngram, source_pattern)
     ngram, pattern = longest_repeat(translation)
-    if ngram > max_ngram_repeats and ngram > allowed:
-        return "repeated n-gram"
-    if pattern >= PATTERN_REPEATS and pattern > allowed:
-        return "repeated pattern"
+    looping_ngram, looping_pattern = ngram > max_ngram_repeats, pattern >= PATTERN_REPEATS
+    if looping_ngram or looping_pattern:
+        # Only a repetition of the translation needs the source's as an excuse (the usual
+        # translation has none, and the source, often the longer text, is not measured).
+        allowed = max(longest_repeat(source))
+        if looping_ngram and ngram > allowed:
+            return "repeated n-gram"
+        if looping_pattern and pattern > allowed:
+            return "repeated pattern"
     if _columns(translation) > max_length_ratio * max(_columns(source), MIN_LENGTH):
         return "too long"
     return None
