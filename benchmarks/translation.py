@@ -174,6 +174,77 @@ class BareEngine:
         return min((timed(lambda batching=batching: self.run(**batching))[1], name) for name, batching in self.SETTINGS.items())
 
 
+def build_sized_nllb(tiny: Path, target: Path, *, d_model: int, layers: int, ffn: int, heads: int, seed: int = 0) -> Path:
+    """A random NLLB with the tiny one's tokenizer and the given shape (``--engine-size 600M``:
+    NLLB-200-distilled-600M's d_model 1024, 12 + 12 layers, FFN 4096, 16 heads): an engine that
+    costs per sentence about what a real model costs, without its 256k vocabulary (so the
+    output projection is cheaper than the real model's: the stage's share is, if anything,
+    overstated). Its special tokens are damped like the tiny model's, so it writes up to the cap."""
+    import torch
+    from transformers import AutoTokenizer, M2M100Config, M2M100ForConditionalGeneration
+
+    from xlcons.offline_models import TINY_INIT_STD, _damp_special_tokens
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny, local_files_only=True)
+    base = M2M100Config.from_pretrained(tiny)
+    config = M2M100Config(
+        vocab_size=base.vocab_size, d_model=d_model, encoder_layers=layers, decoder_layers=layers,
+        encoder_attention_heads=heads, decoder_attention_heads=heads, encoder_ffn_dim=ffn, decoder_ffn_dim=ffn,
+        max_position_embeddings=base.max_position_embeddings, pad_token_id=base.pad_token_id, bos_token_id=base.bos_token_id,
+        eos_token_id=base.eos_token_id, decoder_start_token_id=base.decoder_start_token_id, scale_embedding=True,
+        tie_word_embeddings=True, init_std=TINY_INIT_STD / (d_model / base.d_model) ** 0.5,
+    )
+    torch.manual_seed(seed)
+    model = M2M100ForConditionalGeneration(config).eval()
+    _damp_special_tokens(model, tokenizer.all_special_ids)
+    model.save_pretrained(str(target))
+    tokenizer.save_pretrained(str(target))
+    return target
+
+
+ENGINE_SIZES = {"600M": {"d_model": 1024, "layers": 12, "ffn": 4096, "heads": 16},
+                "small": {"d_model": 512, "layers": 6, "ffn": 2048, "heads": 8}}
+
+
+def measure_engine_ratio(args: argparse.Namespace) -> dict:
+    """Only the stage (CTranslate2 float32) against the bare engine, on an NLLB of ``--engine-size``."""
+    logging.basicConfig(level=logging.WARNING)
+    registry = LanguageRegistry.load()
+    responses, _ = build_responses(args.data, args.languages, args.seed)
+    identifier = LanguageIdentifier(args.lid, "lid176")
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        model_dir, build_s = timed(lambda: build_sized_nllb(args.model, workdir / "nllb", **ENGINE_SIZES[args.engine_size]))
+        ct2_dir, convert_s = timed(lambda: convert(model_dir, workdir / "ct2"))
+        spec = TranslatorSpec(backend="ctranslate2", ct2_location=str(ct2_dir), compute_type="float32", model_id="sized-nllb",
+                              max_new_tokens=args.cap, device="cpu", threads=args.threads)
+        translator = load_translator(spec)
+        run_stage(spec, translator, responses.slice(0, 3), identifier, workdir, "warm")
+        _, sentences = run_stage(spec, translator, responses, identifier, workdir, "sentences")
+        sentences = sentences.to_pylist()
+        bare = BareEngine(translator, sentences, args.cap, registry)
+        _, batching = bare.best()
+        rounds = []
+        for number in range(args.rounds):
+            timer = TimedTranslator(translator)
+            _, stage_s = timed(lambda: run_stage(spec, timer, responses, identifier, workdir, f"round-{number}"))
+            _, bare_s = timed(lambda: bare.run(**BareEngine.SETTINGS[batching]))
+            rounds.append((stage_s, timer.seconds, bare_s))
+    stage_s, translator_s = min(r[0] for r in rounds), min(r[1] for r in rounds)
+    bare_s = min(r[2] for r in rounds)
+    n = len(sentences)
+    print(f"engine: random NLLB of the {args.engine_size} shape ({ENGINE_SIZES[args.engine_size]}), built in {build_s:.0f} s, "
+          f"converted in {convert_s:.0f} s; {n} sentences ({', '.join(args.languages)}), cap {args.cap}, {args.threads} threads")
+    print(f"bare engine, best batching ({batching}): {bare_s:.2f} s ({n / bare_s:.1f} sentences/s); "
+          f"stage {stage_s:.2f} s ({n / stage_s:.1f} sentences/s), of which its translator {translator_s:.2f} s")
+    print("per round, stage / translator / bare seconds: " + "; ".join(f"{a:.2f} / {b:.2f} / {c:.2f}" for a, b, c in rounds))
+    print(f"the stage reaches {bare_s / stage_s:.2f} of the bare engine's sentences/s (target >= 0.9; per round: "
+          + ", ".join(f"{c / a:.2f}" for a, _, c in rounds) + ")")
+    return {"sentences": n, "stage_vs_bare_ct2": round(bare_s / stage_s, 2),
+            "stage_translator_vs_bare_ct2": round(bare_s / translator_s, 2),
+            "stage_own_work_share": round((stage_s - translator_s) / stage_s, 2)}
+
+
 TARGETS = {"ct2_speedup_vs_whole_response": (">=", 5.0), "stage_vs_bare_ct2": (">=", 0.9)}
 QUICK = ["--languages", "de", "fr", "--cap", "4"]
 
@@ -191,6 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=3,
                         help="interleaved rounds of the stage and the bare engine for their ratio (best of each)")
+    parser.add_argument("--engine-size", choices=sorted(ENGINE_SIZES),
+                        help="only the stage against the bare engine, on a random NLLB of this shape built from --model's "
+                             "tokenizer (600M: NLLB-200-distilled-600M's layers), whose engine costs per sentence what a real one does")
     return parser
 
 
@@ -322,7 +396,7 @@ def figures(argv: list[str] | None = None) -> dict:
     args = build_parser().parse_args(argv)
     if args.rounds < 1:
         raise SystemExit("--rounds must be at least 1")
-    return measure(args)
+    return measure_engine_ratio(args) if args.engine_size else measure(args)
 
 
 def main() -> None:
