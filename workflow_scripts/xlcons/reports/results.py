@@ -149,6 +149,26 @@ def percentile_interval(samples: np.ndarray, ci_level: float = CI_LEVEL) -> tupl
     return float(low), float(high)
 
 
+def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row of x with the same row of y (NaN where either row is constant)."""
+    x = x - x.mean(axis=1, keepdims=True)
+    y = y - y.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+    return np.clip(r, -1.0, 1.0)
+
+
+def correlation_intervals(x: np.ndarray, y: np.ndarray, indices: np.ndarray,
+                          ci_level: float = CI_LEVEL) -> dict[str, tuple[float | None, float | None]]:
+    """Percentile bootstrap intervals of Pearson's r and Spearman's rho of paired values: each
+    row of `indices` is one resample of the pairs; a resample constant on one side is left out."""
+    from scipy.stats import rankdata
+
+    xs, ys = np.asarray(x, dtype=float)[indices], np.asarray(y, dtype=float)[indices]
+    return {"pearson": percentile_interval(_pearson_rows(xs, ys), ci_level),
+            "spearman": percentile_interval(_pearson_rows(rankdata(xs, axis=1), rankdata(ys, axis=1)), ci_level)}
+
+
 def bootstrap_interval(
     values: np.ndarray,
     mask: np.ndarray,

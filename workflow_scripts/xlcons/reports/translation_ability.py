@@ -32,6 +32,7 @@ import pyarrow as pa
 from xlcons.evaluators.translation_ability import TRANSLATION_DIRECTIONS, language_means
 from xlcons.reports.formats import TABLE_SUFFIXES, save_figure, write_table_files
 from xlcons.reports.knowledge import OVERALL, _main_variant
+from xlcons.reports.results import correlation_intervals
 from xlcons.schemas import KNOWLEDGE_PAIRS
 from xlcons.tables import read_table
 
@@ -47,17 +48,9 @@ _CORRELATION_SCHEMA = {
 }
 
 
-def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r of each row pair of x and y (nan where a row is constant)."""
-    x = x - x.mean(axis=1, keepdims=True)
-    y = y - y.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
-
-
 def correlation(x: Sequence[float], y: Sequence[float], n_resamples: int = 1000, seed: int = 0) -> dict[str, float | int | None]:
     """Spearman's rho and Pearson's r of paired values, with percentile bootstrap 95% intervals."""
-    from scipy.stats import pearsonr, rankdata, spearmanr
+    from scipy.stats import pearsonr, spearmanr
 
     x, y = np.asarray(x, float), np.asarray(y, float)
     out: dict[str, float | int | None] = {"n": len(x), **{key: None for key in list(_CORRELATION_SCHEMA)[4:]}}
@@ -67,11 +60,8 @@ def correlation(x: Sequence[float], y: Sequence[float], n_resamples: int = 1000,
     out["pearson"] = float(pearsonr(x, y).statistic)
     if n_resamples:
         picks = np.random.default_rng(seed).integers(0, len(x), size=(n_resamples, len(x)))
-        xs, ys = x[picks], y[picks]
-        for name, values in (("pearson", _pearson_rows(xs, ys)), ("spearman", _pearson_rows(rankdata(xs, axis=1), rankdata(ys, axis=1)))):
-            values = values[np.isfinite(values)]
-            if len(values):
-                out[f"{name}_ci_low"], out[f"{name}_ci_high"] = (float(v) for v in np.percentile(values, [2.5, 97.5]))
+        for name, (low, high) in correlation_intervals(x, y, picks).items():
+            out[f"{name}_ci_low"], out[f"{name}_ci_high"] = low, high
     return out
 
 

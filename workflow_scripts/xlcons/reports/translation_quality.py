@@ -42,7 +42,7 @@ import polars as pl
 
 from xlcons.evaluators.registry import EVALUATORS, TRANSLATIONS
 from xlcons.reports.formats import TABLE_SUFFIXES, save_figure, write_table_files
-from xlcons.reports.results import CI_LEVEL, N_RESAMPLES, DerivedMetric, cell_rng, percentile_interval
+from xlcons.reports.results import CI_LEVEL, N_RESAMPLES, DerivedMetric, cell_rng, correlation_intervals
 from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK
 
 EVALUATOR = "translation_qe"
@@ -174,15 +174,6 @@ def _scored(item_scores: pl.DataFrame, evaluator: str, metric: str, name: str) -
     return rows.filter((pl.col("status") == ITEM_STATUS_OK) & pl.col("value").is_not_null()).select(*_KEYS, pl.col("value").alias(name))
 
 
-def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r of each row of x with the same row of y (NaN where either row is constant)."""
-    x = x - x.mean(axis=1, keepdims=True)
-    y = y - y.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
-    return np.clip(r, -1.0, 1.0)
-
-
 def item_correlation(qe: Sequence[float], score: Sequence[float], *, n_resamples: int = N_RESAMPLES,
                      rng: np.random.Generator | None = None, ci_level: float = CI_LEVEL, metric: str = ROUND_TRIP_METRIC) -> dict:
     """Spearman's rho and Pearson's r of paired per-item values, with p-values (scipy) and
@@ -190,7 +181,7 @@ def item_correlation(qe: Sequence[float], score: Sequence[float], *, n_resamples
     (indices drawn in one call, as the results table does), a resample whose values are all
     equal on one side left out. No correlation, interval or p-value (nulls), with the reason in
     `note`, for fewer than MIN_ITEMS items or a side that is constant over them."""
-    from scipy.stats import pearsonr, rankdata, spearmanr
+    from scipy.stats import pearsonr, spearmanr
 
     x, y = np.asarray(qe, dtype=float), np.asarray(score, dtype=float)
     n = x.size
@@ -209,9 +200,8 @@ def item_correlation(qe: Sequence[float], score: Sequence[float], *, n_resamples
             "pearson": float(pearson.statistic), "pearson p": float(pearson.pvalue)}
     if n_resamples > 0:
         indices = (rng or np.random.default_rng(0)).integers(0, n, size=(n_resamples, n))
-        xs, ys = x[indices], y[indices]
-        for name, samples in (("pearson", _pearson_rows(xs, ys)), ("spearman", _pearson_rows(rankdata(xs, axis=1), rankdata(ys, axis=1)))):
-            row[f"{name} ci_low"], row[f"{name} ci_high"] = percentile_interval(samples, ci_level)
+        for name, (low, high) in correlation_intervals(x, y, indices, ci_level).items():
+            row[f"{name} ci_low"], row[f"{name} ci_high"] = low, high
     return row
 
 
