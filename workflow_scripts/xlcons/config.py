@@ -37,27 +37,19 @@ class ConfigError(ValueError):
 
 @lru_cache(maxsize=None)
 def load_schema(path: Path = SCHEMA_PATH) -> dict:
-    """The config schema: the YAML file, with each evaluator's section from its registry entry."""
+    """The config schema: the YAML file, completed from the three registries (each built-in data
+    set's section, each evaluator's section, each backend's name, summary and options section)."""
     with open(path, encoding="utf-8") as handle:
         schema = yaml.safe_load(handle)
-    schema["properties"]["evaluators"]["properties"] = evaluator_sections()
-    _add_backends(schema["$defs"]["llm"]["properties"])
     schema["properties"]["datasets"]["properties"] = {name: copy.deepcopy(dict(info.config_schema)) for name, info in BUILT_IN.items()}
-    return schema
-
-
-def _add_backends(llm: dict) -> None:
-    """The `backend` key's enum and description, and each backend's options section, from the backend registry."""
+    schema["properties"]["evaluators"]["properties"] = {
+        info.section: copy.deepcopy(dict(info.options)) for info in EVALUATORS.values() if info.options is not None
+    }
+    llm = schema["$defs"]["llm"]["properties"]
     named = [f"`{info.name}` ({info.summary})" for info in BACKENDS.values()]
     llm["backend"] = {"description": ", ".join(named[:-1]) + f" or {named[-1]}.", "enum": list(BACKENDS), **llm["backend"]}
-    for info in BACKENDS.values():
-        if info.options is not None:
-            llm[info.options_key] = copy.deepcopy(dict(info.options))
-
-
-def evaluator_sections() -> dict[str, dict]:
-    """evaluators.<section> of the schema, one per entry that declares options, in registry order."""
-    return {info.section: copy.deepcopy(dict(info.options)) for info in EVALUATORS.values() if info.options is not None}
+    llm |= {info.options_key: copy.deepcopy(dict(info.options)) for info in BACKENDS.values() if info.options is not None}
+    return schema
 
 
 def _validator_filling_defaults(schema: dict):
