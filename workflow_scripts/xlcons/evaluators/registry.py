@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from xlcons.config_sections import closed_section
 from xlcons.datasets import ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, SEEKER_POST, TRANSLATION_REQUESTS
 
 # Beyond the data set capabilities: English is among the languages the set runs in
@@ -109,24 +110,15 @@ def _section(
 ) -> dict[str, Any]:
     """The schema of an evaluator's config section: its options, and `datasets` (the sets it scores by default)."""
     datasets_key = {"description": datasets_description, "$ref": "#/$defs/dataset_names", "default": datasets}
-    return {
-        "description": description,
-        "type": "object",
-        "default": {},
-        "additionalProperties": False,
-        "properties": {**properties, "datasets": datasets_key},
-    }
+    return closed_section(description, {**properties, "datasets": datasets_key})
 
 
 def _schedule(learning_rate: float, epochs: int) -> dict[str, Any]:
     """One EPITOME mechanism's fine-tuning schedule, with that mechanism's own defaults (a partial
     override such as `EX: {epochs: 3}` keeps the paper's learning rate of EX)."""
-    return {
-        "description": f"The mechanism's fine-tuning schedule (paper 000: learning rate {learning_rate}, {epochs} epochs).",
-        "type": "object",
-        "default": {},
-        "additionalProperties": False,
-        "properties": {
+    return closed_section(
+        f"The mechanism's fine-tuning schedule (paper 000: learning rate {learning_rate}, {epochs} epochs).",
+        {
             "learning_rate": {
                 "description": "Peak learning rate.",
                 "type": "number",
@@ -135,7 +127,7 @@ def _schedule(learning_rate: float, epochs: int) -> dict[str, Any]:
             },
             "epochs": {"description": "Training epochs.", "type": "integer", "minimum": 1, "default": epochs},
         },
-    }
+    )
 
 
 _SCHEMAS = "xlcons.schemas"

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from xlcons.config_sections import closed_section
+
 
 def _no_gpus(spec: Mapping[str, Any]) -> int:
     return 0
@@ -42,19 +44,8 @@ class BackendInfo:
     gpus: Callable[[Mapping[str, Any]], int] = _no_gpus
     recorded: bool = False  # `path` holds answers already given (a responses file or released outputs)
     summary: str = ""  # what it is, in the description of the schema's `backend` key
-    # The JSON schema of its options section (a model's config key `options_key`; built by _options).
+    # The JSON schema of its options section (a model's config key `options_key`; built by closed_section).
     options: Mapping[str, Any] | None = None
-
-
-def _options(description: str, properties: Mapping[str, Any]) -> dict[str, Any]:
-    """The schema of a backend's options section of a model's config: every key with its default."""
-    return {
-        "description": description,
-        "type": "object",
-        "default": {},
-        "additionalProperties": False,
-        "properties": dict(properties),
-    }
 
 
 BACKENDS: dict[str, BackendInfo] = {
@@ -71,7 +62,7 @@ BACKENDS: dict[str, BackendInfo] = {
             mem_mb=64000,
             gpus=_tensor_parallel_gpus,
             summary="offline LLM on GPUs",
-            options=_options(
+            options=closed_section(
                 "vLLM engine settings.",
                 {
                     "tensor_parallel_size": {
@@ -127,7 +118,7 @@ BACKENDS: dict[str, BackendInfo] = {
             mem_mb=16000,
             gpus=_one_gpu_unless_cpu,
             summary="transformers generate, CPU or GPU",
-            options=_options(
+            options=closed_section(
                 "transformers generation settings.",
                 {
                     "device": {
@@ -158,7 +149,7 @@ BACKENDS: dict[str, BackendInfo] = {
             options_key="api",
             mem_mb=2000,
             summary="any OpenAI-compatible HTTP endpoint",
-            options=_options(
+            options=closed_section(
                 "OpenAI-compatible endpoint settings (backend openai).",
                 {
                     "base_url": {
