@@ -224,12 +224,7 @@ def measure_engine_ratio(args: argparse.Namespace) -> dict:
         sentences = sentences.to_pylist()
         bare = BareEngine(translator, sentences, args.cap, registry)
         _, batching = bare.best()
-        rounds = []
-        for number in range(args.rounds):
-            timer = TimedTranslator(translator)
-            _, stage_s = timed(lambda: run_stage(spec, timer, responses, identifier, workdir, f"round-{number}"))
-            _, bare_s = timed(lambda: bare.run(**BareEngine.SETTINGS[batching]))
-            rounds.append((stage_s, timer.seconds, bare_s))
+        rounds = alternate(spec, translator, bare, batching, responses, identifier, workdir, args.rounds)
     stage_s, translator_s = min(r[0] for r in rounds), min(r[1] for r in rounds)
     bare_s = min(r[2] for r in rounds)
     n = len(sentences)
@@ -243,6 +238,19 @@ def measure_engine_ratio(args: argparse.Namespace) -> dict:
     return {"sentences": n, "stage_vs_bare_ct2": round(bare_s / stage_s, 2),
             "stage_translator_vs_bare_ct2": round(bare_s / translator_s, 2),
             "stage_own_work_share": round((stage_s - translator_s) / stage_s, 2)}
+
+
+def alternate(spec: TranslatorSpec, translator, bare: BareEngine, batching: str, responses: pa.Table, identifier,
+              workdir: Path, rounds: int) -> list[tuple[float, float, float]]:
+    """`rounds` times: the stage (a fresh cache), then the bare engine at `batching`;
+    (stage seconds, its translator's seconds, bare seconds) per round."""
+    timings = []
+    for number in range(rounds):
+        timer = TimedTranslator(translator)
+        _, stage_s = timed(lambda: run_stage(spec, timer, responses, identifier, workdir, f"round-{number}"))
+        _, bare_s = timed(lambda: bare.run(**BareEngine.SETTINGS[batching]))
+        timings.append((stage_s, timer.seconds, bare_s))
+    return timings
 
 
 TARGETS = {"ct2_speedup_vs_whole_response": (">=", 5.0), "stage_vs_bare_ct2": (">=", 0.9)}
@@ -316,12 +324,7 @@ def measure(args: argparse.Namespace) -> dict:
         ct2_name = "stage, ctranslate2 float32"
         bare = BareEngine(loaded[ct2_name], sentences, args.cap, registry)
         _, bare_batching = bare.best()
-        rounds = []  # (stage seconds, its translator's seconds, bare seconds)
-        for number in range(args.rounds):
-            timer = TimedTranslator(loaded[ct2_name])
-            _, stage_s = timed(lambda: run_stage(specs[ct2_name], timer, responses, identifier, workdir, f"round-{number}"))
-            _, bare_s = timed(lambda: bare.run(**BareEngine.SETTINGS[bare_batching]))
-            rounds.append((stage_s, timer.seconds, bare_s))
+        rounds = alternate(specs[ct2_name], loaded[ct2_name], bare, bare_batching, responses, identifier, workdir, args.rounds)
         times["bare ctranslate2 float32"] = min(bare_s for _, _, bare_s in rounds)
         from xlcons.translation.quality import estimate
         from xlcons.translation.quality_embedding import embedding_scorer
