@@ -439,25 +439,6 @@ def run_language_scores_job(items_files: Path | str | Sequence[Path | str], out_
     return write_table(language_scores(_read_all(items_files, INFORMATION_ITEMS)), out_path, INFORMATION_SCORES)
 
 
-__all__ = [
-    "EXTRACTION_MAX_NEW_TOKENS",
-    "VERIFICATION_MAX_NEW_TOKENS",
-    "MAX_FACTS_PER_SENTENCE",
-    "InformationError",
-    "Pair",
-    "evaluator_model_name",
-    "language_scores",
-    "pairs_from_round_trips",
-    "pairs_from_translations",
-    "run_information",
-    "run_information_job",
-    "run_language_scores_job",
-    "run_round_trip_information",
-    "run_round_trip_information_job",
-    "score_pairs",
-]
-
-
 def _information_llm(smk) -> ModelSpec:
     return ModelSpec.from_config("information", smk.params.llm, smk.params.llm["location"])
 
@@ -476,3 +457,24 @@ def rule_translationese_check(smk) -> None:
     run_round_trip_information_job(_information_llm(smk), inputs.round_trips, output.per_item, output.facts,
                                    params.cache, **params.options)
     run_language_scores_job(output.per_item, output.scores)
+
+
+__all__ = [
+    "EXTRACTION_MAX_NEW_TOKENS",
+    "VERIFICATION_MAX_NEW_TOKENS",
+    "MAX_FACTS_PER_SENTENCE",
+    "InformationError",
+    "Pair",
+    "evaluator_model_name",
+    "language_scores",
+    "pairs_from_round_trips",
+    "pairs_from_translations",
+    "run_information",
+    "run_information_job",
+    "run_language_scores_job",
+    "run_round_trip_information",
+    "run_round_trip_information_job",
+    "rule_information_consistency",
+    "rule_translationese_check",
+    "score_pairs",
+]
