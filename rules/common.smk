@@ -11,7 +11,7 @@ from snakemake.logging import logger
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
 from xlcons.config import ConfigError, resolve_config
-from xlcons.plan import Plan, alternation
+from xlcons.plan import Plan, alternation, via_alternation
 
 try:
     DATASETS = resolve_config(config, base_dir=Path.cwd())
@@ -46,11 +46,17 @@ wildcard_constraints:
     dataset=alternation(PLAN.generation_datasets()),
     model=alternation(PLAN.generators()),
     lang=alternation(PLAN.registry.codes),
+    via=via_alternation(PLAN.vias()),
 
 
 def evaluation(output):
     """An evaluator output of one (data set, model) job, wildcards left open."""
     return PLAN.evaluation_file("{dataset}", "{model}", output)
+
+
+def translated_evaluation(output):
+    """An output of an evaluator that reads translations: one per translator (`{via}`)."""
+    return PLAN.evaluation_file("{dataset}", "{model}", output, "{via}")
 
 
 def scored_datasets(evaluator):
@@ -127,7 +133,7 @@ def get_english_response(wildcards):
 
 def get_translations_into_english(wildcards):
     """The translated answers of every language but English."""
-    return PLAN.translation_files(wildcards.dataset, wildcards.model, english=False)
+    return PLAN.translation_files(wildcards.dataset, wildcards.model, english=False, via=wildcards.via)
 
 
 def get_round_trips(wildcards):
@@ -144,8 +150,13 @@ def get_language_id_path(wildcards):
     return PLAN.local_path(LANGUAGE_ID, RESOURCES)
 
 
+def job_translator(wildcards):
+    """The translator of a job: its `{via}` wildcard's (the primary's where a rule has none)."""
+    return PLAN.translator_of(wildcards.get("via", ""))
+
+
 def get_translator_dir(wildcards):
-    return PLAN.local_path(TRANSLATOR, RESOURCES)
+    return PLAN.local_path(PLAN.translator_key(job_translator(wildcards)), RESOURCES)
 
 
 def get_epitome_folder(wildcards):
@@ -157,8 +168,27 @@ def get_epitome_folder(wildcards):
 
 def get_translator_weights(wildcards):
     """The checkpoint's marker or path; for CTranslate2, the converted model instead."""
-    converted = PLAN.ctranslate2_dir(RESOURCES)
-    return converted or PLAN.model_location(TRANSLATOR, RESOURCES)
+    return PLAN.translator_weights(RESOURCES, job_translator(wildcards))
+
+
+def get_translator_gpus(wildcards):
+    return PLAN.translator_gpus(job_translator(wildcards))
+
+
+def get_translator_fields(wildcards):
+    return PLAN.translator_fields(job_translator(wildcards), RESOURCES)
+
+
+def get_ctranslate2_dir(wildcards):
+    return PLAN.ctranslate2_dir(RESOURCES, job_translator(wildcards))
+
+
+def translator_cache(stage, dataset="{dataset}"):
+    """A translator's item cache of a (data set, model) job: under its own folder, so two
+    translators' jobs never share (and wait on) one cache."""
+    return lambda wildcards: PLAN.cache_file(
+        stage, wildcards.get("dataset", dataset), wildcards.model, wildcards.via
+    )
 
 
 def get_translation_lid(wildcards):
@@ -185,10 +215,27 @@ def get_translator_mem_mb(wildcards, attempt):
     return 16000 * attempt
 
 
-def get_ctranslate2_quantization(wildcards):
+def converted_translator(wildcards):
+    """The translator whose checkpoint a CTranslate2 folder (`{converted}`) is converted from."""
+    return PLAN.ctranslate2_conversions(RESOURCES)[f"{RESOURCES}/ctranslate2/{wildcards.converted}"]
+
+
+def get_conversion_checkpoint(wildcards):
+    return PLAN.model_location(PLAN.translator_key(converted_translator(wildcards)), RESOURCES)
+
+
+def get_conversion_fields(wildcards):
+    """The checkpoint's folder, the weights' quantization and (a local checkpoint) its digest:
+    replaced or retrained in place, it is converted again."""
     from xlcons.translation.translators import quantization_for
 
-    return quantization_for(config["translator"]["compute_type"])
+    translator = converted_translator(wildcards)
+    key = PLAN.translator_key(translator)
+    return {
+        "checkpoint": PLAN.local_path(key, RESOURCES),
+        "quantization": quantization_for(PLAN.translator_section(translator)["compute_type"]),
+        "content": PLAN.content(key),
+    }
 
 
 # -- evaluators ------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 # Empathy consistency (paper 000): one classifier per EPITOME mechanism (ER, IP, EX) is
 # trained once on the committed seeker-post split (TF-IDF on a CPU in seconds, or a
 # fine-tuned encoder on a GPU); each model's English and translated answers get an
-# empathy profile, and a language's consistency is the share of items whose profiles match.
+# empathy profile, and a language's consistency is the share of items whose profiles match
+# (per translator, `{via}`, with several translators).
 
 if PLAN.evaluator_datasets("empathy"):
 
@@ -44,12 +45,12 @@ if PLAN.evaluator_datasets("empathy"):
             english=get_english_response,
             translations=get_translations_into_english,
         output:
-            per_item=evaluation("empathy_items"),
-            scores=evaluation("empathy_scores"),
+            per_item=translated_evaluation("empathy_items"),
+            scores=translated_evaluation("empathy_scores"),
         log:
-            "logs/evaluate/{dataset}/{model}/empathy.log",
+            "logs/evaluate/{via}{dataset}/{model}/empathy.log",
         benchmark:
-            f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{model}}/empathy.tsv"
+            f"{RESULTS}/benchmarks/evaluate/{{via}}{{dataset}}/{{model}}/empathy.tsv"
         wildcard_constraints:
             dataset=scored_datasets("empathy"),
         conda:

@@ -2,7 +2,8 @@
 # English answer and from each translated answer, and checks each fact against the other
 # side; precision, recall and F per language. One job per (data set, model) serves every
 # language (the English facts are extracted once). The translationese check scores the
-# round trips en -> l -> en against the English answers the same way.
+# round trips en -> l -> en against the English answers the same way. With several
+# translators (`translators`), one job per translator (`{via}`), each with its own cache.
 
 INFORMATION_LLM = PLAN.llm_job("evaluators.information.llm", RESOURCES, ENVS)
 
@@ -15,13 +16,13 @@ if PLAN.evaluator_datasets("information"):
             translations=get_translations_into_english,
             weights=INFORMATION_LLM.weights,
         output:
-            per_item=evaluation("information_items"),
-            facts=evaluation("information_facts"),
-            scores=evaluation("information_scores"),
+            per_item=translated_evaluation("information_items"),
+            facts=translated_evaluation("information_facts"),
+            scores=translated_evaluation("information_scores"),
         log:
-            "logs/evaluate/{dataset}/{model}/information.log",
+            "logs/evaluate/{via}{dataset}/{model}/information.log",
         benchmark:
-            f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{model}}/information.tsv"
+            f"{RESULTS}/benchmarks/evaluate/{{via}}{{dataset}}/{{model}}/information.tsv"
         wildcard_constraints:
             dataset=scored_datasets("information"),
         conda:
@@ -34,7 +35,7 @@ if PLAN.evaluator_datasets("information"):
         params:
             llm=INFORMATION_LLM.spec,
             options=get_information_options,
-            cache=job_cache("information"),
+            cache=translator_cache("information"),
         script:
             "../workflow_scripts/evaluate.py"
 

@@ -41,6 +41,7 @@ if PLAN.evaluators():
             table_formats=config["output"]["table_formats"],
             comparisons=config["output"]["comparisons"],
             qe_threshold=PLAN.qe_threshold(),
+            translators=PLAN.file_translators(),
         script:
             "../workflow_scripts/results.py"
 
@@ -49,19 +50,24 @@ if PLAN.evaluators():
 # estimate of its translation, and the mean-QE heatmap (translator.qe). With round trips
 # of a data set that has QE too (translationese check), whether an item's QE predicts its
 # round trip: the per-item scores in, one correlation per (data set, model, language).
+# With several translators (`translators`), the spread of every translation-read score
+# between them.
 QE_CAPTIONS = {
     "sensitivity": "qe_sensitivity",
     "heatmap_qe": "qe_heatmap",
     "qe_round_trip": "qe_round_trip",
+    "translator_spread": "translator_spread",
 }
 QE_ROUND_TRIP = bool(set(PLAN.qe_datasets()) & set(PLAN.round_trip_datasets()))
 QE_REPORT = report_outputs(
     "xlcons.reports.translation_quality",
     "translation_quality",
     round_trip=QE_ROUND_TRIP,
+    qe=bool(PLAN.qe_datasets()),
+    spread=bool(PLAN.extra_translators()),
 )
 
-if PLAN.evaluators() and PLAN.qe_datasets():
+if PLAN.evaluators() and QE_REPORT:
     REPORT_TARGETS.extend(QE_REPORT)
 
     localrules:
@@ -87,6 +93,8 @@ if PLAN.evaluators() and PLAN.qe_datasets():
             figure_formats=config["output"]["figure_formats"],
             n_resamples=config["output"]["bootstrap_resamples"],
             seed=config["output"]["seed"],
+            qe=bool(PLAN.qe_datasets()),
+            translators=[PLAN.primary_translator(), *PLAN.extra_translators()],
         script:
             "../workflow_scripts/translation_quality_report.py"
 
@@ -275,6 +283,7 @@ if "information" in PLAN.evaluator_datasets("information") or empathy_scored:
             models=PLAN.generators(),
             training_languages=get_training_languages,
             translationese=bool(PLAN.round_trip_languages()),
+            translator=PLAN.primary_translator(),
             table_formats=config["output"]["table_formats"],
             figure_formats=config["output"]["figure_formats"],
         script:

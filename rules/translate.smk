@@ -6,29 +6,33 @@
 # translator.datasets names it).
 
 
-if PLAN.ctranslate2_dir(RESOURCES):
+if PLAN.ctranslate2_conversions(RESOURCES):
 
+    # One conversion per checkpoint and compute type, whichever translators share it.
     rule convert_translator:
         input:
-            weights=PLAN.model_location(TRANSLATOR, RESOURCES),
+            weights=get_conversion_checkpoint,
         output:
-            model=directory(PLAN.ctranslate2_dir(RESOURCES)),
+            model=directory(f"{RESOURCES}/ctranslate2/{{converted}}"),
         log:
-            "logs/translate/convert_translator.log",
+            "logs/translate/convert_translator/{converted}.log",
+        wildcard_constraints:
+            converted=alternation(
+                Path(folder).name for folder in PLAN.ctranslate2_conversions(RESOURCES)
+            ),
         conda:
             "../envs/translate.yaml"
         resources:
             mem_mb=32000,
             runtime=120,
         params:
-            checkpoint=get_translator_dir,
-            quantization=get_ctranslate2_quantization,
-            # A local checkpoint's digest: replaced or retrained in place, it is converted again.
-            content=PLAN.content(TRANSLATOR),
+            conversion=get_conversion_fields,
         script:
             "../workflow_scripts/convert_ctranslate2.py"
 
 
+# One job per (data set, model, translator): `{via}` is empty for the primary translator
+# (`translator`) and by-translator/<name>/ for each of `translators`.
 for dataset in PLAN.translation_datasets():
 
     rule:
@@ -39,47 +43,51 @@ for dataset in PLAN.translation_datasets():
             weights=get_translator_weights,
             lid=get_translation_lid,
         output:
-            translations=PLAN.translation_files(dataset, "{model}"),
-            sentences=PLAN.translation_files(dataset, "{model}", "sentences"),
+            translations=PLAN.translation_files(dataset, "{model}", via="{via}"),
+            sentences=PLAN.translation_files(dataset, "{model}", "sentences", via="{via}"),
         log:
-            f"logs/translate/{dataset}/{{model}}.log",
+            f"logs/translate/{dataset}/{{via}}{{model}}.log",
         benchmark:
-            f"{RESULTS}/benchmarks/translate/{dataset}/{{model}}.tsv"
+            f"{RESULTS}/benchmarks/translate/{dataset}/{{via}}{{model}}.tsv"
+        wildcard_constraints:
+            via=via_alternation(PLAN.translator_vias(dataset)),
         conda:
             "../envs/translate.yaml"
         threads: 2
         resources:
-            gpu=config["translator"]["gpus"],
+            gpu=get_translator_gpus,
             mem_mb=get_translator_mem_mb,
             runtime=720,
         params:
-            translator=PLAN.translator_fields(),
+            translator=get_translator_fields,
             checkpoint=get_translator_dir,
-            converted=PLAN.ctranslate2_dir(RESOURCES),
+            converted=get_ctranslate2_dir,
             lid=get_translation_lid_path,
             lid_content=get_translation_lid_content,
             label_scheme=config["evaluators"]["language_id"]["label_scheme"],
-            cache=PLAN.cache_file("translate", dataset, "{model}"),
+            cache=translator_cache("translate", dataset),
         script:
             "../workflow_scripts/translate.py"
 
 
 # Quality estimation of every translated sentence (translator.qe): one job per (data set,
-# model) loads the QE model once (a sentence embedder on a CPU, or COMET in its own env).
+# model, translator) loads the QE model once (a sentence embedder on a CPU, or COMET in its own env).
 for dataset in PLAN.qe_datasets():
 
     rule:
         name:
             f"translation_qe_{dataset}"
         input:
-            sentences=PLAN.translation_files(dataset, "{model}", "sentences"),
+            sentences=PLAN.translation_files(dataset, "{model}", "sentences", via="{via}"),
             qe_model=PLAN.model_inputs(QE_MODEL, RESOURCES),
         output:
-            qe=PLAN.qe_files(dataset, "{model}"),
+            qe=PLAN.qe_files(dataset, "{model}", via="{via}"),
         log:
-            f"logs/translate/{dataset}/{{model}}.qe.log",
+            f"logs/translate/{dataset}/{{via}}{{model}}.qe.log",
         benchmark:
-            f"{RESULTS}/benchmarks/translation_qe/{dataset}/{{model}}.tsv"
+            f"{RESULTS}/benchmarks/translation_qe/{dataset}/{{via}}{{model}}.tsv"
+        wildcard_constraints:
+            via=via_alternation(PLAN.translator_vias(dataset)),
         conda:
             PLAN.qe_env(ENVS)
         threads: 2
@@ -118,14 +126,14 @@ for dataset in PLAN.prompt_translated_datasets():
             "../envs/translate.yaml"
         threads: 2
         resources:
-            gpu=config["translator"]["gpus"],
+            gpu=get_translator_gpus,
             mem_mb=get_translator_mem_mb,
             runtime=240,
         params:
             langs=targets,
-            translator=PLAN.translator_fields(),
+            translator=get_translator_fields,
             checkpoint=get_translator_dir,
-            converted=PLAN.ctranslate2_dir(RESOURCES),
+            converted=get_ctranslate2_dir,
             cache=PLAN.cache_file("translate_prompts", dataset),
         script:
             "../workflow_scripts/translate_prompts.py"
@@ -154,14 +162,14 @@ if PLAN.round_trip_languages():
             "../envs/translate.yaml"
         threads: 2
         resources:
-            gpu=config["translator"]["gpus"],
+            gpu=get_translator_gpus,
             mem_mb=get_translator_mem_mb,
             runtime=480,
         params:
             langs=PLAN.round_trip_languages(),
-            translator=PLAN.translator_fields(),
+            translator=get_translator_fields,
             checkpoint=get_translator_dir,
-            converted=PLAN.ctranslate2_dir(RESOURCES),
+            converted=get_ctranslate2_dir,
             cache=job_cache("round_trip"),
         script:
             "../workflow_scripts/round_trip.py"

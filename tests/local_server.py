@@ -1,15 +1,18 @@
-"""A local HTTP server on 127.0.0.1 that stands in for an upstream repository in the tests.
+"""Local HTTP servers on 127.0.0.1 that stand in for what a run reaches over the network.
 
-It serves the released files of ../shared/data in the upstream layout (a *mirror*, what
-``datasets.<data set>.source_url`` names), records every request, and answers 503 on demand.
+``LocalServer`` stands in for an upstream repository: it serves the released files of
+../shared/data in the upstream layout (a *mirror*, what ``datasets.<data set>.source_url``
+names), records every request, and answers 503 on demand. ``ChatEndpoint`` stands in for an
+OpenAI-compatible model endpoint with scripted answers.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import shutil
 import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from xlcons.data_sources import DataFile, DataSource
@@ -80,3 +83,68 @@ class LocalServer:
     def path_of(self, source: DataSource, f: DataFile, prefix: str = "mirror") -> str:
         """The request path under which the mirror serves ``f``."""
         return f"/{prefix}/{f.upstream}"
+
+
+class ChatEndpoint(ThreadingHTTPServer):
+    """An OpenAI-compatible chat completions endpoint on 127.0.0.1 for the tests.
+
+    Every POST is recorded (`bodies`; `prompts` holds each request's last message) and
+    answered with `reply(prompt)`: a text, or an int for that HTTP error status. Use it as a
+    context manager (served from a thread while inside).
+    """
+
+    daemon_threads = True
+
+    def __init__(self, reply=None):
+        super().__init__(("127.0.0.1", 0), _ChatHandler)
+        self.lock = threading.Lock()
+        self.bodies: list[dict] = []
+        self.reply = reply or (lambda prompt: "ok")
+        self.error_message = "scripted failure"  # the body of an error answer
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    @property
+    def prompts(self) -> list[str]:
+        with self.lock:
+            return [body["messages"][-1]["content"] for body in self.bodies]
+
+    def __enter__(self) -> "ChatEndpoint":
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.shutdown()
+        self.server_close()
+        self._thread.join(timeout=5)
+
+
+class _ChatHandler(BaseHTTPRequestHandler):
+    server: ChatEndpoint
+
+    def log_message(self, *args) -> None:  # keep the test output quiet
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with self.server.lock:
+            self.server.bodies.append(body)
+        answer = self.server.reply(body["messages"][-1]["content"])
+        if isinstance(answer, int):
+            status, payload = answer, {"error": {"message": self.server.error_message, "type": "server_error", "code": None}}
+        else:
+            status, payload = 200, {
+                "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body["model"],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            }
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)

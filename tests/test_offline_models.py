@@ -18,7 +18,7 @@ import pytest
 
 from xlcons import offline_models as om
 
-NAMES = ["tiny-nllb", "tiny-llm", "tiny-lid", "lid176", "smollm2-135m-instruct", "all-minilm-l6-v2"]
+NAMES = ["tiny-nllb", "tiny-nllb-b", "tiny-llm", "tiny-lid", "lid176", "smollm2-135m-instruct", "all-minilm-l6-v2"]
 
 
 def _root(offline_models: dict[str, Path]) -> Path:

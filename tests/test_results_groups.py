@@ -107,7 +107,7 @@ def test_reference_and_language_subset_are_parameters():
 
 def test_wide_table_and_files(groups, tmp_path):
     wide = group_table_wide(groups)
-    assert wide.columns[:5] == ["dataset", "evaluator", "metric", "model", "Avg"]
+    assert wide.columns[:6] == ["dataset", "evaluator", "translator", "metric", "model", "Avg"]
     for column in ("Latin", "Indic", "Perso-Arabic", "Other (script)", "ungrouped (script)", "Rom", "Slav", "Indo-Aryan",
                    "Dravidian", "Other (family)", "ungrouped (family)", "In", "Out", "n_languages", "ungrouped"):
         assert column in wide.columns
@@ -115,7 +115,7 @@ def test_wide_table_and_files(groups, tmp_path):
     assert m1["Avg"] == pytest.approx(0.45) and m1["Rom"] == pytest.approx(0.6) and m1["ungrouped"] == "script: qq; family: sw qq"
     m3 = wide.filter(model="m3").row(0, named=True)
     assert m3["In"] is None and m3["Out"] is None
-    assert "| m3 | 0.10 |" in to_markdown(wide.drop(["dataset", "evaluator", "metric"]), 2)
+    assert "| m3 | 0.10 |" in to_markdown(wide.drop(["dataset", "evaluator", "translator", "metric"]), 2)
     written = write_group_tables(groups, tmp_path)
     names = sorted(path.name for path in written)
     assert names == ["groups.parquet", "groups_d_information_F.csv", "groups_d_information_F.md", "groups_d_information_F.tex"]

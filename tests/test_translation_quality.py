@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from xlcons.reports.results import INFORMATION_F, results_table, write_results
+from xlcons.reports.results import INFORMATION_F, primary_rows, results_table, with_translator, write_results
 from xlcons.reports.translation_quality import (
     item_correlation,
     passing_scores,
@@ -24,6 +24,7 @@ from xlcons.reports.translation_quality import (
     run_report,
     sensitivity_metrics,
     sensitivity_table,
+    spread_table,
 )
 from xlcons.schemas import ITEM_SCORES, TRANSLATED_SENTENCES, TRANSLATION_QE
 from xlcons.tables import read_table, write_table
@@ -260,7 +261,7 @@ def test_no_row_for_a_data_set_without_qe_and_an_empty_table_without_round_trips
 def test_the_report_writes_the_round_trip_table_only_when_given_the_item_scores(tmp_path):
     qe = qe_item_scores(qe_rows({(str(i), "de"): [q] for i, q in enumerate([0.1, 0.4, 0.35, 0.8])}), threshold=0.3)
     trips = round_trips({(str(i), "de"): f for i, f in enumerate([0.2, 0.5, 0.6, 0.9])})
-    item_scores = pl.concat([qe, trips])
+    item_scores = with_translator(pl.concat([qe, trips]))
     write_table(item_scores.to_arrow(), tmp_path / "item_scores.parquet", ITEM_SCORES)
     write_results(results_table(item_scores, n_resamples=20), tmp_path / "results")
     assert [p.name for p in report_outputs(tmp_path, ["m"], ["csv", "markdown"], ["png"], round_trip=True)] == [
@@ -276,3 +277,60 @@ def test_the_report_writes_the_round_trip_table_only_when_given_the_item_scores(
     assert not list((tmp_path / "with").glob(".*.tmp")), "written atomically, no temporary left behind"
     alone = run_report(tmp_path / "results.parquet", tmp_path / "alone", table_formats=["csv"], figure_formats=["png"])
     assert sorted(p.name for p in alone) == ["heatmap_qe.png", "sensitivity.csv"]
+
+
+# -- Several translators ------------------------------------------------------------------
+
+
+def translated_scores(values: dict[str, list[float]]) -> pl.DataFrame:
+    """ITEM_SCORES rows of information precision and recall per translator: the same items, `values[translator]`."""
+    rows = [{"dataset": "information", "evaluator": "information", "translator": translator, "model": "m", "item_id": str(index),
+             "lang": "de", "metric": metric, "value": value, "status": "ok"}
+            for translator, scores in values.items() for index, value in enumerate(scores) for metric in ("precision", "recall")]
+    return pl.from_arrow(pa.Table.from_pylist(rows, schema=ITEM_SCORES))
+
+
+def test_the_same_cell_under_two_translators_is_two_rows_resampled_alike():
+    scores = translated_scores({"nllb": [0.2, 0.4, 0.9], "madlad": [0.2, 0.4, 0.9], "other": [0.5, 0.5, 0.8]})
+    results = results_table(scores, derived=[INFORMATION_F], n_resamples=200, seed=1)
+    precision = results.filter(metric="precision").sort("translator")
+    assert precision["translator"].to_list() == ["madlad", "nllb", "other"]
+    assert precision["value"].to_list() == pytest.approx([0.5, 0.5, 0.6])
+    by = {row["translator"]: (row["ci_low"], row["ci_high"]) for row in precision.iter_rows(named=True)}
+    assert by["nllb"] == by["madlad"], "the same items drawn for every translator: a paired spread"
+
+
+def test_the_spread_table_gives_each_translators_value_and_their_range():
+    scores = translated_scores({"nllb": [0.2, 0.4, 0.9], "madlad": [0.5, 0.5, 0.8]})
+    other = pl.from_arrow(pa.Table.from_pylist([{"dataset": "multiq", "evaluator": "language_id", "translator": "", "model": "m",
+                                                 "item_id": "1", "lang": "de", "metric": "fidelity_same", "value": 1.0, "status": "ok"}],
+                                               schema=ITEM_SCORES))
+    results = results_table(pl.concat([scores, other]), derived=[INFORMATION_F], n_resamples=0)
+    table = spread_table(results, ["nllb", "madlad"])
+    assert table.columns == ["dataset", "evaluator", "model", "lang", "metric", "nllb", "madlad", "lowest", "highest", "range", "n translators"]
+    f = table.filter(metric="F").row(0, named=True)
+    assert f["nllb"] == pytest.approx(0.5) and f["madlad"] == pytest.approx(0.6)  # F of equal P and R is their value
+    assert f["range"] == pytest.approx(0.1) and (f["lowest"], f["highest"]) == pytest.approx((0.5, 0.6)) and f["n translators"] == 2
+    assert set(table["evaluator"].to_list()) == {"information"}, "evaluators that read no translation are not in it"
+    alone = spread_table(results.filter(pl.col("translator") != "madlad"), ["nllb", "madlad"])
+    assert alone.filter(metric="F").row(0, named=True)["range"] is None, "one translator with a value: no range"
+
+
+def test_the_tables_made_for_one_translator_show_the_primarys_rows():
+    scores = translated_scores({"nllb": [0.2, 0.4, 0.9], "madlad": [0.5, 0.5, 0.8]})
+    results = results_table(scores, n_resamples=0)
+    assert set(primary_rows(results, "nllb")["translator"].to_list()) == {"nllb"}
+    assert primary_rows(results, None).height == results.height
+
+
+def test_the_results_stage_names_the_translator_of_each_file(tmp_path):
+    from xlcons.reports.aggregate import collect_qe
+
+    qe = pa.Table.from_pylist([{"dataset": "information", "model": "m", "item_id": "1", "lang": "de", "sentence_index": 0, "source_lang": "de",
+                                "qe": 0.4, "qe_backend": "embedding", "qe_model": "LaBSE"}], schema=TRANSLATION_QE)
+    write_table(qe, tmp_path / "a.qe.parquet", TRANSLATION_QE)
+    write_table(qe, tmp_path / "b.qe.parquet", TRANSLATION_QE)
+    frame = collect_qe([tmp_path / "a.qe.parquet", tmp_path / "b.qe.parquet"], {str(tmp_path / "b.qe.parquet"): "madlad"})
+    assert frame["translator"].to_list() == ["", "madlad"]
+    rows = qe_item_scores(frame, threshold=0.5)
+    assert sorted(set(rows["translator"].to_list())) == ["", "madlad"] and rows.height == 4

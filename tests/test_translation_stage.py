@@ -302,6 +302,33 @@ def test_a_complete_cache_never_loads_the_model_and_a_changed_parameter_misses_i
     assert len(beam.calls) == 24
 
 
+def test_a_sentence_whose_request_failed_is_not_cached_and_is_asked_again(tmp_path):
+    class Failing(Scripted):
+        """Like an LLM translator whose endpoint refused one request: "" and `failed_sentences`."""
+
+        def __init__(self, failing):
+            super().__init__()
+            self.failed_sentences = set()
+            self.failing = failing
+
+        def translate(self, sentences, src, tgt, *, sampling=None):
+            out = super().translate(sentences, src, tgt, sampling=sampling)
+            for index, sentence in enumerate(sentences):
+                if sentence in self.failing:
+                    self.failed_sentences.add(sentence)
+                    out[index] = ""
+            return out
+
+    cache_path = tmp_path / "cache.jsonl"
+    down = Failing({"Zwei."})
+    first = SentenceTranslator(SPEC, TranslationCache(cache_path), DegenerationSpec(repair=False), lambda spec: down)
+    assert [r.translation for r in first.translate(["Eins.", "Zwei."], "deu_Latn", "eng_Latn")] == ["eng_Latn(Eins.)", ""]
+    up = Scripted()
+    again = SentenceTranslator(SPEC, TranslationCache(cache_path), DegenerationSpec(repair=False), lambda spec: up)
+    assert [r.translation for r in again.translate(["Eins.", "Zwei."], "deu_Latn", "eng_Latn")] == ["eng_Latn(Eins.)", "eng_Latn(Zwei.)"]
+    assert up.sentences() == ["Zwei."], "only the failed sentence is asked again"
+
+
 def test_a_cut_off_last_cache_line_is_dropped(tmp_path):
     cache_path = tmp_path / "cache.jsonl"
     cache = TranslationCache(cache_path)

@@ -2,69 +2,42 @@
 next run sends only the failed requests, and what a user accepts to lose is counted as
 `error` in the results table, never as a wrong answer.
 
-The model is an OpenAI-compatible endpoint on 127.0.0.1 (a few lines of http.server), which
+The model is an OpenAI-compatible endpoint on 127.0.0.1 (tests/local_server.ChatEndpoint), which
 answers every request unless its prompt is in `failing`; then it answers HTTP 500.
 """
 
 from __future__ import annotations
 
 import csv
-import json
-import threading
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import yaml
+from local_server import ChatEndpoint
 
 from test_workflow import REPO, snakemake
 
 KEY_ENV = "XLCONS_TEST_FAILING_KEY"
 
 
-class Endpoint(ThreadingHTTPServer):
-    daemon_threads = True
+class Endpoint(ChatEndpoint):
+    """Answers every prompt with one text, and HTTP 500 for a prompt in `failing`; counts what it was asked."""
 
     def __init__(self):
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.lock = threading.Lock()
-        self.seen: Counter[str] = Counter()
+        super().__init__(lambda prompt: 500 if prompt in self.failing else "Paris is the answer.")
         self.failing: set[str] = set()
+        self.error_message = "the server is having a bad day"
 
-
-class Handler(BaseHTTPRequestHandler):
-    server: Endpoint
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        prompt = body["messages"][-1]["content"]
-        with self.server.lock:
-            self.server.seen[prompt] += 1
-        if prompt in self.server.failing:
-            status, payload = 500, {"error": {"message": "the server is having a bad day", "type": "server_error"}}
-        else:
-            status = 200
-            payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": "Paris is the answer."}, "finish_reason": "stop"}]}
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    @property
+    def seen(self) -> Counter[str]:
+        return Counter(self.prompts)
 
 
 @pytest.fixture()
 def endpoint(monkeypatch):
-    server = Endpoint()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     monkeypatch.setenv(KEY_ENV, "sk-test")
-    yield server
-    server.shutdown()
+    with Endpoint() as server:
+        yield server
 
 
 def multiq_prompt(shared_data, item: str, lang: str) -> str:

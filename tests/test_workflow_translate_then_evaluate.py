@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 
 import pyarrow.parquet as pq
+import pytest
 import yaml
 
 from builders import offline_config
@@ -84,7 +85,33 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     assert {("translation_qe", "de", "qe"), ("translation_qe", "de", "qe_below"), ("information", "de", "F@qe_pass"),
             ("information", "de", "F@qe_pass-all"), ("empathy", "de", "consistency@qe_pass-all")} <= cells
     sensitivity = (results / "tables/translation_quality/sensitivity.csv").read_text(encoding="utf-8")
-    assert sensitivity.splitlines()[0].startswith("dataset,evaluator,model,lang,metric,all,") and "information,smollm2-135m,de,F," in sensitivity
+    assert sensitivity.splitlines()[0].startswith("dataset,evaluator,translator,model,lang,metric,all,")
+    assert "information,tiny-nllb,smollm2-135m,de,F," in sensitivity and "information,tiny-nllb-b,smollm2-135m,de,F," in sensitivity
+
+    # A second translator (translators: tiny-nllb-b, the tiny NLLB with another seed): its own
+    # translations, QE, information and empathy jobs under by-translator/, the results' rows
+    # named by their translator, and the spread between the two.
+    second = results / "by-translator/tiny-nllb-b"
+    ours = pq.read_table(second / "translations/information/smollm2-135m/de.parquet")["translation"].to_pylist()
+    theirs = pq.read_table(results / "translations/information/smollm2-135m/de.parquet")["translation"].to_pylist()
+    assert len(ours) == len(theirs) == 2 and ours != theirs, "two random translators, two translations"
+    for path in ("translations/information/smollm2-135m/de.qe.parquet", "evaluations/information/smollm2-135m/information_items.parquet",
+                 "evaluations/empathy/smollm2-135m/empathy_items.parquet"):
+        assert (second / path).stat().st_size > 0, path
+    assert not (second / "evaluations/information/smollm2-135m/translationese_items.parquet").exists(), "round trips: the primary's only"
+    translators = {(row["evaluator"], row["translator"]) for row in table}
+    assert {("information", "tiny-nllb"), ("information", "tiny-nllb-b"), ("empathy", "tiny-nllb-b"),
+            ("translation_qe", "tiny-nllb-b"), ("translationese", "tiny-nllb"), ("language_confusion", "")} <= translators
+    assert ("translationese", "tiny-nllb-b") not in translators
+    with open(results / "tables/translation_quality/translator_spread.csv", encoding="utf-8", newline="") as handle:
+        spread = {(row["evaluator"], row["lang"], row["metric"]): row for row in csv.DictReader(handle)}
+    er = spread[("empathy", "de", "ER")]
+    values = [float(er["tiny-nllb"]), float(er["tiny-nllb-b"])]
+    by_table = {row["translator"]: row["value"] for row in table if (row["evaluator"], row["lang"], row["metric"]) == ("empathy", "de", "ER")}
+    assert values == pytest.approx([by_table["tiny-nllb"], by_table["tiny-nllb-b"]])
+    assert float(er["range"]) == pytest.approx(max(values) - min(values)) and er["n translators"] == "2"
+    # Information: the random translators' "English" has no facts, so F has no value under either.
+    assert ("information", "de", "F") in spread and not any(key[2].endswith("@qe_pass") for key in spread)
     assert (results / "tables/translation_quality/heatmap_qe.png").stat().st_size > 0
     # QE against the round trip: one row per round-trip language; Hindi is not among the
     # answered languages, so nothing was translated from it and its row says so.
@@ -124,4 +151,7 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
         "prompt_table": 2, "language_confusion": 2, "language_confusion_report": 1,
         # the quality estimates of the new translations, and their report
         "translation_qe_information": 1, "translation_qe_empathy": 1, "translation_quality_report": 1,
+    } | {  # the second translator's share: a translation, a QE and a score of each set again
+        "translate_information": 2, "translate_empathy": 2, "translation_qe_information": 2, "translation_qe_empathy": 2,
+        "information_consistency": 2, "empathy_consistency": 2,
     }

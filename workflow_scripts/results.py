@@ -2,7 +2,8 @@
 
 Inputs are named by the evaluators' registered outputs (xlcons.evaluators.registry); params: the bootstrap
 resamples and seed, each model's training languages, the table formats, the model
-pairs to compare and the QE threshold (translator.qe).
+pairs to compare, the QE threshold (translator.qe) and the translator behind each
+translation-read file (the `translator` column).
 """
 
 import sys
@@ -25,6 +26,7 @@ def main(smk) -> None:
         table_formats=params.table_formats,
         comparisons=params.comparisons,
         qe_threshold=params.qe_threshold,
+        translators=params.translators,
     )
 
 

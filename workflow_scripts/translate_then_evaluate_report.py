@@ -2,7 +2,8 @@
 
 Inputs: the results table and the EPITOME classifiers' evaluations (when the empathy set
 runs); params: the output folder, the models, their training languages, whether the
-translationese check ran, and the table and figure formats.
+translationese check ran, the table and figure formats, and the primary translator (whose
+scores the tables show when `translators` adds more).
 """
 
 import json
@@ -28,6 +29,7 @@ def main(smk) -> None:
         figure_formats=params.figure_formats,
         models=params.models,
         translationese=params.translationese,
+        translator=params.translator,
     )
 
 

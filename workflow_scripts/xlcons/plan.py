@@ -13,7 +13,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from xlcons.config import QE_MODEL, DatasetResolver, iter_model_sources, resource_name
+from xlcons.config import (
+    LLM_TRANSLATOR,
+    QE_MODEL,
+    RUN_TRANSLATOR_KEYS,
+    DatasetResolver,
+    iter_model_sources,
+    primary_translator_name,
+    resource_name,
+    translator_model_key,
+)
 from xlcons.data_sources import DATA_SOURCES, released_source_name
 from xlcons.datasets import data_folder, dataset_options
 from xlcons.evaluators.registry import EVALUATORS, QE_INPUT, RESPONSES_INPUT, TRANSLATIONS, EvaluatorInfo
@@ -170,6 +179,7 @@ class Plan:
         needed = {key for key in self.sources if key.startswith("models.") and datasets}
         if self.prompt_translated_datasets() or self.translation_datasets():
             needed.add("translator.model")
+            needed |= {self.translator_key(name) for name in self.extra_translators()}
             if self.translation_datasets() and self.config["translator"]["detect_response_language"]:
                 needed.add("evaluators.language_id.model")
             if self.qe_datasets():
@@ -289,9 +299,10 @@ class Plan:
             return [self.prompt_file(dataset, "en")]
         return [self.prompt_table(dataset)]
 
-    def cache_file(self, stage: str, dataset: str, model: str | None = None) -> str:
+    def cache_file(self, stage: str, dataset: str, model: str | None = None, via: str = "") -> str:
         """A job's own item cache: not an output, so it survives reruns (and a killed job resumes)."""
-        return f"{self.results}/cache/{stage}/{dataset}/{model}.jsonl" if model else f"{self.results}/cache/{stage}/{dataset}.jsonl"
+        cache = f"{self.results}/{via}cache/{stage}/{dataset}"
+        return f"{cache}/{model}.jsonl" if model else f"{cache}.jsonl"
 
     def legacy_caches(self) -> list[tuple[str, str]]:
         """(old, new) paths of the item caches that lived under a path without the data set
@@ -328,19 +339,82 @@ class Plan:
         """Data sets whose answers the workflow translates to English."""
         return self.datasets.translated_answers()
 
-    def translator_fields(self) -> dict[str, Any]:
+    # -- translators: `translator` (the primary) and the extra ones under `translators` --------
+    # An extra translator's files mirror the primary's under results/by-translator/<name>/
+    # (its `via`); the primary's `via` is empty, so a run with one translator keeps its paths.
+    def translators(self) -> list[str]:
+        """Every translator of the answers, by name: the primary first."""
+        return [self.primary_translator(), *self.config.get("translators", {})]
+
+    def primary_translator(self) -> str:
+        return primary_translator_name(self.config)
+
+    def extra_translators(self) -> list[str]:
+        """The `translators` entries, when some data set's translations are read by an evaluator."""
+        return list(self.config.get("translators", {})) if self.read_translated_datasets() else []
+
+    def via(self, translator: str) -> str:
+        """The path prefix of a translator's files under the results folder ("" for the primary)."""
+        return "" if translator == self.primary_translator() else f"by-translator/{translator}/"
+
+    def vias(self) -> list[str]:
+        return [self.via(name) for name in [self.primary_translator(), *self.extra_translators()]]
+
+    def translator_of(self, via: str) -> str:
+        """The translator whose files lie under `via` (a rule's `{via}` wildcard)."""
+        return via.removeprefix("by-translator/").removesuffix("/") or self.primary_translator()
+
+    def translator_section(self, translator: str | None = None) -> Mapping[str, Any]:
+        if translator is None or translator == self.primary_translator():
+            return self.config["translator"]
+        return self.config["translators"][translator]
+
+    def translator_key(self, translator: str | None = None) -> str:
+        """The config key of a translator's model (an LLM translator's `llm`)."""
+        if translator is None or translator == self.primary_translator():
+            return "translator.model"
+        return translator_model_key(translator, self.config["translators"][translator])
+
+    def is_llm_translator(self, translator: str | None) -> bool:
+        return self.translator_section(translator)["backend"] == LLM_TRANSLATOR
+
+    def translator_gpus(self, translator: str | None = None) -> int:
+        """GPUs of a translation job: the section's `gpus`, an LLM translator's its backend's."""
+        if self.is_llm_translator(translator):
+            source = self.sources[self.translator_key(translator)]
+            return backend_info(source["backend"]).gpus(source)
+        return self.translator_section(translator)["gpus"]
+
+    def read_translated_datasets(self) -> list[str]:
+        """Data sets whose translations an evaluator reads (those every translator translates)."""
+        read = {d for info in self.evaluators() if info.reads == TRANSLATIONS for d in self.datasets.scored_by(info)}
+        return [name for name in self.translation_datasets() if name in read]
+
+    def translator_vias(self, dataset: str) -> list[str]:
+        """The translators of a data set's answers, as vias: the primary's for every translated
+        set, the extra ones' for the sets an evaluator reads translations of."""
+        return self.vias() if dataset in self.read_translated_datasets() else [""]
+
+    def translator_fields(self, translator: str | None = None, resources: str | None = None) -> dict[str, Any]:
         """The translator section a translation job reads: without the list of data sets, so
-        adding a data set to translate reruns nothing already translated, and without the QE
-        section (its own job)."""
-        fields = {key: value for key, value in self.config["translator"].items() if key not in ("datasets", "qe")}
-        return fields | {"content": self.content("translator.model")}
+        adding a data set to translate reruns nothing already translated, without the QE
+        section (its own job) and the name (a label). An LLM translator's `llm` is its model's
+        params, as an evaluator LLM's."""
+        section = self.translator_section(translator)
+        # The default family is left out: a translation job from before families existed is
+        # not rerun for a key that changes nothing.
+        fields = {key: value for key, value in section.items() if key not in RUN_TRANSLATOR_KEYS and (key, value) != ("family", "nllb")}
+        key = self.translator_key(translator)
+        if self.is_llm_translator(translator):
+            return fields | {"llm": self.llm_spec(key, resources or "resources")}
+        return fields | {"content": self.content(key)}
 
-    def translation_file(self, dataset: str, model: str, lang: str, kind: str = "translations") -> str:
+    def translation_file(self, dataset: str, model: str, lang: str, kind: str = "translations", via: str = "") -> str:
         suffix = "" if kind == "translations" else f".{kind}"
-        return f"{self.results}/translations/{dataset}/{model}/{lang}{suffix}.parquet"
+        return f"{self.results}/{via}translations/{dataset}/{model}/{lang}{suffix}.parquet"
 
-    def translation_files(self, dataset: str, model: str, kind: str = "translations", *, english: bool = True) -> list[str]:
-        return [self.translation_file(dataset, model, lang, kind) for lang in self.languages(dataset) if english or lang != "en"]
+    def translation_files(self, dataset: str, model: str, kind: str = "translations", *, english: bool = True, via: str = "") -> list[str]:
+        return [self.translation_file(dataset, model, lang, kind, via) for lang in self.languages(dataset) if english or lang != "en"]
 
     # -- quality estimation of the translations -------------------------------------------
     def qe_section(self) -> Mapping[str, Any]:
@@ -350,12 +424,13 @@ class Plan:
         """Data sets whose translated sentences get a quality estimate (all translated sets, unless QE is off)."""
         return self.translation_datasets() if self.qe_section()["backend"] != "none" else []
 
-    def qe_files(self, dataset: str, model: str) -> list[str]:
-        return self.translation_files(dataset, model, "qe")
+    def qe_files(self, dataset: str, model: str, via: str = "") -> list[str]:
+        return self.translation_files(dataset, model, "qe", via=via)
 
     def all_qe_files(self) -> list[str]:
-        """Every QE table of the run: each translated set, each generator, each language."""
-        return [path for dataset in self.qe_datasets() for model in self.generators() for path in self.qe_files(dataset, model)]
+        """Every QE table of the run: each translated set, each generator, each translator, each language."""
+        return [path for dataset in self.qe_datasets() for model in self.generators() for via in self.translator_vias(dataset)
+                for path in self.qe_files(dataset, model, via)]
 
     def qe_fields(self) -> dict[str, Any]:
         """What changes a QE job's scores: backend, model (its content for a local path), batching."""
@@ -386,16 +461,37 @@ class Plan:
     def round_trip_files(self, dataset: str, model: str) -> list[str]:
         return [self.round_trip_file(dataset, model, lang) for lang in self.round_trip_languages()]
 
-    def ctranslate2_dir(self, resources: str) -> str | None:
-        """Where the translator converted to CTranslate2 goes (ctranslate2 backend only)."""
-        translator = self.config["translator"]
-        if translator["backend"] != "ctranslate2":
+    def ctranslate2_dir(self, resources: str, translator: str | None = None) -> str | None:
+        """Where a translator converted to CTranslate2 goes (ctranslate2 backend only): one
+        folder per checkpoint and compute type, shared by translators that agree on both."""
+        section = self.translator_section(translator)
+        if section["backend"] != "ctranslate2":
             return None
-        return f"{resources}/ctranslate2/{self.names['translator.model']}-{translator['compute_type']}"
+        return f"{resources}/ctranslate2/{self.names[self.translator_key(translator)]}-{section['compute_type']}"
+
+    def ctranslate2_conversions(self, resources: str) -> dict[str, str]:
+        """Each CTranslate2 folder of the run, with the translator that converts it (the first that uses it)."""
+        conversions: dict[str, str] = {}
+        for translator in [self.primary_translator(), *self.extra_translators()]:
+            folder = self.ctranslate2_dir(resources, translator)
+            if folder:
+                conversions.setdefault(folder, translator)
+        return conversions
+
+    def translator_weights(self, resources: str, translator: str | None = None) -> list[str]:
+        """What a translation job waits for: the converted model (CTranslate2), else the
+        checkpoint's marker or path (an LLM translator: its model's, none for an API model)."""
+        converted = self.ctranslate2_dir(resources, translator)
+        return [converted] if converted else self.model_inputs(self.translator_key(translator), resources)
 
     # -- evaluation --------------------------------------------------------------------
-    def evaluation_file(self, dataset: str, model: str, output: str) -> str:
-        return f"{self.results}/evaluations/{dataset}/{model}/{output}.parquet"
+    def evaluation_file(self, dataset: str, model: str, output: str, via: str = "") -> str:
+        return f"{self.results}/{via}evaluations/{dataset}/{model}/{output}.parquet"
+
+    def evaluator_vias(self, evaluator: str, dataset: str) -> list[str]:
+        """The translators an evaluator scores a data set's answers through: each one for an
+        evaluator that reads translations, else none (the primary's plain paths)."""
+        return self.translator_vias(dataset) if EVALUATORS[evaluator].reads == TRANSLATIONS else [""]
 
     def evaluated_models(self, evaluator: str) -> list[str]:
         return self.tokenizer_models() if EVALUATORS[evaluator].tokenizer_models_only else self.generators()
@@ -404,7 +500,26 @@ class Plan:
         """One output (by default the target) of an evaluator, for every data set it scores and every model."""
         info = EVALUATORS[evaluator]
         output = output or info.target
-        return [self.evaluation_file(d, m, output) for d in self.evaluator_datasets(evaluator) for m in self.evaluated_models(evaluator)]
+        return [self.evaluation_file(d, m, output, via) for d in self.evaluator_datasets(evaluator) for m in self.evaluated_models(evaluator)
+                for via in self.evaluator_vias(evaluator, d)]
+
+    def file_translators(self) -> dict[str, str]:
+        """The translator behind each per-item file of an evaluator that reads translations (or
+        round trips), and behind each QE table (the results' `translator` column)."""
+        files = {}
+        for info in self.evaluators():
+            if info.reads != TRANSLATIONS and not info.through_primary_translator:
+                continue
+            for source in info.results:
+                for dataset in self.evaluator_datasets(info.name):
+                    for model in self.evaluated_models(info.name):
+                        for via in self.evaluator_vias(info.name, dataset):
+                            files[self.evaluation_file(dataset, model, source.output, via)] = self.translator_of(via)
+        for dataset in self.qe_datasets():
+            for model in self.generators():
+                for via in self.translator_vias(dataset):
+                    files |= dict.fromkeys(self.qe_files(dataset, model, via), self.translator_of(via))
+        return files
 
     def evaluation_targets(self) -> list[str]:
         return [path for info in self.evaluators() for path in self.evaluation_files(info.name)]
@@ -449,6 +564,12 @@ class Plan:
         models = [self.model_location(key, resources) for key in self.required_model_keys() if not self.sources[key].get("path")]
         data = [f"{resources}/data/{source}/MANIFEST.json" for source in self.fetched_sources()]
         return list(dict.fromkeys(models + data))
+
+
+def via_alternation(vias) -> str:
+    """A wildcard constraint matching exactly these path prefixes, the empty one included (a
+    bare empty pattern would read as no constraint at all)."""
+    return "(?:" + "|".join(re.escape(via) for via in sorted(set(vias))) + ")"
 
 
 def alternation(names) -> str:

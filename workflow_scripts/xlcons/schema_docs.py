@@ -61,7 +61,10 @@ def _rows(schema: dict, root: dict, prefix: str) -> Iterator[tuple[str, str, str
         path = f"{prefix}{key}"
         nested = prop.get("properties")
         default = prop.get("default")
-        shown_default = "" if nested and default in ({}, None) else f"`{json.dumps(default, ensure_ascii=False)}`"
+        if "default" not in prop and not nested:
+            shown_default = "unset"  # taken from elsewhere (an extra translator's key: the `translator` one)
+        else:
+            shown_default = "" if nested and default in ({}, None) else f"`{json.dumps(default, ensure_ascii=False)}`"
         description = " ".join(str(prop.get("description", "")).split()).replace("|", "\\|")
         yield path, _type_of(prop, root) if not nested else "mapping", shown_default, description
         if nested:

@@ -321,6 +321,12 @@ REVIEW_COLUMNS = ("dataset", "item_id", "lang", "source", "translation", "n_sent
 
 EVALUATOR = pa.field("evaluator", pa.string(), nullable=False)
 METRIC = pa.field("metric", pa.string(), nullable=False)
+# The translator the row's score rests on (`translator.name`, else its model's folder; each
+# of `translators` by its name): filled for the evaluators that read translations and the
+# QE rows, empty ("") for the others. Every key below includes it, so a score under one
+# translator is never averaged or compared with one under another.
+TRANSLATOR = pa.field("translator", pa.string(), nullable=False)
+NO_TRANSLATOR = ""
 
 # The common input of aggregation: one row per (data set, evaluator, model, item, language,
 # metric), converted from an evaluator's own table by a small adapter. `value` is the item's
@@ -333,6 +339,7 @@ ITEM_SCORES = pa.schema(
     [
         DATASET,
         EVALUATOR,
+        TRANSLATOR,
         MODEL,
         ITEM_ID,
         LANG,
@@ -355,6 +362,7 @@ RESULTS = pa.schema(
     [
         DATASET,
         EVALUATOR,
+        TRANSLATOR,
         MODEL,
         LANG,
         METRIC,
@@ -383,6 +391,7 @@ GROUP_TABLE = pa.schema(
     [
         DATASET,
         EVALUATOR,
+        TRANSLATOR,
         METRIC,
         MODEL,
         pa.field("grouping", pa.string(), nullable=False),
@@ -406,6 +415,7 @@ COMPARISONS = pa.schema(
     [
         DATASET,
         EVALUATOR,
+        TRANSLATOR,
         METRIC,
         LANG,
         pa.field("model_a", pa.string(), nullable=False),

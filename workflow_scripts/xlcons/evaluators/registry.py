@@ -79,6 +79,9 @@ class EvaluatorInfo:
     # What each of its rules runs: rule name -> "module:function", called by the one evaluator
     # script (workflow_scripts/evaluate.py) with the Snakemake job object.
     jobs: Mapping[str, str] = field(default_factory=dict)
+    # Its scores rest on the primary translator's output although it reads no translation table
+    # (the translationese round trips): the results' `translator` column names it.
+    through_primary_translator: bool = False
 
     def model_keys(self, section: Mapping[str, Any]) -> tuple[str, ...]:
         """Config keys of the models it loads: `models` gives them under its own section, or whole."""
@@ -281,6 +284,7 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
             active=_round_trips,
             answers=(ENGLISH_ANSWER,),  # the English answer and its own round trip,
             jobs={"translationese_check": "xlcons.evaluators.information.stage:rule_translationese_check"},
+            through_primary_translator=True,
         ),
         # Paper 000: EPITOME empathy profiles of the English and the translated answers.
         EvaluatorInfo(

@@ -29,7 +29,7 @@ import polars as pl
 import pyarrow as pa
 
 from xlcons.languages import LanguageRegistry
-from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, PROMPTS, RESPONSES, RESULTS
+from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, NO_TRANSLATOR, PROMPTS, RESPONSES, RESULTS
 from xlcons.tables import read_table, write_table
 
 ANSWER_MODES = ("first_line", "whole")
@@ -165,7 +165,7 @@ def to_results(directions: pa.Table) -> pl.DataFrame:
     if means.is_empty():
         return pl.from_arrow(RESULTS.empty_table())
     rows = [
-        {"dataset": row["dataset"], "evaluator": EVALUATOR, "model": row["model"], "lang": row["lang"], "metric": metric,
+        {"dataset": row["dataset"], "evaluator": EVALUATOR, "translator": NO_TRANSLATOR, "model": row["model"], "lang": row["lang"], "metric": metric,
          "kind": "corpus", "value": row[metric], "ci_low": None, "ci_high": None, "n_items": row["n_items"],
          "n_excluded": row["n_failed"], "excluded_reasons": f"error:{row['n_failed']}" if row["n_failed"] else None,
          "n_resamples": 0, "ci_level": 0.95}

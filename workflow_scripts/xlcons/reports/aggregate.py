@@ -7,8 +7,8 @@ Which file is which comes from the evaluator registry: the rule names its inputs
 the evaluators' registered outputs, and each entry names their schema and adapter.
 
 - ``item_scores.parquet``: every per-item score, in the evaluator-independent ITEM_SCORES form;
-- ``results.parquet`` / ``results.csv``: one row per (data set, evaluator, model, language,
-  metric) with its 95% bootstrap interval and exclusion counts (RESULTS), plus the
+- ``results.parquet`` / ``results.csv``: one row per (data set, evaluator, translator, model,
+  language, metric) with its 95% bootstrap interval and exclusion counts (RESULTS), plus the
   corpus-level knowledge scores;
 - ``groups/``: paper 000's averages by script group, family group and In/Out of each
   model's training languages, per (data set, evaluator, metric);
@@ -27,9 +27,9 @@ from xlcons.evaluators.registry import QE_INPUT, RESPONSES_INPUT, RESULTS_SOURCE
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
 from xlcons.reports.item_scores import failed_requests, mark_failed
-from xlcons.reports.results import results_table, write_results
+from xlcons.reports.results import results_table, with_translator, write_results
 from xlcons.reports.translation_quality import passing_scores, qe_item_scores, sensitivity_metrics
-from xlcons.schemas import COMPARISONS, ITEM_SCORES, RESPONSES, TRANSLATION_QE
+from xlcons.schemas import COMPARISONS, ITEM_SCORES, NO_TRANSLATOR, RESPONSES, TRANSLATION_QE
 from xlcons.tables import read_table, write_table
 
 log = logging.getLogger(__name__)
@@ -42,10 +42,14 @@ def collect_failures(paths: Sequence[Path | str]) -> pl.DataFrame:
     return pl.concat(frames) if frames else failed_requests(RESPONSES.empty_table())
 
 
-def collect_scores(inputs: Mapping[str, Sequence[Path | str]]) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+def collect_scores(inputs: Mapping[str, Sequence[Path | str]],
+                   translators: Mapping[str, str] | None = None) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
     """ITEM_SCORES rows of every per-item file, and the RESULTS rows of every corpus-level file,
     by registered output (xlcons.evaluators.registry.RESULTS_SOURCES: schema and adapter).
-    Items whose score rests on a failed request (`RESPONSES_INPUT`) get status ``error``."""
+    Items whose score rests on a failed request (`RESPONSES_INPUT`) get status ``error``.
+    `translators` names the translator behind a file (xlcons.plan.Plan.file_translators);
+    the rows of the others have none."""
+    translators = translators or {}
     failed = collect_failures(inputs.get(RESPONSES_INPUT, ()))
     if failed.height:
         log.info("results: %d failed requests; the scores resting on them are excluded as `error`", failed.height)
@@ -57,17 +61,19 @@ def collect_scores(inputs: Mapping[str, Sequence[Path | str]]) -> tuple[pl.DataF
         for path in paths:
             rows = resolve(source.adapter)(read_table(path, resolve(source.schema)))
             if not source.corpus:
-                rows = mark_failed(rows, failed, info.answers)
+                rows = mark_failed(rows, failed, info.answers).with_columns(pl.lit(translators.get(str(path), NO_TRANSLATOR)).alias("translator"))
             (corpus if source.corpus else items).append(rows)
     items = [frame for frame in items if frame.height]
     scores = pl.concat(items) if items else pl.from_arrow(ITEM_SCORES.empty_table())
     return scores, [frame for frame in corpus if frame.height]
 
 
-def collect_qe(paths: Sequence[Path | str]) -> pl.DataFrame:
-    """Every TRANSLATION_QE table, one frame."""
-    frames = [pl.from_arrow(read_table(path, TRANSLATION_QE)) for path in paths]
-    return pl.concat(frames) if frames else pl.from_arrow(TRANSLATION_QE.empty_table())
+def collect_qe(paths: Sequence[Path | str], translators: Mapping[str, str] | None = None) -> pl.DataFrame:
+    """Every TRANSLATION_QE table, one frame, with the `translator` each came through."""
+    translators = translators or {}
+    frames = [pl.from_arrow(read_table(path, TRANSLATION_QE)).with_columns(pl.lit(translators.get(str(path), NO_TRANSLATOR)).alias("translator"))
+              for path in paths]
+    return pl.concat(frames) if frames else with_translator(pl.from_arrow(TRANSLATION_QE.empty_table()))
 
 
 def derived_metrics(outputs: Sequence[str]) -> list:
@@ -86,13 +92,14 @@ def run_results_job(
     table_formats: Sequence[str],
     comparisons: Sequence[Sequence[str]] = (),
     qe_threshold: float | None = None,
+    translators: Mapping[str, str] | None = None,
 ) -> list[Path]:
     out = Path(out_dir)
-    scores, corpus = collect_scores(inputs)
+    scores, corpus = collect_scores(inputs, translators)
     derived = derived_metrics(list(inputs))
     scored = scores  # what the results table averages: with the passing-item copies under QE
     if inputs.get(QE_INPUT):
-        qe_rows = qe_item_scores(collect_qe(inputs[QE_INPUT]), qe_threshold)
+        qe_rows = qe_item_scores(collect_qe(inputs[QE_INPUT], translators), qe_threshold)
         scores = pl.concat([scores, qe_rows])
         scored = pl.concat([scores, passing_scores(scores, qe_rows)])
         derived = [*derived, *sensitivity_metrics(scored, derived)]

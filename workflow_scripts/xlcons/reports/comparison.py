@@ -192,7 +192,7 @@ def compare_models(
     seed: int = 0,
     ci_level: float = CI_LEVEL,
 ) -> pl.DataFrame:
-    """COMPARISONS rows of model_a - model_b per (dataset, evaluator, metric, lang) and pooled over languages.
+    """COMPARISONS rows of model_a - model_b per (dataset, evaluator, translator, metric, lang) and pooled over languages.
 
     `metrics` restricts the item-level metrics compared (None: all; `derived` ones are
     always added where their inputs exist).
@@ -200,7 +200,7 @@ def compare_models(
     frame = item_scores_frame(item_scores)
     frame = frame.filter(pl.col("model").is_in([model_a, model_b]))
     rows = []
-    for (dataset, evaluator), part in frame.group_by(["dataset", "evaluator"], maintain_order=True):
+    for (dataset, evaluator, translator), part in frame.group_by(["dataset", "evaluator", "translator"], maintain_order=True):
         present = part["metric"].unique(maintain_order=True).to_list()
         plans: list[tuple[str, list[str], Callable, bool]] = [(m, [m], _identity, True) for m in present if metrics is None or m in metrics]
         for d in derived:
@@ -229,6 +229,7 @@ def compare_models(
                     {
                         "dataset": dataset,
                         "evaluator": evaluator,
+                        "translator": translator,
                         "metric": name,
                         "lang": lang,
                         "model_a": model_a,

@@ -31,12 +31,13 @@ import pyarrow as pa
 
 from xlcons.languages import FAMILY_GROUPS, SCRIPT_GROUPS, LanguageRegistry
 from xlcons.reports.formats import write_table_files
+from xlcons.reports.results import with_translator
 from xlcons.schemas import GROUP_TABLE
 from xlcons.tables import write_table
 
 UNGROUPED = "ungrouped"
 TRAINING_GROUPS = ("In", "Out")
-GROUP_KEYS = ["dataset", "evaluator", "metric", "model"]
+GROUP_KEYS = ["dataset", "evaluator", "translator", "metric", "model"]
 
 
 def _canonical(registry: LanguageRegistry, code: str) -> str:
@@ -72,13 +73,13 @@ def group_averages(
     training_languages: Mapping[str, Sequence[str] | None] | None = None,
     registry: LanguageRegistry | None = None,
 ) -> pl.DataFrame:
-    """GROUP_TABLE rows: per (dataset, evaluator, metric, model), the averages over all / script / family / In-Out.
+    """GROUP_TABLE rows: per (dataset, evaluator, translator, metric, model), the averages over all / script / family / In-Out.
 
     `languages` restricts the averages to those codes (e.g. paper 000's 30); `reference`
     (None: none) is always left out; `training_languages` maps a model to its training
     language codes, None (or absent) when unknown.
     """
-    frame = results if isinstance(results, pl.DataFrame) else pl.from_arrow(results)
+    frame = with_translator(results if isinstance(results, pl.DataFrame) else pl.from_arrow(results))
     registry = registry or LanguageRegistry.load()
     training_languages = training_languages or {}
     wanted = None if languages is None else set(languages)
@@ -123,7 +124,7 @@ def column_label(grouping: str, group: str) -> str:
 
 
 def group_table_wide(groups: pl.DataFrame) -> pl.DataFrame:
-    """One row per (dataset, evaluator, metric, model): Avg, each group's average, and `ungrouped` naming the ungrouped languages."""
+    """One row per (dataset, evaluator, translator, metric, model): Avg, each group's average, and `ungrouped` naming the ungrouped languages."""
     if groups.is_empty():
         return pl.DataFrame(schema={**{k: pl.String for k in GROUP_KEYS}, "Avg": pl.Float64, "n_languages": pl.Int64, "ungrouped": pl.String})
     labels = list(dict.fromkeys(column_label(g, n) for g, n in zip(groups["grouping"].to_list(), groups["group"].to_list())))
@@ -164,6 +165,8 @@ def write_group_tables(
     wide = group_table_wide(groups)
     for (dataset, evaluator, metric), part in wide.group_by(["dataset", "evaluator", "metric"], maintain_order=True):
         table = part.drop(["dataset", "evaluator", "metric"])
+        if table["translator"].n_unique() == 1:  # one translator (or none): the column says nothing
+            table = table.drop("translator")
         if table["ungrouped"].null_count() == table.height:
             table = table.drop("ungrouped")
         written += write_table_files(table, out / f"groups_{_file_part(dataset)}_{_file_part(evaluator)}_{_file_part(metric)}", formats, decimals)

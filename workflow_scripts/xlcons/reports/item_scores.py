@@ -41,7 +41,7 @@ import polars as pl
 import pyarrow as pa
 
 from xlcons.evaluators.registry import ENGLISH_ANSWER, OWN_ANSWER
-from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, JUDGE_FAILURES, RESULTS
+from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, JUDGE_FAILURES, NO_TRANSLATOR, RESULTS
 
 _KEYS = ["dataset", "model", "item_id", "lang"]
 # The status of an item whose score rests on a failed request.
@@ -80,6 +80,7 @@ def _long(frame: pl.DataFrame, evaluator: str, metrics: dict[str, pl.Expr], stat
         frame.select(
             *_KEYS,
             pl.lit(evaluator).alias("evaluator"),
+            pl.lit(NO_TRANSLATOR).alias("translator"),  # the results stage names the translator of a file
             pl.lit(name).alias("metric"),
             status.alias("status"),
             expression.cast(pl.Float64).alias("value"),
@@ -137,6 +138,7 @@ def knowledge_results(scores: pa.Table) -> pl.DataFrame:
     rows = frame.select(
         "dataset",
         pl.lit("knowledge").alias("evaluator"),
+        pl.lit(NO_TRANSLATOR).alias("translator"),
         "model",
         pl.lit("all").alias("lang"),
         (pl.col("metric") if single else pl.col("metric") + "@" + pl.col("variant")).alias("metric"),

@@ -45,11 +45,14 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, RESULTS
+from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, NO_TRANSLATOR, RESULTS
 from xlcons.tables import SchemaError, conform, read_table, write_table
 
-CELL_KEYS = ["dataset", "evaluator", "model", "lang"]
+CELL_KEYS = ["dataset", "evaluator", "translator", "model", "lang"]
 RESULT_KEYS = [*CELL_KEYS, "metric"]
+# What seeds a row's resampling: its key without the translator, so the same (data set,
+# evaluator, model, language, metric) under two translators draws the same items (paired).
+_RNG_KEYS = [key for key in RESULT_KEYS if key != "translator"]
 CI_LEVEL = 0.95
 N_RESAMPLES = 1000
 
@@ -91,17 +94,32 @@ INFORMATION_F = DerivedMetric("F", ("precision", "recall"), harmonic_mean)
 
 def item_scores_frame(table: pa.Table | pl.DataFrame) -> pl.DataFrame:
     """ITEM_SCORES as a polars frame, checked: unique keys, and a finite value on every `ok` row."""
-    if isinstance(table, pl.DataFrame):
-        table = table.to_arrow()
-    frame = pl.from_arrow(conform(table, ITEM_SCORES, what="item scores"))
+    frame = with_translator(table if isinstance(table, pl.DataFrame) else pl.from_arrow(table))
+    frame = pl.from_arrow(conform(frame.to_arrow(), ITEM_SCORES, what="item scores"))
     ok = pl.col("status") == ITEM_STATUS_OK
     bad = frame.filter(ok & (pl.col("value").is_null() | ~pl.col("value").is_finite()))
     if bad.height:
         raise SchemaError(f"item scores: {bad.height} rows have status 'ok' but no finite value, e.g. {bad.row(0, named=True)}")
     duplicated = frame.filter(pl.struct([*RESULT_KEYS, "item_id"]).is_duplicated())
     if duplicated.height:
-        raise SchemaError(f"item scores: {duplicated.height} rows repeat a (dataset, evaluator, model, lang, metric, item_id), e.g. {duplicated.row(0, named=True)}")
+        raise SchemaError(f"item scores: {duplicated.height} rows repeat a (dataset, evaluator, translator, model, lang, metric, item_id), e.g. {duplicated.row(0, named=True)}")
     return frame
+
+
+def with_translator(frame: pl.DataFrame, translator: str = NO_TRANSLATOR) -> pl.DataFrame:
+    """`frame` with a `translator` column: kept where it has one (an empty cell read as
+    `translator`), else `translator` on every row (the default: rows under no translator)."""
+    if "translator" in frame.columns:
+        return frame.with_columns(pl.col("translator").cast(pl.String).fill_null(translator))
+    return frame.with_columns(pl.lit(translator, dtype=pl.String).alias("translator"))
+
+
+def primary_rows(frame: pl.DataFrame, primary: str | None) -> pl.DataFrame:
+    """The rows under the primary translator and those under none: what the tables and figures
+    made for one translator show when `translators` adds more (None: every row)."""
+    if primary is None or "translator" not in frame.columns:
+        return frame
+    return frame.filter(pl.col("translator").is_in([primary, NO_TRANSLATOR]))
 
 
 def read_item_scores(paths: Sequence[Path | str]) -> pa.Table:
@@ -209,7 +227,7 @@ def _mean_rows(frame: pl.DataFrame, n_resamples: int, seed: int, ci_level: float
     for key in bounds.iter_rows(named=True):
         start, stop = key["start"], key["start"] + key["length"]
         scored = values[start:stop][ok[start:stop]]
-        low, high = bootstrap_interval(scored[:, None], np.ones((scored.size, 1), dtype=bool), None, n_resamples, cell_rng(seed, *(key[k] for k in RESULT_KEYS)), ci_level)
+        low, high = bootstrap_interval(scored[:, None], np.ones((scored.size, 1), dtype=bool), None, n_resamples, cell_rng(seed, *(key[k] for k in _RNG_KEYS)), ci_level)
         rows.append(
             {
                 **{k: key[k] for k in RESULT_KEYS},
@@ -256,7 +274,7 @@ def _derived_rows(frame: pl.DataFrame, metric: DerivedMetric, n_resamples: int, 
         with np.errstate(invalid="ignore"):
             means = [float(v[m[:, j], j].mean()) if m[:, j].any() else np.nan for j in range(len(inputs))]
         value = float(metric.function(*[np.asarray(x) for x in means]))
-        rng = cell_rng(seed, *(key[k] for k in CELL_KEYS), metric.name)
+        rng = cell_rng(seed, *(key[k] for k in CELL_KEYS if k != "translator"), metric.name)
         low, high = bootstrap_interval(v, m, metric.function, n_resamples, rng, ci_level)
         excluded = ["+".join(sorted({s for s in item if s not in (None, ITEM_STATUS_OK)})) for item, good in zip(statuses[start:stop], used) if not good]
         rows.append(
@@ -283,7 +301,7 @@ def results_table(
     seed: int = 0,
     ci_level: float = CI_LEVEL,
 ) -> pl.DataFrame:
-    """One RESULTS row per (dataset, evaluator, model, lang, metric): item means, `derived` metrics, bootstrap CIs."""
+    """One RESULTS row per (dataset, evaluator, translator, model, lang, metric): item means, `derived` metrics, bootstrap CIs."""
     if not 0 < ci_level < 1:
         raise ValueError(f"ci_level must be in (0, 1), not {ci_level}")
     frame = item_scores_frame(item_scores)
@@ -297,7 +315,7 @@ def results_table(
         row["n_resamples"] = int(n_resamples)
         row["ci_level"] = float(ci_level)
     table = pl.from_arrow(pa.Table.from_pylist(rows, schema=RESULTS)) if rows else pl.from_arrow(RESULTS.empty_table())
-    return table.sort([*CELL_KEYS, "kind", "metric"], descending=[False] * 4 + [True, False])
+    return table.sort([*CELL_KEYS, "kind", "metric"], descending=[False] * len(CELL_KEYS) + [True, False])
 
 
 def write_results(results: pl.DataFrame, base: Path | str) -> list[Path]:

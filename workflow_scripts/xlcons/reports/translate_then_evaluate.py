@@ -69,6 +69,7 @@ import pyarrow as pa
 
 from xlcons.languages import FAMILY_GROUPS, SCRIPT_GROUPS, LanguageRegistry
 from xlcons.reports.formats import TABLE_SUFFIXES, save_figure, write_table_files
+from xlcons.reports.results import primary_rows
 from xlcons.reports.groups import TRAINING_GROUPS, UNGROUPED, column_label, group_averages, group_table_wide
 from xlcons.schemas import RESULTS
 
@@ -578,8 +579,12 @@ def write_report(
     languages: Sequence[str] | None = None,
     models: Sequence[str] | None = None,
     translationese: bool | None = None,
+    translator: str | None = None,
 ) -> list[Path]:
     """Write the report into `out_dir`; returns the paths written (== :func:`report_outputs`).
+
+    `translator`: the primary translator, whose scores the paper's tables show when the run
+    has several (the spread between them is the translation-quality report's); None: all rows.
 
     `training_languages`: model -> its documented training language codes (None / absent:
     unknown, In / Out "–"). `classifier_evaluations`: the classifiers' evaluation dicts; None
@@ -592,7 +597,7 @@ def write_report(
     unknown = sorted(set(table_formats) - set(TABLE_SUFFIXES)) + sorted(set(figure_formats) - set(FIGURE_FORMATS))
     if unknown:
         raise ValueError(f"unknown output formats {unknown}; tables: {sorted(TABLE_SUFFIXES)}, figures: {list(FIGURE_FORMATS)}")
-    frame = _frame(results)
+    frame = primary_rows(_frame(results), translator)
     if frame.is_empty():
         frame = pl.from_arrow(RESULTS.empty_table())
     if translationese is None:

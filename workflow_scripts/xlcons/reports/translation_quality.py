@@ -42,7 +42,7 @@ import polars as pl
 
 from xlcons.evaluators.registry import EVALUATORS, TRANSLATIONS
 from xlcons.reports.formats import TABLE_SUFFIXES, save_figure, write_table_files
-from xlcons.reports.results import CI_LEVEL, N_RESAMPLES, DerivedMetric, cell_rng, correlation_intervals
+from xlcons.reports.results import CI_LEVEL, N_RESAMPLES, DerivedMetric, cell_rng, correlation_intervals, primary_rows, with_translator
 from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK
 
 EVALUATOR = "translation_qe"
@@ -62,8 +62,9 @@ def translating_evaluators() -> list[str]:
 
 def qe_item_scores(qe: pl.DataFrame, threshold: float) -> pl.DataFrame:
     """The `qe` and `qe_below` ITEM_SCORES rows of every item with a translated sentence."""
-    per_item = qe.group_by(_KEYS).agg(pl.col("qe").mean().alias("qe"), (pl.col("qe").min() < threshold).cast(pl.Float64).alias("qe_below"))
-    parts = [per_item.select(*_KEYS, pl.lit(EVALUATOR).alias("evaluator"), pl.lit(metric).alias("metric"),
+    qe = with_translator(qe)
+    per_item = qe.group_by([*_KEYS, "translator"]).agg(pl.col("qe").mean().alias("qe"), (pl.col("qe").min() < threshold).cast(pl.Float64).alias("qe_below"))
+    parts = [per_item.select(*_KEYS, "translator", pl.lit(EVALUATOR).alias("evaluator"), pl.lit(metric).alias("metric"),
                              pl.col(metric).alias("value"), pl.lit(ITEM_STATUS_OK).alias("status"))
              for metric in ("qe", "qe_below")]
     return pl.concat(parts).select(ITEM_SCORES.names)
@@ -75,8 +76,9 @@ FAILED_QE = "qe_below"  # the exclusion reason of an item whose translation fail
 def passing_scores(scores: pl.DataFrame, qe_rows: pl.DataFrame) -> pl.DataFrame:
     """The translation-reading evaluators' rows as `<metric>@qe_pass`: an item whose translation
     fails QE is excluded there, with reason `qe_below` (so a cell where none passes says so)."""
-    failing = qe_rows.filter((pl.col("metric") == "qe_below") & (pl.col("value") == 1.0)).select(*_KEYS, pl.lit(True).alias("_fails"))
-    chosen = scores.filter(pl.col("evaluator").is_in(translating_evaluators())).join(failing, on=_KEYS, how="left")
+    keys = [*_KEYS, "translator"]  # an item's QE under the translator its score rests on
+    failing = with_translator(qe_rows).filter((pl.col("metric") == "qe_below") & (pl.col("value") == 1.0)).select(*keys, pl.lit(True).alias("_fails"))
+    chosen = with_translator(scores).filter(pl.col("evaluator").is_in(translating_evaluators())).join(failing, on=keys, how="left")
     excluded = pl.col("_fails").fill_null(False) & (pl.col("status") == ITEM_STATUS_OK)
     return chosen.with_columns(
         (pl.col("metric") + PASS).alias("metric"),
@@ -112,7 +114,7 @@ def sensitivity_table(results: pl.DataFrame) -> pl.DataFrame:
     """Per (data set, evaluator, model, language, metric): all items, passing items and the
     difference, each with its interval, beside the mean QE and the share of items below."""
     base = results.filter(pl.col("evaluator").is_in(translating_evaluators()) & ~pl.col("metric").str.contains("@qe_pass"))
-    keys = ["dataset", "evaluator", "model", "lang", "metric"]
+    keys = ["dataset", "evaluator", "translator", "model", "lang", "metric"]
 
     def part(suffix: str, label: str) -> pl.DataFrame:
         rows = results.filter(pl.col("metric").str.ends_with(suffix)).with_columns(pl.col("metric").str.strip_suffix(suffix))
@@ -122,10 +124,41 @@ def sensitivity_table(results: pl.DataFrame) -> pl.DataFrame:
     table = base.select(*keys, pl.col("value").alias("all"), pl.col("ci_low").alias("all ci_low"), pl.col("ci_high").alias("all ci_high"),
                         pl.col("n_items").alias("all n"))
     table = table.join(part(PASS, "passing"), on=keys, how="left").join(part(DIFFERENCE, "difference"), on=keys, how="left")
-    qe = results.filter(pl.col("evaluator") == EVALUATOR).pivot(on="metric", index=["dataset", "model", "lang"], values="value", aggregate_function="first")
+    cell = ["dataset", "translator", "model", "lang"]
+    qe = results.filter(pl.col("evaluator") == EVALUATOR).pivot(on="metric", index=cell, values="value", aggregate_function="first")
     qe = qe.rename({"qe": "mean QE", "qe_below": "share below threshold"}) if qe.height else pl.DataFrame(
-        schema={"dataset": pl.String, "model": pl.String, "lang": pl.String, "mean QE": pl.Float64, "share below threshold": pl.Float64})
-    return table.join(qe, on=["dataset", "model", "lang"], how="left").sort(keys)
+        schema={key: pl.String for key in cell} | {"mean QE": pl.Float64, "share below threshold": pl.Float64})
+    return table.join(qe, on=cell, how="left").sort(keys)
+
+
+# -- The spread between translators -----------------------------------------------------
+
+SPREAD = "translator_spread"
+
+
+def spread_table(results: pl.DataFrame, translators: Sequence[str]) -> pl.DataFrame:
+    """Per (data set, evaluator, model, language, metric) of an evaluator that reads
+    translations: the value under each of `translators` (a column each, in their order), the
+    lowest and highest, and their `range` (highest - lowest), the part of the score that the
+    choice of translator alone moves. `n translators` counts those with a value; the range
+    needs two. The QE-passing variants (`@qe_pass`) are left out."""
+    keys = ["dataset", "evaluator", "model", "lang", "metric"]
+    rows = results.filter(pl.col("evaluator").is_in(translating_evaluators()) & ~pl.col("metric").str.contains("@qe_pass")
+                          & pl.col("translator").is_in(list(translators)))
+    columns = {key: pl.String for key in keys} | {name: pl.Float64 for name in translators}
+    columns |= {"lowest": pl.Float64, "highest": pl.Float64, "range": pl.Float64, "n translators": pl.UInt32}
+    if rows.is_empty():
+        return pl.DataFrame(schema=columns)
+    wide = rows.pivot(on="translator", index=keys, values="value", aggregate_function="first")
+    for name in translators:
+        if name not in wide.columns:
+            wide = wide.with_columns(pl.lit(None, pl.Float64).alias(name))
+    values = [pl.col(name) for name in translators]
+    n = pl.sum_horizontal([value.is_not_null().cast(pl.UInt32) for value in values])
+    wide = wide.with_columns(pl.min_horizontal(values).alias("lowest"), pl.max_horizontal(values).alias("highest"), n.alias("n translators"))
+    wide = wide.with_columns(pl.when(pl.col("n translators") >= 2).then(pl.col("highest") - pl.col("lowest")).alias("range"))
+    return wide.select(list(columns)).cast(columns).sort(keys)
+
 
 
 def plot_qe_heatmap(results: pl.DataFrame, base: Path, formats: Iterable[str]) -> list[Path]:
@@ -239,25 +272,37 @@ def qe_round_trip_table(item_scores: pl.DataFrame, *, metric: str = ROUND_TRIP_M
 
 
 def report_outputs(out_dir: Path | str, models: Sequence[str], table_formats: Sequence[str], figure_formats: Sequence[str] = FIGURE_FORMATS,
-                   round_trip: bool = False) -> list[Path]:
-    """The report's files; `round_trip`: with the QE-vs-round-trip table (QE and round trips both on)."""
+                   round_trip: bool = False, qe: bool = True, spread: bool = False) -> list[Path]:
+    """The report's files: with `qe`, the sensitivity table and the QE heatmap; with `round_trip`
+    the QE-vs-round-trip table (QE and round trips both on); with `spread` (several
+    translators) the translator spread table."""
     out = Path(out_dir)
-    tables = [SENSITIVITY, ROUND_TRIP] if round_trip else [SENSITIVITY]
-    return [out / f"{table}{TABLE_SUFFIXES[kind]}" for table in tables for kind in table_formats] + [out / f"{HEATMAP}.{kind}" for kind in figure_formats]
+    tables = ([SENSITIVITY] if qe else []) + ([ROUND_TRIP] if qe and round_trip else []) + ([SPREAD] if spread else [])
+    figures = [out / f"{HEATMAP}.{kind}" for kind in figure_formats] if qe else []
+    return [out / f"{table}{TABLE_SUFFIXES[kind]}" for table in tables for kind in table_formats] + figures
 
 
 def run_report(results_path: Path | str, out_dir: Path | str, *, table_formats: Sequence[str] = ("csv", "markdown"),
                figure_formats: Sequence[str] = FIGURE_FORMATS, item_scores_path: Path | str | None = None,
-               n_resamples: int = N_RESAMPLES, seed: int = 0) -> list[Path]:
-    """The rule's job: the results table in, the sensitivity table and the QE heatmap out; with
-    `item_scores_path` (the results stage's item_scores.parquet) the QE-vs-round-trip table too."""
+               n_resamples: int = N_RESAMPLES, seed: int = 0, qe: bool = True, translators: Sequence[str] = ()) -> list[Path]:
+    """The rule's job: the results table in; with `qe`, the sensitivity table and the QE heatmap
+    out, and with `item_scores_path` (the results stage's item_scores.parquet) the
+    QE-vs-round-trip table too; with two or more `translators` (the primary first) their
+    spread. The heatmap and the round-trip table show the primary translator's QE."""
     from xlcons.reports.results import item_scores_frame, read_item_scores, read_results
 
     results = read_results([results_path])
+    primary = translators[0] if translators else None
     out = Path(out_dir)
-    written = write_table_files(sensitivity_table(results), out / SENSITIVITY, table_formats, decimals=3)
-    if item_scores_path is not None:
-        scores = item_scores_frame(read_item_scores([item_scores_path]))
+    written: list[Path] = []
+    if qe:
+        written += write_table_files(sensitivity_table(results), out / SENSITIVITY, table_formats, decimals=3)
+    if qe and item_scores_path is not None:
+        scores = primary_rows(item_scores_frame(read_item_scores([item_scores_path])), primary)
         agreement = qe_round_trip_table(scores, n_resamples=n_resamples, seed=seed)
         written += write_table_files(agreement, out / ROUND_TRIP, table_formats, decimals=3)
-    return written + plot_qe_heatmap(results, out / HEATMAP, figure_formats)
+    if len(translators) > 1:
+        written += write_table_files(spread_table(results, translators), out / SPREAD, table_formats, decimals=3)
+    if qe:
+        written += plot_qe_heatmap(primary_rows(results, primary), out / HEATMAP, figure_formats)
+    return written

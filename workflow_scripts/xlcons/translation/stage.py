@@ -178,15 +178,20 @@ class SentenceTranslator:
         tag = decoding_tag(sampling)
         keys = {sentence: sentence_key(self.identity, src, tgt, tag, sentence) for sentence in sentences}
         missing = [sentence for sentence, key in keys.items() if key not in self.cache]
+        uncached: dict[str, str] = {}
         # Longest first across the whole job, so each chunk's batches hold similar lengths.
         missing.sort(key=len, reverse=True)
         for start in range(0, len(missing), self.chunk_size):
             chunk = missing[start : start + self.chunk_size]
+            failed = getattr(self.translator, "failed_sentences", set())  # an LLM translator's failed requests
             for sentence, translation in zip(chunk, self.translator.translate(chunk, src, tgt, sampling=sampling)):
-                self.cache.put(keys[sentence], translation)
+                if sentence in failed:  # not cached: a rerun asks again
+                    uncached[sentence] = translation
+                else:
+                    self.cache.put(keys[sentence], translation)
             self.cache.flush()
             self.model_calls += len(chunk)
-        return {sentence: self.cache.get(key) for sentence, key in keys.items()}
+        return {sentence: uncached[sentence] if sentence in uncached else self.cache.get(key) for sentence, key in keys.items()}
 
     def translate(self, sentences: Sequence[str], src: str, tgt: str) -> list[SentenceResult]:
         """One result per sentence (NLLB codes ``src`` → ``tgt``), degenerate ones repaired."""

@@ -1,25 +1,38 @@
-"""NLLB translators behind one interface: transformers (dense and MoE) and CTranslate2.
+"""Sequence-to-sequence translators behind one interface: transformers (dense and MoE) and CTranslate2.
 
 ``Translator.translate(sentences, src, tgt, sampling=None)`` turns sentences in the NLLB
-language ``src`` (``deu_Latn``) into ``tgt`` (``eng_Latn``). Everything that does not depend
-on the engine lives in the base class, so the two backends cannot drift apart in what they
-feed the model or how they read its output:
+language ``src`` (``deu_Latn``) into ``tgt`` (``eng_Latn``). Two model families
+(``TranslatorSpec.family``) differ only in how the model is told the languages:
 
-- **Tokenisation** with the checkpoint's Hugging Face tokenizer, in NLLB's format
-  ``[src] + pieces + [</s>]``, built by hand rather than through ``tokenizer.src_lang``
-  (whose post-processor state is easy to get wrong); sentences longer than
+- ``nllb`` (NLLB-200, M2M100/NllbMoe): the source starts with the source code
+  (``[deu_Latn] + pieces + [</s>]``) and the decoder is fed the target code as its first
+  token (``forced_bos_token_id`` / ``target_prefix``).
+- ``madlad`` (MADLAD-400, T5): the source starts with the target's ``<2xx>`` tag
+  (``[<2en>] + pieces + [</s>]``, what the tokenizer makes of ``"<2en> Das ist gut."``),
+  there is no source tag, and the decoder starts from T5's decoder start token (pad) with
+  nothing forced. ``madlad_tags`` lists the tags tried for an NLLB code (from the language
+  registry: its codes, script-specific first, then the NLLB code's ISO 639-3 part); the
+  first one in the tokenizer's vocabulary is used, and a target with none of them is a
+  ``TranslationError``.
+
+Everything that does not depend on the engine lives in the base class, so the two backends
+cannot drift apart in what they feed the model or how they read its output:
+
+- **Tokenisation** with the checkpoint's Hugging Face tokenizer, ``[tag] + pieces + [</s>]``
+  (the tag as above), built by hand rather than through ``tokenizer.src_lang`` (whose
+  post-processor state is easy to get wrong); sentences longer than
   ``max_input_tokens`` (tag and ``</s>`` included) lose their tail pieces (counted in
   ``truncated``, logged).
 - **Deduplication**: identical sentences within one call are translated once.
 - **Batching**: sentences are sorted by token length (longest first, so a batch that does
   not fit in memory fails at once) and packed while ``batch size × longest source`` stays
   within ``max_batch_tokens`` (source tokens, padding included; a sentence longer than the
-  budget goes alone). The decoder is fed the target tag as its first token
-  (``forced_bos_token_id`` in transformers, ``target_prefix`` in CTranslate2) and may add
-  up to ``max_new_tokens`` tokens after it, the same cap for every sentence, so a
+  budget goes alone). An NLLB decoder is fed the target tag as its first token
+  (``forced_bos_token_id`` in transformers, ``target_prefix`` in CTranslate2); either family
+  may then add up to ``max_new_tokens`` tokens, the same cap for every sentence, so a
   sentence's output does not depend on which sentences share its batch.
 - **Decoding the output**: the engine returns token ids without the start token, the
-  target tag and the end token; the base turns them into text with the tokenizer
+  (NLLB) target tag and the end token; the base turns them into text with the tokenizer
   (special tokens skipped, outer whitespace stripped).
 - **Sampling** (degeneration repair), nucleus sampling with top-k off. transformers decodes
   every sentence on its own after seeding torch with ``sampling.seed``, so a sampled
@@ -32,17 +45,18 @@ feed the model or how they read its output:
   for a job run from scratch (the same calls in the same order), not sentence by sentence.
 
 Greedy decoding in float32 gives the same tokens in both backends (tested on the tiny
-NLLB); beam search (``beam_size`` > 1) is close but not guaranteed identical, because the
-two libraries stop and normalise beams differently.
+NLLB and the tiny MADLAD); beam search (``beam_size`` > 1) is close but not guaranteed
+identical, because the two libraries stop and normalise beams differently.
 
 Backends register by name (``@register``); ``load_translator(spec)`` builds the one a
 spec names. ``TranslatorSpec.identity()`` is what makes two translations comparable (the
 cache key of the translation stage): model, backend, numeric type, device kind and every
-decoding parameter, never the directory the files happen to lie in.
+decoding parameter (and the family, when it is not ``nllb``, so NLLB keys stay as they
+were), never the directory the files happen to lie in.
 
-``convert(hf_dir, out_dir, quantization)`` turns a dense NLLB checkpoint into a
-CTranslate2 model once (the workflow keeps it under ``resources/``), atomically, with the
-tokenizer files copied in so the converted directory is self-contained.
+``convert(hf_dir, out_dir, quantization)`` turns a dense NLLB or a MADLAD (T5) checkpoint
+into a CTranslate2 model once (the workflow keeps it under ``resources/``), atomically, with
+the tokenizer files copied in so the converted directory is self-contained.
 """
 
 from __future__ import annotations
@@ -63,13 +77,15 @@ from xlcons.fingerprint import local_content
 
 log = logging.getLogger(__name__)
 
-BACKENDS = ("transformers", "ctranslate2")
+BACKENDS = ("transformers", "ctranslate2", "llm")
+# Model families of the sequence-to-sequence backends: how a checkpoint is told the target language.
+FAMILIES = ("nllb", "madlad")
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 COMPUTE_TYPES = ("default", "auto", "int8", "int8_float16", "int8_float32", "int8_bfloat16", "int16",
                  "float16", "bfloat16", "float32")
 DEFAULT_MAX_NEW_TOKENS = 256
 # Tokenizer files copied into a converted CTranslate2 model (those the checkpoint has).
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "sentencepiece.bpe.model",
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "sentencepiece.bpe.model", "spiece.model",
                    "special_tokens_map.json", "added_tokens.json")
 CT2_MARKER = "xlcons-ctranslate2.json"
 
@@ -121,8 +137,18 @@ class TranslatorSpec:
     gpus: int = 1
     device: str = "auto"
     threads: int = 0
+    # `nllb` (target tag forced as the decoder's first token) or `madlad` (a `<2xx>` tag before the source).
+    family: str = "nllb"
+    # backend `llm`: the generation model's params (as an evaluator's `llm`: its config fields,
+    # `location`, `content`) and the prompt template (None: the documented default).
+    llm: Mapping[str, Any] | None = None
+    prompt: str | None = None
 
     def __post_init__(self):
+        if self.family not in FAMILIES:
+            raise TranslationError(f"translator.family must be one of {', '.join(FAMILIES)}, not {self.family!r}")
+        if self.backend == "llm" and not self.llm:
+            raise TranslationError("translator backend llm needs the generation model (`llm`)")
         if self.backend not in BACKENDS:
             raise TranslationError(f"unknown translator backend {self.backend!r}; known: {', '.join(BACKENDS)}")
         if self.dtype not in DTYPES:
@@ -162,6 +188,9 @@ class TranslatorSpec:
             gpus=section.get("gpus", 1),
             device=device,
             threads=threads,
+            family=section.get("family", "nllb"),
+            llm=section.get("llm"),
+            prompt=section.get("prompt"),
         )
 
     @property
@@ -176,6 +205,10 @@ class TranslatorSpec:
         checkpoint (not from the Hub) adds the digest of its files (`content`; the label stays
         the name), so another one under the same folder name, or one retrained in place, is
         not served the old translations."""
+        if self.backend == "llm":  # the LLM's identity, decoding, token cap and prompt
+            from xlcons.translation.llm_translator import llm_identity
+
+            return llm_identity(self)
         name = self.model_id or Path(self.location or self.ct2_location or "unknown").name
         files = self.ct2_location if self.backend == "ctranslate2" else self.location
         content = None if self.from_hub else local_content(files)
@@ -193,10 +226,16 @@ class TranslatorSpec:
             "beam_size": self.beam_size,
             "max_input_tokens": self.max_input_tokens,
             "max_new_tokens": self.max_new_tokens,
-        } | ({"content": content} if content else {})
+        } | ({"content": content} if content else {}) | (
+            {"family": self.family} if self.family != "nllb" else {}  # NLLB keys stay as they were
+        )
 
     def label(self) -> str:
         """A short human-readable name, recorded with every translation."""
+        if self.backend == "llm":  # <model>|llm
+            from xlcons.translation.llm_translator import llm_label
+
+            return llm_label(self)
         identity = self.identity()
         numeric = identity.get("compute_type") or identity.get("dtype")
         return f"{identity['model']}|{self.backend}|{numeric}|beam{self.beam_size}"
@@ -232,6 +271,33 @@ def _ct2_quantization(ct2_location: str | None) -> str | None:
     return None
 
 
+def madlad_tags(code: str) -> list[str]:
+    """The MADLAD-400 target tags that may stand for the NLLB code ``code``, most specific first.
+
+    From the language registry, each language with that NLLB code (canonical codes first):
+    ``<2{code}_{Script}>`` (``<2zh_Hant>`` for ``zho_Hant``; MADLAD's plain tag is the
+    language's usual script, and romanised variants are ``<2hi_Latn>`` and the like), then
+    ``<2{code}>`` (``<2en>``, ``<2zh-TW>``, ``<2zh_TW>``). Then forms of the NLLB code itself:
+    ``<2eng_Latn>``, and its ISO 639-3 part, ``<2eng>``. The translator uses the first one
+    its tokenizer has.
+    """
+    from xlcons.languages import LanguageRegistry
+
+    iso, _, script = code.partition("_")
+    candidates: list[str] = []
+    languages = [language for language in LanguageRegistry.load() if language.nllb == code]
+    for language in sorted(languages, key=lambda language: language.code != language.canonical):
+        primary = language.code.split("-")[0]
+        if script:
+            candidates.append(f"<2{primary}_{script}>")
+        candidates += [f"<2{language.code}>", f"<2{language.code.replace('-', '_')}>"]
+    candidates.append(f"<2{code}>")
+    if script:
+        candidates.append(f"<2{iso}_{script}>")
+    candidates.append(f"<2{iso}>")
+    return list(dict.fromkeys(candidates))
+
+
 # --------------------------------------------------------------------------------------
 # The shared base
 # --------------------------------------------------------------------------------------
@@ -263,7 +329,7 @@ class Translator(ABC):
     def translate(self, sentences: Sequence[str], src: str, tgt: str, *, sampling: SamplingSpec | None = None) -> list[str]:
         """One translation per sentence, in order. ``src``/``tgt`` are NLLB codes."""
         sentences = [str(sentence) for sentence in sentences]
-        src_id, tgt_id = self.language_id(src), self.language_id(tgt)
+        src_id, tgt_id = self.language_tags(src, tgt)
         unique = list(dict.fromkeys(sentence for sentence in sentences if sentence.strip()))
         done: dict[str, str] = {}
         if unique:
@@ -285,14 +351,37 @@ class Translator(ABC):
 
     # -- shared steps (public for tests and the benchmark)
 
+    def language_tags(self, src: str, tgt: str) -> tuple[int, int | None]:
+        """(the tag that starts every source, the tag forced as the output's first token or None).
+
+        NLLB: the source code and the target code. MADLAD: the target's ``<2xx>`` tag and
+        nothing forced (the source language is not told to the model).
+        """
+        if self.spec.family == "madlad":
+            return self.language_id(tgt), None
+        return self.language_id(src), self.language_id(tgt)
+
     def language_id(self, code: str) -> int:
+        """The token that names the NLLB language ``code``: the code itself (NLLB) or its ``<2xx>`` tag (MADLAD)."""
+        unknown = self.tokenizer.unk_token_id
+        if self.spec.family == "madlad":
+            tried = madlad_tags(code)
+            for tag in tried:
+                token_id = self.tokenizer.convert_tokens_to_ids(tag)
+                if token_id is not None and token_id != unknown:
+                    return token_id
+            raise TranslationError(
+                f"the MADLAD translator's tokenizer has no target-language tag for {code!r} (tried {', '.join(tried)}): "
+                "MADLAD-400 does not cover it under these names; translate it with an NLLB translator"
+            )
         token_id = self.tokenizer.convert_tokens_to_ids(code)
-        if token_id is None or token_id == self.tokenizer.unk_token_id:
+        if token_id is None or token_id == unknown:
             raise TranslationError(f"the translator's tokenizer has no language code {code!r} (is it an NLLB-200 code?)")
         return token_id
 
     def encode(self, sentences: Sequence[str], src_id: int) -> list[list[int]]:
-        """NLLB source ids, ``[src] + pieces + [</s>]``, cut to ``max_input_tokens``."""
+        """Source ids, ``[tag] + pieces + [</s>]``, cut to ``max_input_tokens``; the tag is
+        ``src_id``, the first of ``language_tags`` (NLLB: the source code, MADLAD: the target tag)."""
         # verbose=False: the length warning is about the untruncated pieces; they are cut just below.
         pieces = self.tokenizer(list(sentences), add_special_tokens=False, verbose=False)["input_ids"]
         room = self.spec.max_input_tokens - 2
@@ -324,8 +413,9 @@ class Translator(ABC):
     def decode(self, ids: Sequence[int]) -> str:
         return self.tokenizer.decode(list(ids), skip_special_tokens=True).strip()
 
-    def content_ids(self, ids: Sequence[int], tgt_id: int, start_id: int | None = None) -> list[int]:
-        """An engine's output without the start token, the target tag and what follows the end."""
+    def content_ids(self, ids: Sequence[int], tgt_id: int | None, start_id: int | None = None) -> list[int]:
+        """An engine's output without the start token, the target tag (NLLB; None for MADLAD,
+        whose output starts with the translation) and what follows the end."""
         ids = list(ids)
         if start_id is not None and ids and ids[0] == start_id:
             ids = ids[1:]
@@ -338,12 +428,13 @@ class Translator(ABC):
     # -- what a backend implements
 
     @abstractmethod
-    def _generate(self, batch: Sequence[Sequence[int]], tgt: str, tgt_id: int, sampling: SamplingSpec | None) -> list[list[int]]:
-        """Decode one batch of source ids; return each output's content ids (``content_ids``)."""
+    def _generate(self, batch: Sequence[Sequence[int]], tgt: str, tgt_id: int | None, sampling: SamplingSpec | None) -> list[list[int]]:
+        """Decode one batch of source ids; return each output's content ids (``content_ids``).
+        ``tgt_id`` is the tag to force as the output's first token, None when nothing is (MADLAD)."""
 
 
 TRANSLATORS: dict[str, type[Translator]] = {}
-TRANSLATOR_MODULES = {name: "xlcons.translation.translators" for name in BACKENDS}
+TRANSLATOR_MODULES = {name: "xlcons.translation.translators" for name in BACKENDS} | {"llm": "xlcons.translation.llm_translator"}
 
 
 def register(cls: type[Translator]) -> type[Translator]:
@@ -372,7 +463,7 @@ def load_translator(spec: TranslatorSpec) -> Translator:
 
 @register
 class TransformersTranslator(Translator):
-    """NLLB through ``AutoModelForSeq2SeqLM``: dense M2M100 checkpoints and the NllbMoe ones.
+    """NLLB through ``AutoModelForSeq2SeqLM``: dense M2M100 checkpoints and the NllbMoe ones (and MADLAD's T5).
 
     On several GPUs (``gpus`` > 1 and as many visible) the model is spread over them with
     ``device_map="auto"`` (accelerate), which the 54B MoE needs; otherwise it sits on one
@@ -424,9 +515,11 @@ class TransformersTranslator(Translator):
         for row, ids in enumerate(batch):
             input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
             attention[row, : len(ids)] = 1
+        # NLLB: the target tag is forced, and is a new token too. MADLAD: nothing forced (None
+        # also overrides a forced token a checkpoint's generation config might carry).
         kwargs: dict[str, Any] = {
             "forced_bos_token_id": tgt_id,
-            "max_new_tokens": self.spec.max_new_tokens + 1,  # the target tag is a new token too
+            "max_new_tokens": self.spec.max_new_tokens + (tgt_id is not None),
         }
         if sampling is None:
             kwargs.update(do_sample=False, num_beams=self.spec.beam_size)
@@ -454,7 +547,7 @@ class TransformersTranslator(Translator):
 
 @register
 class CTranslate2Translator(Translator):
-    """Dense NLLB converted to CTranslate2 (see ``convert``): fast on CPU and GPU, int8 or float16.
+    """Dense NLLB or MADLAD converted to CTranslate2 (see ``convert``): fast on CPU and GPU, int8 or float16.
 
     Runs on one device (``device_index`` 0): the batches come one at a time from the base,
     so further devices would idle; the MoE, which needs several GPUs, runs on transformers.
@@ -496,11 +589,12 @@ class CTranslate2Translator(Translator):
     def _generate(self, batch, tgt, tgt_id, sampling):
         source = [self.tokenizer.convert_ids_to_tokens(list(ids)) for ids in batch]
         kwargs: dict[str, Any] = {
-            "target_prefix": [[tgt]] * len(source),
+            # NLLB: the target tag starts the output (and counts in the length); MADLAD: no prefix.
+            "target_prefix": None if tgt_id is None else [[tgt]] * len(source),
             "max_batch_size": self.spec.max_batch_tokens,
             "batch_type": "tokens",
             "max_input_length": 0,  # the base has cut already
-            "max_decoding_length": self.spec.max_new_tokens + 1,  # counts the target tag
+            "max_decoding_length": self.spec.max_new_tokens + (tgt_id is not None),
         }
         if sampling is None:
             kwargs["beam_size"] = self.spec.beam_size
@@ -538,7 +632,7 @@ def quantization_for(compute_type: str) -> str | None:
 
 
 def convert(hf_dir: Path | str, out_dir: Path | str, quantization: str | None = None) -> Path:
-    """Convert a dense NLLB checkpoint to CTranslate2 in ``out_dir``, atomically.
+    """Convert a dense NLLB or a MADLAD (T5) checkpoint to CTranslate2 in ``out_dir``, atomically.
 
     The model is written into a temporary directory beside ``out_dir`` and renamed into
     place, so an interrupted conversion never leaves something that looks finished. An
@@ -560,7 +654,7 @@ def convert(hf_dir: Path | str, out_dir: Path | str, quantization: str | None = 
         target = staging / "model"
         copy = [name for name in TOKENIZER_FILES if (hf_dir / name).is_file()]
         load_as_float16 = quantization is not None and ("float16" in quantization or "bfloat16" in quantization)
-        TransformersConverter(str(hf_dir), copy_files=copy, load_as_float16=load_as_float16).convert(
+        _t5_aware(TransformersConverter)(str(hf_dir), copy_files=copy, load_as_float16=load_as_float16).convert(
             str(target), quantization=quantization, force=True
         )
         marker = {"source": str(hf_dir.resolve()), "quantization": quantization, "ctranslate2": ctranslate2.__version__}
@@ -571,3 +665,24 @@ def convert(hf_dir: Path | str, out_dir: Path | str, quantization: str | None = 
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out_dir
+
+
+def _t5_aware(base: type) -> type:
+    """``TransformersConverter`` that keeps a T5 v1.1 model's unscaled outputs (MADLAD-400).
+
+    CTranslate2 multiplies a T5 decoder's output by ``d_model ** -0.5`` when
+    ``config.tie_word_embeddings`` is set, which is how transformers 4 told original T5
+    (scaled) from T5 v1.1 (not scaled). transformers 5 reports every T5 as tied and keeps
+    the distinction in ``scale_decoder_outputs``, so without this a converted MADLAD would
+    keep its greedy output but get other scores (beam search, sampling, log-probabilities).
+    """
+
+    class Converter(base):
+        def load_model(self, model_class, model_name_or_path, **kwargs):
+            model = super().load_model(model_class, model_name_or_path, **kwargs)
+            config = model.config
+            if getattr(config, "model_type", None) == "t5" and getattr(config, "scale_decoder_outputs", True) is False:
+                config.tie_word_embeddings = False  # read by CTranslate2's T5 loader only
+            return model
+
+    return Converter
