@@ -37,6 +37,7 @@ prints the top functions by cumulative time, and those of rules/*.smk and xlcons
     python benchmarks/scheduling.py --papers xing2024-knowledge --repeats 1
     python benchmarks/scheduling.py --profile /tmp/sched.prof
     python benchmarks/scheduling.py --models 120 --repeats 1   # the scale target
+    python benchmarks/scheduling.py --models 120 --translators 2 --repeats 1   # and three translators
 
 Each run's wall time, CPU time (user + system) and peak RSS are the Snakemake process's own
 (reaped with ``os.wait4``).
@@ -78,12 +79,24 @@ def targets_for(models: int | None) -> dict:
     return TARGETS if models is None else SCALE_TARGETS
 
 
-def merged_config(papers=PAPERS, round_trips: bool = True, models: int | None = None) -> dict:
+# Extra translators (`translators`) for --translators N: the larger NLLBs, then MADLAD-400.
+EXTRA_TRANSLATORS = {
+    "nllb-1.3B": {"model": {"hf_id": "facebook/nllb-200-distilled-1.3B"}},
+    "nllb-3.3B": {"model": {"hf_id": "facebook/nllb-200-3.3B"}},
+    "madlad-3b": {"family": "madlad", "model": {"hf_id": "google/madlad400-3b-mt"}},
+}
+
+
+def merged_config(papers=PAPERS, round_trips: bool = True, models: int | None = None, translators: int = 0) -> dict:
     """One config with every model (renamed ``<paper>-<model>``), data set and evaluator of `papers`.
 
     `models`: the number of generator models in all, made by repeating the papers' models
-    (see `scaled_models`); None keeps the papers' own.
+    (see `scaled_models`); None keeps the papers' own. `translators`: how many of
+    EXTRA_TRANSLATORS join the primary one (each repeats the translation, QE, information and
+    empathy jobs).
     """
+    if not 0 <= translators <= len(EXTRA_TRANSLATORS):
+        raise ValueError(f"--translators must be between 0 and {len(EXTRA_TRANSLATORS)}, not {translators}")
     merged: dict = {"models": {}, "evaluators": {}, "datasets": {}}
     for paper in papers:
         with open(REPO / "config" / "paper" / f"{paper}.yaml", encoding="utf-8") as handle:
@@ -110,6 +123,8 @@ def merged_config(papers=PAPERS, round_trips: bool = True, models: int | None = 
         information.pop("round_trip_languages", None)
     if models is not None:
         merged["models"] = scaled_models(merged["models"], models)
+    if translators:
+        merged["translators"] = copy.deepcopy(dict(list(EXTRA_TRANSLATORS.items())[:translators]))
     return merged
 
 
@@ -294,6 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--models", type=int, default=None, metavar="N",
                         help="N generator models in all: the papers' models, then copies of them named "
                              "<paper>-<model>-<k> (default: the papers' own models); targets < 60 s for both runs")
+    parser.add_argument("--translators", type=int, default=0, metavar="N",
+                        help=f"N extra translators beside the primary one (at most {len(EXTRA_TRANSLATORS)}: the larger NLLBs, MADLAD-400)")
     parser.add_argument("--repeats", type=int, default=3, help="alternating dry-run / no-op runs (medians reported)")
     parser.add_argument("--profile", type=Path, default=None, help="also profile one dry run and one no-op (FILE.dry, FILE.noop)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary working directories")
@@ -304,12 +321,13 @@ def measure(args: argparse.Namespace) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="xlcons-sched-"))
     try:
         targets = targets_for(args.models)
-        config_path = write_config(merged_config(args.papers, not args.no_round_trips, args.models), tmp / "merged.yaml")
+        config_path = write_config(merged_config(args.papers, not args.no_round_trips, args.models, args.translators), tmp / "merged.yaml")
         config = validate(config_path)
         models = len(config["models"])
         datasets = DatasetResolver(config, LanguageRegistry.load(), REPO)
         langs = {name: len(datasets.languages(name)) for name in datasets.enabled()}
         scale = "the papers' own models" if args.models is None else f"--models {args.models}: the papers' models and copies"
+        scale += f", {1 + args.translators} translator{'s' if args.translators else ''}"
         print(f"merged config of {', '.join(args.papers)}: {models} models ({scale}); data sets (languages) {langs}; "
               f"validates with load_config")
 

@@ -46,9 +46,9 @@ for dataset in PLAN.translation_datasets():
             translations=PLAN.translation_files(dataset, "{model}", via="{via}"),
             sentences=PLAN.translation_files(dataset, "{model}", "sentences", via="{via}"),
         log:
-            f"logs/translate/{dataset}/{{via}}{{model}}.log",
+            f"logs/translate/{{via}}{dataset}/{{model}}.log",
         benchmark:
-            f"{RESULTS}/benchmarks/translate/{dataset}/{{via}}{{model}}.tsv"
+            f"{RESULTS}/benchmarks/translate/{{via}}{dataset}/{{model}}.tsv"
         wildcard_constraints:
             via=via_alternation(PLAN.translator_vias(dataset)),
         conda:
@@ -83,9 +83,9 @@ for dataset in PLAN.qe_datasets():
         output:
             qe=PLAN.qe_files(dataset, "{model}", via="{via}"),
         log:
-            f"logs/translate/{dataset}/{{via}}{{model}}.qe.log",
+            f"logs/translate/{{via}}{dataset}/{{model}}.qe.log",
         benchmark:
-            f"{RESULTS}/benchmarks/translation_qe/{dataset}/{{via}}{{model}}.tsv"
+            f"{RESULTS}/benchmarks/translation_qe/{{via}}{dataset}/{{model}}.tsv"
         wildcard_constraints:
             via=via_alternation(PLAN.translator_vias(dataset)),
         conda:

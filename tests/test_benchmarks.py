@@ -157,6 +157,13 @@ class TestSchedulingConfig:
         assert {name: len(datasets.languages(name)) for name in datasets.enabled()} == {
             "information": 31, "empathy": 31, "multiq": 137, "makqa": 12, "flores": 12}
 
+    def test_extra_translators_join_the_primary_one_and_validate(self, scheduling, tmp_path):
+        config = scheduling.validate(scheduling.write_config(scheduling.merged_config(models=2, translators=2), tmp_path / "merged.yaml"))
+        assert list(config["translators"]) == ["nllb-1.3B", "nllb-3.3B"]
+        assert "translators" not in scheduling.merged_config(models=2)
+        with pytest.raises(ValueError, match="--translators must be between 0 and 3"):
+            scheduling.merged_config(translators=4)
+
     def test_the_summary_marks_the_targets(self, scheduling):
         lines = scheduling.summary({"jobs": 5, "dry_run_s": 61.5, "noop_s": 12.0, "noop_nothing_to_be_done": True},
                                    scheduling.targets_for(120)).splitlines()

@@ -155,3 +155,34 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
         "translate_information": 2, "translate_empathy": 2, "translation_qe_information": 2, "translation_qe_empathy": 2,
         "information_consistency": 2, "empathy_consistency": 2,
     }
+
+
+def test_an_llm_as_second_translator_runs_through_the_workflow(tmp_path, offline_models, shared_data):
+    """translators: an LLM (the tiny offline LM on the hf backend) beside the tiny NLLB: its
+    translation job translates each sentence with the documented prompt, and the information
+    consistency of its translations lands in the results under its name."""
+    config = offline_config(REPO)
+    config["models"] = {"smollm2-135m": {**config["models"]["smollm2-135m"], "decoding": {"max_new_tokens": 20}}}
+    config["output"]["comparisons"] = []
+    config["translator"]["detect_response_language"] = False
+    config["translator"]["qe"] = {"backend": "none"}
+    config["translators"] = {"tiny-llm-translator": {"backend": "llm", "llm": {
+        "path": str(offline_models["tiny-llm"]), "backend": "hf", "hf": {"device": "cpu", "batch_size": 4}}}}
+    config["evaluators"]["information"]["round_trip_languages"] = []
+    config["evaluators"]["language_confusion"] = {"datasets": []}
+    config["datasets"] = {"information": {"languages": ["de"], "items": {"limit": 1}}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    run = ["--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--configfile", str(tmp_path / "config.yaml"), "--cores", "2"]
+    result = snakemake(*run, timeout=1200)
+    assert result.returncode == 0, result.output
+
+    results = tmp_path / "results"
+    translations = pq.read_table(results / "by-translator/tiny-llm-translator/translations/information/smollm2-135m/de.parquet")
+    assert set(translations["translator"].to_pylist()) == {"tiny-llm|llm"} and translations.num_rows == 1
+    log = (tmp_path / "logs/translate/by-translator/tiny-llm-translator/information/smollm2-135m.log").read_text(encoding="utf-8")
+    assert "translator loaded" in log
+    table = pq.read_table(results / "tables/results.parquet").to_pylist()
+    assert {row["translator"] for row in table if row["evaluator"] == "information"} == {"tiny-nllb", "tiny-llm-translator"}
+    spread = (results / "tables/translation_quality/translator_spread.csv").read_text(encoding="utf-8")
+    assert spread.splitlines()[0] == "dataset,evaluator,model,lang,metric,tiny-nllb,tiny-llm-translator,lowest,highest,range,n translators"
+    assert not (results / "tables/translation_quality/sensitivity.csv").exists(), "QE off: the spread alone"
