@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -387,8 +388,13 @@ class Plan:
 
     def read_translated_datasets(self) -> list[str]:
         """Data sets whose translations an evaluator reads (those every translator translates)."""
+        return list(self._read_translated)
+
+    @cached_property
+    def _read_translated(self) -> tuple[str, ...]:
+        # Asked for every (data set, model) file path: computed once (the config is fixed).
         read = {d for info in self.evaluators() if info.reads == TRANSLATIONS for d in self.datasets.scored_by(info)}
-        return [name for name in self.translation_datasets() if name in read]
+        return tuple(name for name in self.translation_datasets() if name in read)
 
     def translator_vias(self, dataset: str) -> list[str]:
         """The translators of a data set's answers, as vias: the primary's for every translated
