@@ -35,7 +35,6 @@ for old, new in PLAN.legacy_caches():
         )
 
 # Config keys of the models the stages share.
-TRANSLATOR = "translator.model"
 LANGUAGE_ID = "evaluators.language_id.model"
 QE_MODEL = "translator.qe.model"
 # Report outputs the rule files add to the run (paper tables, figures).
@@ -224,18 +223,20 @@ def get_conversion_checkpoint(wildcards):
     return PLAN.model_location(PLAN.translator_key(converted_translator(wildcards)), RESOURCES)
 
 
-def get_conversion_fields(wildcards):
-    """The checkpoint's folder, the weights' quantization and (a local checkpoint) its digest:
-    replaced or retrained in place, it is converted again."""
+def get_conversion_checkpoint_dir(wildcards):
+    return PLAN.local_path(PLAN.translator_key(converted_translator(wildcards)), RESOURCES)
+
+
+def get_ctranslate2_quantization(wildcards):
     from xlcons.translation.translators import quantization_for
 
-    translator = converted_translator(wildcards)
-    key = PLAN.translator_key(translator)
-    return {
-        "checkpoint": PLAN.local_path(key, RESOURCES),
-        "quantization": quantization_for(PLAN.translator_section(translator)["compute_type"]),
-        "content": PLAN.content(key),
-    }
+    section = PLAN.translator_section(converted_translator(wildcards))
+    return quantization_for(section["compute_type"])
+
+
+def get_conversion_content(wildcards):
+    """A local checkpoint's digest: replaced or retrained in place, it is converted again."""
+    return PLAN.content(PLAN.translator_key(converted_translator(wildcards)))
 
 
 # -- evaluators ------------------------------------------------------------------------

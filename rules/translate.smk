@@ -26,7 +26,9 @@ if PLAN.ctranslate2_conversions(RESOURCES):
             mem_mb=32000,
             runtime=120,
         params:
-            conversion=get_conversion_fields,
+            checkpoint=get_conversion_checkpoint_dir,
+            quantization=get_ctranslate2_quantization,
+            content=get_conversion_content,
         script:
             "../workflow_scripts/convert_ctranslate2.py"
 

@@ -1,8 +1,8 @@
 """Rule convert_translator: the dense NLLB checkpoint converted to CTranslate2, once.
 
-Expects params.conversion: `checkpoint` (checkpoint directory), `quantization` (None, int8,
-float16 or bfloat16; xlcons.translation.translators.quantization_for(compute_type)) and
-`content` (a local checkpoint's digest, there to rerun the job); output.model (a directory()).
+Expects params.checkpoint (checkpoint directory), params.quantization (None, int8, float16 or
+bfloat16; xlcons.translation.translators.quantization_for(compute_type)); output.model
+(a directory()). params.content (a local checkpoint's digest) is there to rerun the job.
 """
 
 import sys
@@ -14,8 +14,7 @@ def main(smk) -> None:
     start_job(smk)
     from xlcons.translation.translators import convert
 
-    conversion = smk.params.conversion
-    convert(conversion["checkpoint"], smk.output.model, conversion["quantization"])
+    convert(smk.params.checkpoint, smk.output.model, smk.params.quantization)
 
 
 # Guarded: vLLM starts its engine in a spawned process, which runs this file again (as
