@@ -132,7 +132,9 @@ def get_english_response(wildcards):
 
 def get_translations_into_english(wildcards):
     """The translated answers of every language but English."""
-    return PLAN.translation_files(wildcards.dataset, wildcards.model, english=False, via=wildcards.via)
+    return PLAN.translation_files(
+        wildcards.dataset, wildcards.model, english=False, via=wildcards.via
+    )
 
 
 def get_round_trips(wildcards):
@@ -216,15 +218,21 @@ def get_translator_mem_mb(wildcards, attempt):
 
 def converted_translator(wildcards):
     """The translator whose checkpoint a CTranslate2 folder (`{converted}`) is converted from."""
-    return PLAN.ctranslate2_conversions(RESOURCES)[f"{RESOURCES}/ctranslate2/{wildcards.converted}"]
+    return PLAN.ctranslate2_conversions(RESOURCES)[
+        f"{RESOURCES}/ctranslate2/{wildcards.converted}"
+    ]
 
 
 def get_conversion_checkpoint(wildcards):
-    return PLAN.model_location(PLAN.translator_key(converted_translator(wildcards)), RESOURCES)
+    return PLAN.model_location(
+        PLAN.translator_key(converted_translator(wildcards)), RESOURCES
+    )
 
 
 def get_conversion_checkpoint_dir(wildcards):
-    return PLAN.local_path(PLAN.translator_key(converted_translator(wildcards)), RESOURCES)
+    return PLAN.local_path(
+        PLAN.translator_key(converted_translator(wildcards)), RESOURCES
+    )
 
 
 def get_ctranslate2_quantization(wildcards):

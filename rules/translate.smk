@@ -46,7 +46,9 @@ for dataset in PLAN.translation_datasets():
             lid=get_translation_lid,
         output:
             translations=PLAN.translation_files(dataset, "{model}", via="{via}"),
-            sentences=PLAN.translation_files(dataset, "{model}", "sentences", via="{via}"),
+            sentences=PLAN.translation_files(
+                dataset, "{model}", "sentences", via="{via}"
+            ),
         log:
             f"logs/translate/{{via}}{dataset}/{{model}}.log",
         benchmark:
@@ -80,7 +82,9 @@ for dataset in PLAN.qe_datasets():
         name:
             f"translation_qe_{dataset}"
         input:
-            sentences=PLAN.translation_files(dataset, "{model}", "sentences", via="{via}"),
+            sentences=PLAN.translation_files(
+                dataset, "{model}", "sentences", via="{via}"
+            ),
             qe_model=PLAN.model_inputs(QE_MODEL, RESOURCES),
         output:
             qe=PLAN.qe_files(dataset, "{model}", via="{via}"),

@@ -132,11 +132,13 @@ class TestDryRuns:
             # paper 000's English-only sets: English prompts, translated into de/ar, answered,
             # answers translated back; the English information answers also go en -> ar -> en
             "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1,
-            "generate_information": 2, "generate_empathy": 2, "translate_information": 2, "translate_empathy": 2,
+            # answers translated back, by each of the two tiny NLLBs (translators: tiny-nllb-b)
+            "generate_information": 2, "generate_empathy": 2, "translate_information": 4, "translate_empathy": 4,
             "round_trip": 2, "translationese_check": 2,
-            "information_consistency": 2, "train_empathy_classifier": 3, "empathy_consistency": 2,
-            # the quality estimate of every translated sentence (the MiniLM stand-in)
-            "translation_qe_multiq": 2, "translation_qe_information": 2, "translation_qe_empathy": 2, "translation_quality_report": 1,
+            "information_consistency": 4, "train_empathy_classifier": 3, "empathy_consistency": 4,
+            # the quality estimate of every translated sentence (the MiniLM stand-in); MultiQ's
+            # answers are translated by the primary translator alone (translator.datasets)
+            "translation_qe_multiq": 2, "translation_qe_information": 4, "translation_qe_empathy": 4, "translation_quality_report": 1,
         }
 
     def test_paper_004_schedules_one_generation_job_per_model_over_137_languages(self):
