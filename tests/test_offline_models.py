@@ -52,6 +52,7 @@ def test_build_all_returns_every_model_at_its_fixed_path(offline_models):
     assert list(offline_models) == NAMES
     assert offline_models == {
         "tiny-nllb": root / "tiny-nllb",
+        "tiny-nllb-b": root / "tiny-nllb-b",
         "tiny-llm": root / "tiny-llm",
         "tiny-lid": root / "tiny-lid" / "model.bin",
         "lid176": root / "lid176" / "lid.176.ftz",
