@@ -94,7 +94,7 @@ if PLAN.evaluators() and QE_REPORT:
             n_resamples=config["output"]["bootstrap_resamples"],
             seed=config["output"]["seed"],
             qe=bool(PLAN.qe_datasets()),
-            translators=[PLAN.primary_translator(), *PLAN.extra_translators()],
+            translators=PLAN.translators(),
         script:
             "../workflow_scripts/translation_quality_report.py"
 

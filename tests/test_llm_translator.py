@@ -200,11 +200,15 @@ def test_a_failed_request_gives_an_empty_translation_and_is_counted(endpoint, ca
     translator = load_translator(served(endpoint))
     with caplog.at_level(logging.WARNING, logger="xlcons.translation.llm_translator"):
         out = translator.translate(GERMAN, "deu_Latn", "eng_Latn")
-    translator.close()
     assert out == ["EN[Das ist ein Haus.]", "", "EN[Wir wohnen hier.]"]
     assert NO_ANSWER not in out  # the generation stage's placeholder is not a translation
     assert translator.failed == 1 and translator.calls == 3
+    assert translator.failed_sentences == {"Es ist sehr alt."}, "listed, so the stage does not cache its empty translation"
     assert "1 of 3 requests without a translation" in caplog.text and f"{reason}:" in caplog.text
+    endpoint.reply = lambda prompt: f"EN[{sentence_of(prompt)}]"  # the endpoint recovers
+    assert translator.translate(["Es ist sehr alt."], "deu_Latn", "eng_Latn") == ["EN[Es ist sehr alt.]"]
+    assert translator.failed_sentences == set(), "only the last call's failures are listed"
+    translator.close()
 
 
 def test_the_token_cap_is_the_translators_unless_the_model_sets_its_own(endpoint):

@@ -313,6 +313,7 @@ def test_a_sentence_whose_request_failed_is_not_cached_and_is_asked_again(tmp_pa
 
         def translate(self, sentences, src, tgt, *, sampling=None):
             out = super().translate(sentences, src, tgt, sampling=sampling)
+            self.failed_sentences = set()  # those of this call
             for index, sentence in enumerate(sentences):
                 if sentence in self.failing:
                     self.failed_sentences.add(sentence)
@@ -327,6 +328,13 @@ def test_a_sentence_whose_request_failed_is_not_cached_and_is_asked_again(tmp_pa
     again = SentenceTranslator(SPEC, TranslationCache(cache_path), DegenerationSpec(repair=False), lambda spec: up)
     assert [r.translation for r in again.translate(["Eins.", "Zwei."], "deu_Latn", "eng_Latn")] == ["eng_Latn(Eins.)", "eng_Latn(Zwei.)"]
     assert up.sentences() == ["Zwei."], "only the failed sentence is asked again"
+
+    down.failing = set()  # the same translator, its endpoint back: what it now answers is cached
+    recovered = SentenceTranslator(SPEC, TranslationCache(tmp_path / "other.jsonl"), DegenerationSpec(repair=False), lambda spec: down)
+    recovered.translate(["Zwei."], "deu_Latn", "eng_Latn")
+    cached = SentenceTranslator(SPEC, TranslationCache(tmp_path / "other.jsonl"), DegenerationSpec(repair=False),
+                                lambda spec: pytest.fail("the recovered translation was not cached"))
+    assert [r.translation for r in cached.translate(["Zwei."], "deu_Latn", "eng_Latn")] == ["eng_Latn(Zwei.)"]
 
 
 def test_a_cut_off_last_cache_line_is_dropped(tmp_path):

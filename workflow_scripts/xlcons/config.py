@@ -105,7 +105,6 @@ def expand_translators(config: dict) -> None:
         merged = _merged(shared, entry)
         if merged.get("backend") == LLM_TRANSLATOR:
             merged.pop("model", None)
-            merged["llm"] = entry.get("llm")
         config["translators"][name] = merged
 
 
@@ -177,9 +176,9 @@ def iter_model_sources(config: Mapping[str, Any]) -> Iterator[tuple[str, Mapping
         yield f"models.{name}", spec
     yield "translator.model", config["translator"]["model"]
     for name, entry in config.get("translators", {}).items():
-        key = translator_model_key(name, entry)
-        if entry.get(key.rsplit(".", 1)[1]):
-            yield key, entry[key.rsplit(".", 1)[1]]
+        field = translator_model_field(entry)
+        if entry.get(field):
+            yield f"translators.{name}.{field}", entry[field]
     qe = config["translator"].get("qe") or {}
     if qe.get("backend", "none") != "none":
         yield QE_MODEL, qe_model_source(qe)
@@ -192,9 +191,14 @@ def iter_model_sources(config: Mapping[str, Any]) -> Iterator[tuple[str, Mapping
 QE_MODEL = "translator.qe.model"
 
 
+def translator_model_field(entry: Mapping[str, Any]) -> str:
+    """The key of an extra translator's model in its entry: `model`, or an LLM translator's `llm`."""
+    return LLM_TRANSLATOR if entry.get("backend") == LLM_TRANSLATOR else "model"
+
+
 def translator_model_key(name: str, entry: Mapping[str, Any]) -> str:
-    """The config key of an extra translator's model: its checkpoint, or an LLM translator's `llm`."""
-    return f"translators.{name}.{LLM_TRANSLATOR if entry.get('backend') == LLM_TRANSLATOR else 'model'}"
+    """The config key of an extra translator's model (`translators.<name>.model` or `.llm`)."""
+    return f"translators.{name}.{translator_model_field(entry)}"
 
 
 def qe_model_source(section: Mapping[str, Any]) -> Mapping[str, Any]:

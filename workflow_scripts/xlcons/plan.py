@@ -344,8 +344,8 @@ class Plan:
     # An extra translator's files mirror the primary's under results/by-translator/<name>/
     # (its `via`); the primary's `via` is empty, so a run with one translator keeps its paths.
     def translators(self) -> list[str]:
-        """Every translator of the answers, by name: the primary first."""
-        return [self.primary_translator(), *self.config.get("translators", {})]
+        """Every translator of the answers that the run uses, by name: the primary first."""
+        return [self.primary_translator(), *self.extra_translators()]
 
     def primary_translator(self) -> str:
         return primary_translator_name(self.config)
@@ -356,23 +356,26 @@ class Plan:
 
     def via(self, translator: str) -> str:
         """The path prefix of a translator's files under the results folder ("" for the primary)."""
-        return "" if translator == self.primary_translator() else f"by-translator/{translator}/"
+        return "" if self._is_primary(translator) else f"by-translator/{translator}/"
 
     def vias(self) -> list[str]:
-        return [self.via(name) for name in [self.primary_translator(), *self.extra_translators()]]
+        return [self.via(name) for name in self.translators()]
 
     def translator_of(self, via: str) -> str:
         """The translator whose files lie under `via` (a rule's `{via}` wildcard)."""
         return via.removeprefix("by-translator/").removesuffix("/") or self.primary_translator()
 
+    def _is_primary(self, translator: str | None) -> bool:
+        return translator is None or translator == self.primary_translator()
+
     def translator_section(self, translator: str | None = None) -> Mapping[str, Any]:
-        if translator is None or translator == self.primary_translator():
+        if self._is_primary(translator):
             return self.config["translator"]
         return self.config["translators"][translator]
 
     def translator_key(self, translator: str | None = None) -> str:
         """The config key of a translator's model (an LLM translator's `llm`)."""
-        if translator is None or translator == self.primary_translator():
+        if self._is_primary(translator):
             return "translator.model"
         return translator_model_key(translator, self.config["translators"][translator])
 
@@ -433,10 +436,13 @@ class Plan:
     def qe_files(self, dataset: str, model: str, via: str = "") -> list[str]:
         return self.translation_files(dataset, model, "qe", via=via)
 
+    def qe_jobs(self) -> list[tuple[str, str, str]]:
+        """(data set, model, via) of every QE job: each translated set, generator and translator."""
+        return [(dataset, model, via) for dataset in self.qe_datasets() for model in self.generators() for via in self.translator_vias(dataset)]
+
     def all_qe_files(self) -> list[str]:
-        """Every QE table of the run: each translated set, each generator, each translator, each language."""
-        return [path for dataset in self.qe_datasets() for model in self.generators() for via in self.translator_vias(dataset)
-                for path in self.qe_files(dataset, model, via)]
+        """Every QE table of the run: each QE job's, one per language."""
+        return [path for dataset, model, via in self.qe_jobs() for path in self.qe_files(dataset, model, via)]
 
     def qe_fields(self) -> dict[str, Any]:
         """What changes a QE job's scores: backend, model (its content for a local path), batching."""
@@ -478,7 +484,7 @@ class Plan:
     def ctranslate2_conversions(self, resources: str) -> dict[str, str]:
         """Each CTranslate2 folder of the run, with the translator that converts it (the first that uses it)."""
         conversions: dict[str, str] = {}
-        for translator in [self.primary_translator(), *self.extra_translators()]:
+        for translator in self.translators():
             folder = self.ctranslate2_dir(resources, translator)
             if folder:
                 conversions.setdefault(folder, translator)
@@ -504,9 +510,12 @@ class Plan:
 
     def evaluation_files(self, evaluator: str, output: str | None = None) -> list[str]:
         """One output (by default the target) of an evaluator, for every data set it scores and every model."""
-        info = EVALUATORS[evaluator]
-        output = output or info.target
-        return [self.evaluation_file(d, m, output, via) for d in self.evaluator_datasets(evaluator) for m in self.evaluated_models(evaluator)
+        output = output or EVALUATORS[evaluator].target
+        return [self.evaluation_file(d, m, output, via) for d, m, via in self.evaluation_jobs(evaluator)]
+
+    def evaluation_jobs(self, evaluator: str) -> list[tuple[str, str, str]]:
+        """(data set, model, via) of every job of an evaluator."""
+        return [(d, m, via) for d in self.evaluator_datasets(evaluator) for m in self.evaluated_models(evaluator)
                 for via in self.evaluator_vias(evaluator, d)]
 
     def file_translators(self) -> dict[str, str]:
@@ -514,17 +523,11 @@ class Plan:
         round trips), and behind each QE table (the results' `translator` column)."""
         files = {}
         for info in self.evaluators():
-            if info.reads != TRANSLATIONS and not info.through_primary_translator:
-                continue
-            for source in info.results:
-                for dataset in self.evaluator_datasets(info.name):
-                    for model in self.evaluated_models(info.name):
-                        for via in self.evaluator_vias(info.name, dataset):
-                            files[self.evaluation_file(dataset, model, source.output, via)] = self.translator_of(via)
-        for dataset in self.qe_datasets():
-            for model in self.generators():
-                for via in self.translator_vias(dataset):
-                    files |= dict.fromkeys(self.qe_files(dataset, model, via), self.translator_of(via))
+            if info.reads == TRANSLATIONS or info.through_primary_translator:
+                for dataset, model, via in self.evaluation_jobs(info.name):
+                    files |= {self.evaluation_file(dataset, model, source.output, via): self.translator_of(via) for source in info.results}
+        for dataset, model, via in self.qe_jobs():
+            files |= dict.fromkeys(self.qe_files(dataset, model, via), self.translator_of(via))
         return files
 
     def evaluation_targets(self) -> list[str]:

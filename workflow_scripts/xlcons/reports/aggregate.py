@@ -49,7 +49,6 @@ def collect_scores(inputs: Mapping[str, Sequence[Path | str]],
     Items whose score rests on a failed request (`RESPONSES_INPUT`) get status ``error``.
     `translators` names the translator behind a file (xlcons.plan.Plan.file_translators);
     the rows of the others have none."""
-    translators = translators or {}
     failed = collect_failures(inputs.get(RESPONSES_INPUT, ()))
     if failed.height:
         log.info("results: %d failed requests; the scores resting on them are excluded as `error`", failed.height)
@@ -61,18 +60,21 @@ def collect_scores(inputs: Mapping[str, Sequence[Path | str]],
         for path in paths:
             rows = resolve(source.adapter)(read_table(path, resolve(source.schema)))
             if not source.corpus:
-                rows = mark_failed(rows, failed, info.answers).with_columns(pl.lit(translators.get(str(path), NO_TRANSLATOR)).alias("translator"))
+                rows = _through_translator(mark_failed(rows, failed, info.answers), path, translators)
             (corpus if source.corpus else items).append(rows)
     items = [frame for frame in items if frame.height]
     scores = pl.concat(items) if items else pl.from_arrow(ITEM_SCORES.empty_table())
     return scores, [frame for frame in corpus if frame.height]
 
 
+def _through_translator(rows: pl.DataFrame, path: Path | str, translators: Mapping[str, str] | None) -> pl.DataFrame:
+    """`rows` of the file at `path` with the translator it came through (`translators`), or none."""
+    return rows.with_columns(pl.lit((translators or {}).get(str(path), NO_TRANSLATOR)).alias("translator"))
+
+
 def collect_qe(paths: Sequence[Path | str], translators: Mapping[str, str] | None = None) -> pl.DataFrame:
     """Every TRANSLATION_QE table, one frame, with the `translator` each came through."""
-    translators = translators or {}
-    frames = [pl.from_arrow(read_table(path, TRANSLATION_QE)).with_columns(pl.lit(translators.get(str(path), NO_TRANSLATOR)).alias("translator"))
-              for path in paths]
+    frames = [_through_translator(pl.from_arrow(read_table(path, TRANSLATION_QE)), path, translators) for path in paths]
     return pl.concat(frames) if frames else with_translator(pl.from_arrow(TRANSLATION_QE.empty_table()))
 
 

@@ -52,7 +52,8 @@ CELL_KEYS = ["dataset", "evaluator", "translator", "model", "lang"]
 RESULT_KEYS = [*CELL_KEYS, "metric"]
 # What seeds a row's resampling: its key without the translator, so the same (data set,
 # evaluator, model, language, metric) under two translators draws the same items (paired).
-_RNG_KEYS = [key for key in RESULT_KEYS if key != "translator"]
+_RNG_CELL_KEYS = [key for key in CELL_KEYS if key != "translator"]
+_RNG_KEYS = [*_RNG_CELL_KEYS, "metric"]
 CI_LEVEL = 0.95
 N_RESAMPLES = 1000
 
@@ -274,7 +275,7 @@ def _derived_rows(frame: pl.DataFrame, metric: DerivedMetric, n_resamples: int, 
         with np.errstate(invalid="ignore"):
             means = [float(v[m[:, j], j].mean()) if m[:, j].any() else np.nan for j in range(len(inputs))]
         value = float(metric.function(*[np.asarray(x) for x in means]))
-        rng = cell_rng(seed, *(key[k] for k in CELL_KEYS if k != "translator"), metric.name)
+        rng = cell_rng(seed, *(key[k] for k in _RNG_CELL_KEYS), metric.name)
         low, high = bootstrap_interval(v, m, metric.function, n_resamples, rng, ci_level)
         excluded = ["+".join(sorted({s for s in item if s not in (None, ITEM_STATUS_OK)})) for item, good in zip(statuses[start:stop], used) if not good]
         rows.append(

@@ -2,8 +2,9 @@
 
 The translation stage asks a translator for sentences, NLLB codes in and out
 (``xlcons.translation.stage.SentenceTranslator``); ``LLMTranslator`` answers by prompting a
-chat model through the generation backends (``xlcons.generation``): vLLM, transformers
-(``hf``) or any OpenAI-compatible endpoint, configured exactly like an evaluator's LLM
+chat model through the generation backends (``xlcons.generation``): transformers (``hf``) or
+any OpenAI-compatible endpoint in the workflow, whose translation env holds no vLLM (the
+config check says so; vLLM works here where it is installed), configured exactly like an evaluator's LLM
 (``TranslatorSpec.llm``: the model's config fields plus ``location`` and ``content``).
 Recorded responses (backend ``file``) cannot translate and are refused.
 
@@ -43,8 +44,9 @@ is no safe rule for it; the stage's degeneration check flags a translation much 
 its source, and repairs it.
 
 **Failures.** A request the backend could not answer (``error``), a refusal and an empty
-answer give "" for that sentence; they are counted in ``failed``, and each call logs a
-warning with the first reason. ``calls`` counts requests sent, ``truncated`` answers that ran
+answer give "" for that sentence; they are counted in ``failed``, the call's are listed in
+``failed_sentences`` (which the stage does not cache), and each call logs a warning with the
+first reason. ``calls`` counts requests sent, ``truncated`` answers that ran
 into the token cap (logged too).
 """
 
@@ -248,7 +250,8 @@ class LLMTranslator:
         self.registry = registry or LanguageRegistry.load()
         self.calls = 0  # requests sent to the model so far
         self.failed = 0  # requests without a translation (error, refused, empty): "" for the sentence
-        # Their sentences: the stage does not cache these, so a rerun asks again.
+        # The sentences of the last call whose request failed: the stage does not cache their "",
+        # so a rerun asks again.
         self.failed_sentences: set[str] = set()
         self.truncated = 0  # answers that ran into the token cap
         try:
@@ -262,6 +265,7 @@ class LLMTranslator:
     def translate(self, sentences: Sequence[str], src: str, tgt: str, *, sampling: SamplingSpec | None = None) -> list[str]:
         """One translation per sentence, in order. ``src``/``tgt`` are NLLB codes."""
         sentences = [str(sentence) for sentence in sentences]
+        self.failed_sentences = set()
         unique = list(dict.fromkeys(sentence for sentence in sentences if sentence.strip()))
         if not unique:
             return ["" for _ in sentences]

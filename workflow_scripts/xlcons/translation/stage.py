@@ -183,8 +183,9 @@ class SentenceTranslator:
         missing.sort(key=len, reverse=True)
         for start in range(0, len(missing), self.chunk_size):
             chunk = missing[start : start + self.chunk_size]
-            failed = getattr(self.translator, "failed_sentences", set())  # an LLM translator's failed requests
-            for sentence, translation in zip(chunk, self.translator.translate(chunk, src, tgt, sampling=sampling)):
+            translations = self.translator.translate(chunk, src, tgt, sampling=sampling)
+            failed = getattr(self.translator, "failed_sentences", ())  # an LLM translator's failed requests of this call
+            for sentence, translation in zip(chunk, translations):
                 if sentence in failed:  # not cached: a rerun asks again
                     uncached[sentence] = translation
                 else:
