@@ -1,13 +1,19 @@
 # Language confusion (Marchisio et al. 2024): per answer, line-level language ID (does it
 # switch language part way?) and, for non-Latin-script languages, English words inside
-# it. One job per (data set, model); the language_id model loads once.
+# it. One job per (data set, model); the language-ID model loads once. The `lcb` rule
+# (default) reads its own lid.176 and word list, the `strict` rule the language_id model.
+LANGUAGE_CONFUSION_MODELS = PLAN.evaluator_model_keys("language_confusion")
 
 if PLAN.evaluator_datasets("language_confusion"):
 
     rule language_confusion:
         input:
             responses=get_responses,
-            lid=PLAN.model_inputs(LANGUAGE_ID, RESOURCES),
+            models=[
+                path
+                for key in LANGUAGE_CONFUSION_MODELS
+                for path in PLAN.model_inputs(key, RESOURCES)
+            ],
         output:
             per_item=evaluation("language_confusion"),
         log:
@@ -22,8 +28,12 @@ if PLAN.evaluator_datasets("language_confusion"):
             mem_mb=8000,
             runtime=60,
         params:
-            model_path=get_language_id_path,
-            model_content=PLAN.content(LANGUAGE_ID),
+            rule=config["evaluators"]["language_confusion"]["rule"],
+            model_paths={
+                key: PLAN.local_path(key, RESOURCES)
+                for key in LANGUAGE_CONFUSION_MODELS
+            },
+            model_content={key: PLAN.content(key) for key in LANGUAGE_CONFUSION_MODELS},
             label_scheme=config["evaluators"]["language_id"]["label_scheme"],
             min_line_tokens=config["evaluators"]["language_confusion"][
                 "min_line_tokens"
@@ -69,3 +79,42 @@ if PLAN.evaluator_datasets("language_confusion"):
             figure_formats=config["output"]["figure_formats"],
         script:
             "../workflow_scripts/evaluate.py"
+
+    # The Language Confusion Benchmark's own summary, when its data sets are scored: LPR, WPR
+    # and LCPR per (model, task), averaged over sources and languages as its scorer does.
+    LCB_TASK_DATASETS = [
+        dataset
+        for dataset in PLAN.evaluator_datasets("language_confusion")
+        if dataset in ("lcb-monolingual", "lcb-crosslingual")
+    ]
+    if LCB_TASK_DATASETS:
+        LCB_TASK_TABLES = report_outputs("xlcons.reports.lcb", "language_confusion")
+        REPORT_TARGETS.extend(LCB_TASK_TABLES)
+
+        localrules:
+            lcb_tasks,
+
+        rule lcb_tasks:
+            input:
+                per_item=[
+                    path
+                    for dataset in LCB_TASK_DATASETS
+                    for path in paper_files(
+                        "language_confusion", "language_confusion", dataset
+                    )
+                ],
+            output:
+                tables=reported(
+                    LCB_TASK_TABLES, "Language confusion", {"lcb_tasks": "lcb_tasks"}
+                ),
+            log:
+                "logs/report/lcb_tasks.log",
+            conda:
+                "../envs/evaluate.yaml"
+            resources:
+                mem_mb=4000,
+                runtime=30,
+            params:
+                table_formats=config["output"]["table_formats"],
+            script:
+                "../workflow_scripts/evaluate.py"

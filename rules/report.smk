@@ -57,6 +57,7 @@ QE_CAPTIONS = {
     "heatmap_qe": "qe_heatmap",
     "qe_round_trip": "qe_round_trip",
     "translator_spread": "translator_spread",
+    "translator_difference_spread": "translator_difference_spread",
 }
 QE_ROUND_TRIP = bool(set(PLAN.qe_datasets()) & set(PLAN.round_trip_datasets()))
 QE_REPORT = report_outputs(
@@ -91,9 +92,8 @@ if PLAN.evaluators() and QE_REPORT:
         params:
             table_formats=config["output"]["table_formats"],
             figure_formats=config["output"]["figure_formats"],
-            n_resamples=config["output"]["bootstrap_resamples"],
-            seed=config["output"]["seed"],
             qe=bool(PLAN.qe_datasets()),
+            qe_threshold=PLAN.qe_threshold(),
             translators=PLAN.translators(),
         script:
             "../workflow_scripts/translation_quality_report.py"
@@ -189,9 +189,12 @@ if "makqa" in PLAN.evaluator_datasets("knowledge"):
 # and, when MAKQA is scored in the same run, against their xSC and xAC.
 FLORES_CAPTIONS = {
     "translation_directions": "flores_directions",
+    "translation_models": "flores_models",
     "translation_languages": "flores_languages",
+    "translation_pairs": "flores_pairs",
     "translation_vs_consistency": "flores_correlations",
     "figure2_translation": "flores_heatmaps",
+    "figure2_pairs": "flores_pairs_scatter",
     "figure3_translation": "flores_scatter",
 }
 flores_consistency = "makqa" in PLAN.evaluator_datasets("knowledge")
@@ -227,8 +230,6 @@ if "flores" in PLAN.evaluator_datasets("translation_ability"):
         params:
             table_formats=config["output"]["table_formats"],
             figure_formats=config["output"]["figure_formats"],
-            n_resamples=config["output"]["bootstrap_resamples"],
-            seed=config["output"]["seed"],
         script:
             "../workflow_scripts/translation_ability_report.py"
 

@@ -86,6 +86,7 @@ for dataset in PLAN.qe_datasets():
                 dataset, "{model}", "sentences", via="{via}"
             ),
             qe_model=PLAN.model_inputs(QE_MODEL, RESOURCES),
+            lid=PLAN.model_inputs(LANGUAGE_ID, RESOURCES),
         output:
             qe=PLAN.qe_files(dataset, "{model}", via="{via}"),
         log:
@@ -105,6 +106,8 @@ for dataset in PLAN.qe_datasets():
             qe=PLAN.qe_fields(),
             model_path=get_qe_model_path,
             model_name=PLAN.qe_model_name(),
+            lid=get_language_id_path,
+            label_scheme=config["evaluators"]["language_id"]["label_scheme"],
         script:
             "../workflow_scripts/translation_qe.py"
 

@@ -6,7 +6,12 @@ from collections.abc import Sequence
 
 import pyarrow as pa
 
-from xlcons.schemas import NO_ANSWER, RESPONSES
+from xlcons.schemas import NO_ANSWER, RESPONSES, TRANSLATED_SENTENCES
+
+
+def offline_language_confusion(offline_models: dict) -> dict:
+    """The `evaluators.language_confusion` files of an offline run: lid.176.ftz and our short word list."""
+    return {"model": {"path": str(offline_models["lid176"])}, "words": {"path": str(offline_models["english-words"])}}
 
 
 def response_rows(rows: Sequence[tuple[str, ...]], model: str = "m", dataset: str = "multiq") -> pa.Table:
@@ -83,3 +88,13 @@ def write_flores_sample(folder, sentences=FLORES_SAMPLE, *, archive: bool = True
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return folder
+
+
+def sentences(rows):
+    """TRANSLATED_SENTENCES rows from (item_id, lang, index, source, translation)."""
+    return pa.Table.from_pylist(
+        [{"dataset": "information", "model": "m", "item_id": item, "lang": lang, "sentence_index": index, "source_lang": lang,
+          "source": source, "translation": translation, "degenerate_reason": None, "repaired": False, "attempts": 0}
+         for item, lang, index, source, translation in rows],
+        schema=TRANSLATED_SENTENCES,
+    )

@@ -19,7 +19,11 @@ from xlcons.data_sources import DataFile, DataSource
 
 # Where ../shared/data holds a copy of each source (the released outputs of GPT-3.5 sit inside
 # the MAKQA folder there); the other models' released outputs have no copy here.
-SHARED_COPIES = {"multiq": "multiq", "epitome": "epitome", "makqa": "makqa", "makqa-released-gpt35": "makqa/result_gpt35"}
+SHARED_COPIES = {
+    "multiq": "multiq", "epitome": "epitome", "makqa": "makqa", "makqa-released-gpt35": "makqa/result_gpt35",
+    # the Language Confusion Benchmark's prompts, and the completions of two of its ten models
+    "lcb": "lcb", "lcb-released-command-r-plus": "lcb/outputs", "lcb-released-llama-3-instruct": "lcb/outputs",
+}
 
 
 def shared_copy(shared_data: Path, source: DataSource) -> Path:

@@ -2,7 +2,10 @@
 backends became registry entries (tests/data/dag/*.txt, recorded from the workflow before
 the change): the same jobs with the same outputs. The one addition is language confusion,
 which runs on every data set by default (its heatmaps, and, where nothing else used it, the
-language-ID model it loads). Beside the per-language files, the prompts of a data set and the
+language-ID model it loads: lid.176 and the benchmark's English word list since it follows
+the Language Confusion Benchmark's rule, so xing2024-knowledge, where only language
+confusion used GlotLID, no longer fetches GlotLID: that line was taken out of its snapshot).
+Beside the per-language files, the prompts of a data set and the
 answers of a model also come as one table each (what the evaluators read); the snapshots,
 recorded before those tables, are compared without them. xing2024-released's snapshot was
 recorded again when it began to fetch and score GPT-3.5's released outputs by itself
@@ -12,7 +15,10 @@ paper 001's Table 5 (`table5_variants`), and the MultiQ report's when it began t
 004's Figure 5 (`figure5_accuracy_by_language`) and its other-language tables;
 xing2024-knowledge's whole snapshot when it came to list all 11 models of paper 001's Table 6,
 and again when it came to translate FLORES-200 (paper 001 §5: the `flores` prompts, answers,
-chrF jobs and their report). The second addition is the quality estimation of translated
+chrF jobs and their report); its FLORES report's line again when that report began to write
+the per-model table with the share of answers the extraction changed (`translation_models`)
+and paper 001's Figure 2 pair by pair (`translation_pairs`, `figure2_pairs_vs_consistency`).
+The second addition is the quality estimation of translated
 sentences (translator.qe, on by default): a QE job per translated (data set, model), its
 report, and the LaBSE fetch where nothing else used it."""
 
@@ -62,7 +68,9 @@ def check_against_snapshot(name: str, *args: str) -> None:
     assert not missing, f"{name}: jobs no longer scheduled (or with other outputs): {missing[:5]}"
     added = sorted(set(after) - set(before))
     def language_confusion(output: str) -> bool:
-        return output.endswith(("/language_confusion.parquet", "resources/models/glotlid/.xlcons-fetched.json")) or "/tables/language_confusion/" in output
+        fetched = ("glotlid", "lid176", "lcb-words")  # the benchmark's rule: lid.176 and its word list
+        return (output.endswith(("/language_confusion.parquet", *(f"resources/models/{name}/.xlcons-fetched.json" for name in fetched)))
+                or "/tables/language_confusion/" in output)
 
     def quality_estimate(output: str) -> bool:  # translator.qe: on by default wherever answers are translated
         return output.endswith((".qe.parquet", "resources/models/LaBSE/.xlcons-fetched.json")) or "/tables/translation_quality/" in output

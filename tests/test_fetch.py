@@ -23,8 +23,8 @@ import pytest
 import yaml
 
 from xlcons import REPO_ROOT
-from local_server import LocalServer, shared_copy
-from xlcons.data_sources import DATA_SOURCES, MAKQA_DOMAINS, RELEASED_MODELS, DataFile, DataSource, released_source_name
+from local_server import SHARED_COPIES, LocalServer, shared_copy
+from xlcons.data_sources import DATA_SOURCES, MAKQA_DOMAINS, RELEASED_MODELS, RELEASED_NAMES, DataFile, DataSource, released_source_name
 from xlcons.fetch import (
     MANIFEST_NAME,
     MODEL_INCOMPLETE_NAME,
@@ -39,7 +39,7 @@ from xlcons.fetch import (
 )
 
 ALL_FILES = [(s.name, f) for s in DATA_SOURCES.values() for f in s.files]
-SHARED_FILES = [(name, f) for name, f in ALL_FILES if name in ("multiq", "epitome", "makqa", "makqa-released-gpt35")]
+SHARED_FILES = [(name, f) for name, f in ALL_FILES if name in SHARED_COPIES]
 FAST = {"backoff_s": 0.01, "timeout_s": 10.0}
 
 
@@ -109,9 +109,13 @@ def test_makqa_and_the_released_outputs_of_paper_001_come_from_its_repository_at
 
 
 def test_the_schema_offers_exactly_the_released_models():
+    """Paper 001's models, then the Language Confusion Benchmark's as lcb-<model>, each with its data source."""
     schema = yaml.safe_load((REPO_ROOT / "config" / "schema" / "config.schema.yaml").read_text())
     (choices, _) = schema["$defs"]["llm"]["properties"]["released"]["anyOf"]
-    assert tuple(choices["enum"]) == RELEASED_MODELS
+    assert tuple(choices["enum"]) == RELEASED_NAMES
+    assert RELEASED_NAMES[: len(RELEASED_MODELS)] == RELEASED_MODELS
+    assert all(released_source_name(name) in DATA_SOURCES for name in RELEASED_NAMES)
+    assert released_source_name("lcb-command-r") == "lcb-released-command-r"
 
 
 def test_a_csv_without_the_required_columns_fails_the_structural_check(tmp_path):

@@ -383,3 +383,10 @@ def test_run_language_confusion_with_lid176_on_a_german_and_a_russian_answer(off
     assert (clean["line_pass"], clean["word_pass"]) == (True, True)
     frame = pl.from_arrow(read_table(out, LANGUAGE_CONFUSION))
     assert frame.height == 3
+
+
+def test_serbian_in_latin_letters_is_not_checked_for_english_words_by_the_strict_rule():
+    latin, cyrillic = "Beograd je glavni grad Srbije i najveći grad u zemlji.", "Београд је главни град Србије, capital city."
+    rows = score([("1", "sr", latin), ("2", "sr", cyrillic)])
+    assert (rows[0]["word_pass"], rows[0]["word_excluded_reason"]) == (None, "latin_script")
+    assert (rows[1]["english_words"], rows[1]["word_pass"]) == (["capital", "city"], False)

@@ -20,7 +20,10 @@ from xlcons.languages import (
     LanguageRegistry,
     NotTranslatableError,
     UnknownLanguageError,
+    written_script,
 )
+
+REGISTRY = LanguageRegistry.load()
 
 # Paper 000's aggregation groups, as METHODS.md states them.
 PAPER_000_SCRIPT_GROUPS = {
@@ -435,5 +438,29 @@ def test_row_with_missing_fields_is_rejected(tmp_path):
     lines = _registry_lines()
     number = _line_of(lines, "ja")
     lines[number - 1] = "\t".join(lines[number - 1].split("\t")[:5])
-    with pytest.raises(ValueError, match=f"line {number}: expected 12 tab-separated fields, found 5"):
+    with pytest.raises(ValueError, match=f"line {number}: expected 13 tab-separated fields, found 5"):
         LanguageRegistry.load(_write(tmp_path, lines))
+
+
+class TestScriptsOfALanguage:
+    """A language may be written in more than one script (config column other_scripts)."""
+
+    def test_serbian_is_written_in_cyrillic_and_latin(self):
+        assert REGISTRY["sr"].scripts == ("Cyrl", "Latn")
+        assert REGISTRY["de"].scripts == ("Latn",)
+
+    def test_the_script_of_an_answer_is_the_one_most_of_its_letters_are_in(self):
+        serbian = REGISTRY["sr"]
+        assert written_script("Beograd je glavni grad Srbije.", serbian) == "Latn"
+        assert written_script("Београд је главни град Србије (Belgrade).", serbian) == "Cyrl"
+        assert written_script("123", serbian) == "Cyrl", "no letters: the main script"
+        assert written_script("Hello world", REGISTRY["ru"]) == "Cyrl", "Latin is not one of Russian's scripts"
+
+    def test_an_unknown_script_code_is_refused_naming_line_and_column(self, tmp_path):
+        lines = _registry_lines()
+        number = _line_of(lines, "sr")
+        fields = lines[number - 1].split("\t")
+        fields[-1] = "Latin"
+        lines[number - 1] = "\t".join(fields)
+        with pytest.raises(ValueError, match=f"line {number}, column 'other_scripts': Latin not among the scripts"):
+            LanguageRegistry.load(_write(tmp_path, lines))

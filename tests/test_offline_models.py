@@ -18,7 +18,7 @@ import pytest
 
 from xlcons import offline_models as om
 
-NAMES = ["tiny-nllb", "tiny-nllb-b", "tiny-llm", "tiny-lid", "lid176", "smollm2-135m-instruct", "all-minilm-l6-v2"]
+NAMES = ["tiny-nllb", "tiny-nllb-b", "tiny-llm", "tiny-lid", "lid176", "english-words", "smollm2-135m-instruct", "all-minilm-l6-v2"]
 
 
 def _root(offline_models: dict[str, Path]) -> Path:
@@ -56,6 +56,7 @@ def test_build_all_returns_every_model_at_its_fixed_path(offline_models):
         "tiny-llm": root / "tiny-llm",
         "tiny-lid": root / "tiny-lid" / "model.bin",
         "lid176": root / "lid176" / "lid.176.ftz",
+        "english-words": root / "english-words" / "words.txt",
         "smollm2-135m-instruct": root / "smollm2-135m-instruct",
         "all-minilm-l6-v2": root / "all-minilm-l6-v2",
     }

@@ -22,9 +22,44 @@ def test_nothing_enabled_fetches_nothing():
     assert plan_of({"models": {"m": {"hf_id": "org/m"}}}).fetch_targets(R) == []
 
 
-def test_multiq_needs_the_generators_the_language_id_model_the_judge_and_the_data():
+def test_multiq_needs_the_generators_the_language_id_models_the_word_list_the_judge_and_the_data():
     plan = plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}}})
-    assert plan.fetch_targets(R) == [marker("m"), marker("glotlid"), marker("Qwen2.5-7B-Instruct"), f"{R}/data/multiq/MANIFEST.json"]
+    assert plan.fetch_targets(R) == [
+        marker("m"), marker("glotlid"), marker("Qwen2.5-7B-Instruct"), marker("lid176"), marker("lcb-words"),
+        f"{R}/data/multiq/MANIFEST.json",
+    ]
+
+
+def test_language_confusion_fetches_lid176_and_the_word_list_from_their_pinned_urls():
+    plan = plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}}})
+    lid, words = plan.hub_models()["lid176"], plan.hub_models()["lcb-words"]
+    assert lid["url"] == "https://dl.fbaipublicfiles.com/fasttext/supervised-models/lid.176.bin"
+    assert lid["sha256"] == "7e69ec5451bc261cc7844e49e4792a85d7f09c06789ec800fc4a44aec362764e"
+    assert words["url"].endswith("/for-ai/language-confusion/0cfdbb4a64502648938c456b2fa9689968f22298/words")
+    assert plan.local_path("evaluators.language_confusion.model", R) == f"{R}/models/lid176/lid.176.bin"
+    assert plan.local_path("evaluators.language_confusion.words", R) == f"{R}/models/lcb-words/words"
+
+
+def test_the_strict_language_confusion_rule_uses_the_language_id_model_only():
+    config = {"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}},
+              "evaluators": {"language_confusion": {"rule": "strict"}}}
+    assert marker("lid176") not in plan_of(config).fetch_targets(R)
+    assert plan_of(config).evaluator_model_keys("language_confusion") == ("evaluators.language_id.model",)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ({"url": "https://example.org/lid.bin"}, "give the file's sha256 too"),
+        ({"sha256": "0" * 64, "path": "x"}, "sha256': only meaningful together with url"),
+        ({"url": "https://example.org/lid.bin", "sha256": "0" * 64, "hf_id": "a/b"}, "give url or hf_id, not both"),
+    ],
+)
+def test_a_url_model_source_needs_its_sha256_and_nothing_else(source, message):
+    config = {"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}},
+              "evaluators": {"language_confusion": {"model": source}}}
+    with pytest.raises(ConfigError, match=message):
+        plan_of(config)
 
 
 def test_makqa_needs_the_embedder_but_no_translator():
@@ -42,11 +77,14 @@ def test_translated_prompt_sets_need_the_translator_and_language_id():
 
 def test_language_id_is_skipped_when_responses_are_assumed_to_be_in_the_prompted_language():
     config = {
-        "translator": {"detect_response_language": False},
+        "translator": {"detect_response_language": False, "qe": {"backend": "none"}},
         "evaluators": {"language_confusion": {"datasets": []}},  # which would load it too
         "datasets": {"information": {"languages": ["de"]}},
     }
     assert marker("glotlid") not in plan_of(config).fetch_targets(R)
+    # QE checks the language of every translation (off target) with it, whatever the backend.
+    config["translator"]["qe"] = {"backend": "comet"}
+    assert marker("glotlid") in plan_of(config).fetch_targets(R)
 
 
 def test_empathy_needs_epitome_and_the_encoder_only_when_fine_tuning():
@@ -66,7 +104,7 @@ def test_api_models_and_local_models_are_not_fetched(tmp_path):
         }
     )
     plan = Plan(config)
-    assert plan.fetch_targets(R) == [marker("glotlid"), f"{R}/data/multiq/MANIFEST.json"]
+    assert plan.fetch_targets(R) == [marker("glotlid"), marker("lid176"), marker("lcb-words"), f"{R}/data/multiq/MANIFEST.json"]
     assert plan.model_location("models.local", R) == str(tmp_path / "local")
     assert "api" not in plan.hub_models()
 
@@ -127,7 +165,7 @@ def test_the_translationese_check_runs_per_model_for_the_configured_pivot_langua
 
 def test_fetch_parameters_carry_the_hub_coordinates_and_the_mirror_of_the_makqa_repository():
     plan = plan_of({"datasets": {"makqa": {"source_url": "https://example.org/makqa/"}}})
-    assert plan.hub_models()["glotlid"] == {"hf_id": "cis-lmu/glotlid", "revision": None, "hf_file": "model.bin"}
+    assert plan.hub_models()["glotlid"] == {"hf_id": "cis-lmu/glotlid", "revision": None, "hf_file": "model.bin", "url": None, "sha256": None}
     assert plan.dataset_fetch_params("makqa") == {"source": "makqa", "mirror": "https://example.org/makqa/"}
     assert plan.dataset_fetch_params("makqa-released-gpt35")["mirror"] == "https://example.org/makqa/", "same repository"
     assert plan_of({}).dataset_fetch_params("makqa") == {"source": "makqa", "mirror": None}

@@ -159,3 +159,43 @@ def test_paired_test_on_arrays():
     a, b = [0.9, 0.4, 0.7, 0.7, 0.2, 1.0, 0.55, 0.3], [0.5, 0.5, 0.1, 0.7, 0.0, 0.8, 0.5, 0.6]
     result = paired_test([PairedItems.from_values(a, b)], n_resamples=100, rng=np.random.default_rng(0))
     assert result["exact"] is True and result["p_value"] == pytest.approx(scipy_paired(a, b, 1000).pvalue, abs=1e-12)
+
+
+def test_holm_and_benjamini_hochberg_against_hand_computed_values():
+    from xlcons.reports.comparison import adjust_pvalues, holm
+
+    # p = .01 .04 .03 .005; sorted .005 .01 .03 .04 (m = 4). Holm: 4 * .005 = .02, 3 * .01 = .03,
+    # 2 * .03 = .06, 1 * .04 = .04 raised to the running maximum .06. BH: m / rank * p = .02, .02,
+    # .04, .04, each the minimum of itself and those above it.
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0]), "capped at 1"
+    # Two families (the pair a-b under two evaluators); a row without a p-value is in none.
+    family = {"dataset": "d", "translator": "", "model_a": "a", "model_b": "b"}
+    p = {("x", "de"): 0.01, ("x", "fr"): 0.04, ("x", "hi"): 0.03, ("x", POOLED): 0.005, ("x", "ja"): None, ("y", "de"): 0.02, ("y", "fr"): 0.5}
+    table = pl.DataFrame([{**family, "evaluator": evaluator, "lang": lang, "p_value": value} for (evaluator, lang), value in p.items()],
+                         schema={"dataset": pl.String, "translator": pl.String, "model_a": pl.String, "model_b": pl.String,
+                                 "evaluator": pl.String, "lang": pl.String, "p_value": pl.Float64})
+    adjusted = {(r["evaluator"], r["lang"]): r for r in adjust_pvalues(table).to_dicts()}
+    assert [adjusted[("x", lang)]["p_holm"] for lang in ("de", "fr", "hi", POOLED)] == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert [adjusted[("x", lang)]["p_bh"] for lang in ("de", "fr", "hi", POOLED)] == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    assert adjusted[("x", "ja")]["p_holm"] is None and adjusted[("x", "ja")]["n_tests"] == 4 and adjusted[("x", "de")]["n_tests"] == 4
+    # y: sorted .02 .5 (m = 2): Holm .04, .5 (1 * .5, not below .04); BH .04, .5.
+    assert (adjusted[("y", "de")]["p_holm"], adjusted[("y", "fr")]["p_holm"]) == (pytest.approx(0.04), pytest.approx(0.5))
+    assert (adjusted[("y", "de")]["p_bh"], adjusted[("y", "fr")]["p_bh"]) == (pytest.approx(0.04), pytest.approx(0.5))
+
+
+def test_comparisons_adjust_every_p_value_of_a_model_pair_within_its_data_set_and_evaluator():
+    rng = np.random.default_rng(7)
+    values = {"a": {lang: list(rng.random(12)) for lang in ("de", "fr", "hi")}}
+    values["b"] = {lang: [v * 0.6 for v in items] for lang, items in values["a"].items()}
+    table = pl.concat([scores(values), scores(values, metric="fluency"), scores(values, evaluator="other")])
+    compared = compare_models(table, "a", "b", n_resamples=0, n_permutations=500)
+    multiq = compared.filter(evaluator="multiq")
+    assert set(multiq["n_tests"].to_list()) == {8}, "2 metrics x (3 languages + pooled)"
+    assert set(compared.filter(evaluator="other")["n_tests"].to_list()) == {4}, "another evaluator: another family"
+    from xlcons.reports.comparison import holm
+    from scipy.stats import false_discovery_control
+
+    assert multiq["p_holm"].to_list() == pytest.approx(list(holm(multiq["p_value"].to_numpy())))
+    assert multiq["p_bh"].to_list() == pytest.approx(list(false_discovery_control(multiq["p_value"].to_numpy())))
+    assert all(h >= p for h, p in zip(multiq["p_holm"], multiq["p_value"]))

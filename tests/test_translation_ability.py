@@ -26,11 +26,12 @@ from xlcons.schemas import KNOWLEDGE_PAIRS, PROMPTS
 from xlcons.tables import read_table, write_table
 
 
-def test_the_first_line_is_scored_without_an_echoed_target_label():
-    assert scored_text("  French: Le chat dort.\n\n(Note: literal translation)", "French") == "Le chat dort."
-    assert scored_text("\n\nLe chat dort.\nLe chat dort encore.", "French") == "Le chat dort."
-    assert scored_text("french :Le chat", "French") == "Le chat", "the label in any case, spaced either way"
-    assert scored_text("Chinese (Simplified): 猫在睡觉。", "Chinese (Simplified)") == "猫在睡觉。"
+@pytest.mark.parametrize("mode", ["answer", "first_line"])  # the default, and the first line alone
+def test_the_first_line_is_scored_without_an_echoed_target_label(mode):
+    assert scored_text("  French: Le chat dort.\n\n(Note: literal translation)", "French", mode) == "Le chat dort."
+    assert scored_text("\n\nLe chat dort.\nLe chat dort encore.", "French", mode) == "Le chat dort."
+    assert scored_text("french :Le chat", "French", mode) == "Le chat", "the label in any case, spaced either way"
+    assert scored_text("Chinese (Simplified): 猫在睡觉。", "Chinese (Simplified)", mode) == "猫在睡觉。"
     assert scored_text(" Le chat.\nNote ", "French", "whole") == "Le chat.\nNote"
     with pytest.raises(ValueError, match="'last_line' is not one of"):
         scored_text("x", "French", "last_line")
@@ -87,7 +88,8 @@ def test_answers_are_matched_to_their_prompts_and_failed_requests_marked(tmp_pat
 def _directions(values):
     """TRANSLATION_DIRECTIONS rows from {(model, source, target): chrF}."""
     return pl.DataFrame(
-        [{"dataset": "flores", "model": model, "source": s, "target": t, "chrf": v, "chrf_pp": v / 2, "n_items": 10, "n_empty": 0, "n_failed": 1}
+        [{"dataset": "flores", "model": model, "source": s, "target": t, "chrf": v, "chrf_pp": v / 2, "n_items": 10, "n_empty": 0, "n_failed": 1,
+          "n_changed": 0}
          for (model, s, t), v in values.items()],
         schema=pl.from_arrow(TRANSLATION_DIRECTIONS.empty_table()).schema,
     )
@@ -107,12 +109,16 @@ def test_a_languages_chrf_is_the_mean_of_its_directions_out_of_it_into_it_and_bo
 
 def test_correlations_against_hand_computed_values():
     # Pearson of (1,2,3,4) and (1,3,2,4): covariance 4 over variance 5 -> 0.8; Spearman the same (ranks).
-    result = correlation([1, 2, 3, 4], [1, 3, 2, 4], n_resamples=500, seed=1)
+    result = correlation([1, 2, 3, 4], [1, 3, 2, 4])
     assert result["pearson"] == pytest.approx(0.8) and result["spearman"] == pytest.approx(0.8)
-    assert -1 <= result["spearman_ci_low"] <= 0.8 <= result["spearman_ci_high"] <= 1
-    # Monotone but not linear: Spearman 1, Pearson below it.
-    curved = correlation([1, 2, 3, 4], [1, 2, 4, 16], n_resamples=0)
+    # Exact p over the 24 pairings: |rho| >= 0.8 for the identity, the three swaps of neighbours
+    # and the reverses of these four (the values are their ranks, so Pearson's p is the same).
+    assert result["spearman_p"] == pytest.approx(8 / 24) and result["pearson_p"] == pytest.approx(8 / 24)
+    assert result["spearman_ci_low"] is None and result["note"] == "4 points: no interval below 5"
+    # Monotone but not linear: Spearman 1, Pearson below it; no interval at 4 points.
+    curved = correlation([1, 2, 3, 4], [1, 2, 4, 16])
     assert curved["spearman"] == pytest.approx(1.0) and curved["pearson"] < 1 and curved["spearman_ci_low"] is None
+    assert curved["spearman_p"] == pytest.approx(2 / 24)
     assert correlation([1, 2], [2, 1])["spearman"] is None, "fewer than three points"
     assert correlation([1, 2, 3], [5, 5, 5])["pearson"] is None, "a constant has no correlation"
 
@@ -136,7 +142,7 @@ def test_translation_chrf_is_correlated_with_each_languages_mean_consistency_wit
                        for model, scale in (("a", 1.0), ("b", 0.5), ("c", 0.7))])
     per_language = {(row["model"], row["lang"]): row["consistency"] for row in consistency_by_language(pairs).to_dicts()}
     assert per_language[("a", "zh")] == pytest.approx((0.5 + 0.4 + 0.0) / 3), "an undefined pair counts as 0, as in xAC"
-    rows = {(row["scope"], row["model"], row["consistency"]): row for row in correlations(directions, pairs, n_resamples=200).to_dicts()}
+    rows = {(row["scope"], row["model"], row["consistency"]): row for row in correlations(directions, pairs).to_dicts()}
     # Model a per language: chrF en 38.33, de 31.67, zh 28.33, ja 25; xAC en 0.667, de 0.533, zh 0.3, ja 0.3.
     within = rows[("languages", "a", "xAC")]
     assert within["n"] == 4 and within["spearman"] == pytest.approx(0.9486833, abs=1e-6)
@@ -155,7 +161,7 @@ def test_the_report_writes_its_tables_and_figures_with_and_without_makqa(tmp_pat
     pair_file = write_table(pairs.to_arrow(), tmp_path / "pairs.parquet", KNOWLEDGE_PAIRS)
     alone = run_report([direction_file], [], tmp_path / "alone", table_formats=["csv"], figure_formats=["png"])
     assert sorted(p.name for p in alone) == sorted(p.name for p in report_outputs(tmp_path / "alone", ["m"], ["csv"], ["png"]))
-    both = run_report([direction_file], [pair_file], tmp_path / "both", table_formats=["csv"], figure_formats=["png"], n_resamples=50)
+    both = run_report([direction_file], [pair_file], tmp_path / "both", table_formats=["csv"], figure_formats=["png"])
     assert sorted(p.name for p in both) == sorted(p.name for p in report_outputs(tmp_path / "both", ["m"], ["csv"], ["png"], consistency=True))
     table = pl.read_csv(tmp_path / "both" / "translation_vs_consistency.csv")
     within = table.filter((pl.col("scope") == "languages") & (pl.col("consistency") == "xAC")).row(0, named=True)
@@ -176,3 +182,33 @@ def test_the_job_writes_both_tables(tmp_path):
     directions = read_table(tmp_path / "directions.parquet", TRANSLATION_DIRECTIONS).to_pylist()
     assert [(row["source"], row["target"], row["chrf"], row["n_items"]) for row in directions] == [("en", "de", 100.0, 2), ("de", "en", 100.0, 2)]
     assert not any(math.isnan(row["chrf_pp"]) for row in directions)
+
+
+def test_an_undefined_xsc_pair_is_left_out_of_the_means_as_the_metric_leaves_it_out():
+    """Four languages, one pair (zh, ja) without a shared question: its xSC is undefined. The
+    metric leaves it out of its mean over the 12 ordered pairs: 2 * (0.9 + 0.6 + 0.7 + 0.5 + 0.4)
+    / 10 = 0.62 (counted as 0 it would be 6.2 / 12 = 0.517); so do the report's means."""
+    import numpy as np
+
+    from xlcons.metrics.knowledge import mean_over_pairs
+
+    languages = ["en", "de", "zh", "ja"]
+    values = {("en", "de"): 0.9, ("en", "zh"): 0.6, ("en", "ja"): 0.7, ("de", "zh"): 0.5, ("de", "ja"): 0.4, ("zh", "ja"): None}
+    matrix = np.full((4, 4), np.nan)
+    for (i, j), value in values.items():
+        matrix[languages.index(i), languages.index(j)] = matrix[languages.index(j), languages.index(i)] = np.nan if value is None else value
+    assert mean_over_pairs(matrix, nan_as_zero=False) == pytest.approx(0.62), "the metric's xSC"
+    pairs = pl.concat([_pairs("a", "xSC", {pair: 0.55 for pair in values}), _pairs("b", "xSC", values),
+                       _pairs("c", "xSC", {pair: 0.7 for pair in values}),
+                       _pairs("b", "xAC", {pair: (None if value is None else value / 2) for pair, value in values.items()})])
+    per_language = {(row["model"], row["metric"], row["lang"]): row["consistency"] for row in consistency_by_language(pairs).to_dicts()}
+    assert per_language[("b", "xSC", "zh")] == pytest.approx((0.6 + 0.5) / 2), "the undefined pair left out"
+    assert per_language[("b", "xSC", "en")] == pytest.approx((0.9 + 0.6 + 0.7) / 3)
+    assert per_language[("b", "xAC", "zh")] == pytest.approx((0.3 + 0.25 + 0.0) / 3), "xAC: an undefined pair counts 0, as in the metric"
+    # Across models: mean chrF 10, 20, 30 against overall xSC 0.55, 0.62, 0.70 (0.517 for b if
+    # the undefined pair counted 0, and the order would break: Spearman 0.5 instead of 1).
+    chrf = {(s, t): 1.0 for s in languages for t in languages if s != t}
+    directions = pl.concat([_directions({(model, s, t): v * scale for (s, t), v in chrf.items()}) for model, scale in (("a", 10.0), ("b", 20.0), ("c", 30.0))])
+    across = {row["consistency"]: row for row in correlations(directions, pairs).to_dicts() if row["scope"] == "models"}["xSC"]
+    assert across["n"] == 3 and across["spearman"] == pytest.approx(1.0)
+    assert across["pearson"] == pytest.approx(np.corrcoef([10, 20, 30], [0.55, 0.62, 0.70])[0, 1])

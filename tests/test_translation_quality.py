@@ -13,6 +13,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
+from builders import sentences
 from xlcons.reports.results import INFORMATION_F, primary_rows, results_table, with_translator, write_results
 from xlcons.reports.translation_quality import (
     item_correlation,
@@ -32,16 +33,6 @@ from xlcons.translation.quality import estimate, make_scorer, run_qe_job
 from xlcons.translation.quality_comet import comet_checkpoint, comet_scorer
 from xlcons.translation.quality_embedding import embedding_scorer
 from xlcons.translation.quality_backends import QE_BACKENDS, qe_threshold
-
-
-def sentences(rows):
-    """TRANSLATED_SENTENCES rows from (item_id, lang, index, source, translation)."""
-    return pa.Table.from_pylist(
-        [{"dataset": "information", "model": "m", "item_id": item, "lang": lang, "sentence_index": index, "source_lang": lang,
-          "source": source, "translation": translation, "degenerate_reason": None, "repaired": False, "attempts": 0}
-         for item, lang, index, source, translation in rows],
-        schema=TRANSLATED_SENTENCES,
-    )
 
 
 def test_each_distinct_pair_is_scored_once_and_every_sentence_gets_its_score():
@@ -115,7 +106,7 @@ def qe_rows(values):
     """TRANSLATION_QE frame from {(item_id, lang): [sentence QE, ...]}."""
     return pl.from_arrow(pa.Table.from_pylist(
         [{"dataset": "information", "model": "m", "item_id": item, "lang": lang, "sentence_index": index, "source_lang": lang,
-          "qe": value, "qe_backend": "embedding", "qe_model": "x"}
+          "qe": value, "qe_backend": "embedding", "qe_model": "x", "copy": False, "off_target": False}
          for (item, lang), qes in values.items() for index, value in enumerate(qes)], schema=TRANSLATION_QE))
 
 
@@ -195,36 +186,43 @@ def test_qe_and_the_round_trip_are_correlated_over_items_per_language_against_ha
     qe = qe_item_scores(qe_rows({("1", "de"): [0.0, 0.2], ("2", "de"): [0.4], ("3", "de"): [0.3, 0.4], ("4", "de"): [0.8],
                                  ("6", "de"): [0.9], ("1", "fr"): [0.5], ("2", "fr"): [0.7]}), threshold=0.5)
     trips = round_trips({("1", "de"): 0.2, ("2", "de"): 0.5, ("3", "de"): 0.6, ("4", "de"): 0.9, ("5", "de"): 0.1, ("6", "de"): "no_facts"})
-    table = qe_round_trip_table(pl.concat([qe, trips]), n_resamples=400, seed=0)
+    table = qe_round_trip_table(pl.concat([qe, trips]))
     assert table["lang"].to_list() == ["de"], "a language without round trips has no row"
     row = table.row(0, named=True)
-    assert row["n items"] == 4 and row["note"] is None
+    assert row["n items"] == 4 and row["note"] == "4 points: no interval below 5"
     # Ranks: QE 1 3 2 4, F1 1 2 3 4; d^2 sums to 2: rho = 1 - 6 * 2 / (4 * (16 - 1)) = 0.8.
     assert row["spearman"] == pytest.approx(0.8)
     # Centred: QE -0.3125 -0.0125 -0.0625 0.3875, F1 -0.35 -0.05 0.05 0.35.
     assert row["pearson"] == pytest.approx(0.2425 / np.sqrt(0.251875 * 0.25))
     assert row["mean QE"] == pytest.approx(0.4125) and row["mean round-trip f1"] == pytest.approx(0.55)
-    # scipy's two-sided p-values: t = r * sqrt((n - 2) / (1 - r^2)) with n - 2 = 2 degrees of freedom.
-    from scipy.stats import t
+    # Exact two-sided permutation p-values over the 4! = 24 pairings. Spearman: |rho| >= 0.8 for
+    # the identity (1), the three swaps of neighbours (0.8) and the reverses of these four: 8 / 24.
+    assert row["spearman p"] == pytest.approx(8 / 24)
+    from itertools import permutations
 
-    r = row["pearson"]
-    assert row["pearson p"] == pytest.approx(2 * t.sf(r * np.sqrt(2 / (1 - r * r)), 2))
-    assert row["spearman p"] == pytest.approx(2 * t.sf(0.8 * np.sqrt(2 / (1 - 0.64)), 2))
-    for name in ("spearman", "pearson"):
-        assert -1.0 <= row[f"{name} ci_low"] <= row[name] <= row[f"{name} ci_high"] <= 1.0
-    again = qe_round_trip_table(pl.concat([trips, qe]), n_resamples=400, seed=0)
-    assert again.equals(table), "the same items and seed give the same interval, whatever the row order"
+    x, y = [0.1, 0.4, 0.35, 0.8], [0.2, 0.5, 0.6, 0.9]
+    extreme = sum(abs(np.corrcoef(x, order)[0, 1]) >= abs(row["pearson"]) - 1e-12 for order in permutations(y))
+    assert row["pearson p"] == pytest.approx(extreme / 24)
+    assert all(row[f"{name} {end}"] is None for name in ("spearman", "pearson") for end in ("ci_low", "ci_high")), "4 items: no interval"
+    again = qe_round_trip_table(pl.concat([trips, qe]))
+    assert again.equals(table), "the same items give the same row, whatever the row order"
 
 
-def test_the_bootstrap_resamples_items_and_leaves_out_resamples_with_a_constant_side():
-    # Perfectly monotone: every resample that is not constant has rho = r = 1, so both bounds are 1.
-    row = item_correlation([0.1, 0.2, 0.3, 0.4, 0.5], [0.0, 0.1, 0.2, 0.3, 0.4], n_resamples=300, rng=np.random.default_rng(1))
-    assert (row["spearman"], row["spearman ci_low"], row["spearman ci_high"]) == pytest.approx((1.0, 1.0, 1.0))
-    assert (row["pearson ci_low"], row["pearson ci_high"]) == pytest.approx((1.0, 1.0))
-    # Three items, perfectly decreasing: rho = -1, and so is every resample that is not constant.
-    row = item_correlation([0.9, 0.5, 0.1], [0.1, 0.2, 0.3], n_resamples=200, rng=np.random.default_rng(2))
-    assert row["spearman"] == pytest.approx(-1.0) and row["spearman ci_high"] == pytest.approx(-1.0)
-    assert item_correlation([0.1, 0.2, 0.3], [0.3, 0.1, 0.2], n_resamples=0)["spearman ci_low"] is None, "no resamples, no interval"
+def test_a_perfect_correlation_or_few_items_have_no_interval_but_an_exact_p_value():
+    # Perfectly monotone over five items: rho = r = 1, no Fisher-z interval (atanh(1) is
+    # infinite), never a [1, 1] one; the exact p-value counts the 2 of 5! = 120 pairings as
+    # extreme (the identity and its reverse).
+    row = item_correlation([0.1, 0.2, 0.3, 0.4, 0.5], [0.0, 0.1, 0.2, 0.3, 0.4])
+    assert row["spearman"] == pytest.approx(1.0) and row["spearman ci_low"] is None and row["spearman ci_high"] is None
+    assert row["pearson ci_low"] is None and row["spearman p"] == pytest.approx(2 / 120) and row["pearson p"] == pytest.approx(2 / 120)
+    assert row["note"].startswith("spearman = +1: no interval")
+    # Three items, perfectly decreasing: rho = -1, p = 2 / 3! and no interval below 5 items.
+    row = item_correlation([0.9, 0.5, 0.1], [0.1, 0.2, 0.3])
+    assert row["spearman"] == pytest.approx(-1.0) and row["spearman ci_high"] is None and row["spearman p"] == pytest.approx(2 / 6)
+    assert row["note"] == "3 points: no interval below 5"
+    # Six items: the interval exists and holds the coefficient.
+    row = item_correlation([0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [0.2, 0.1, 0.4, 0.3, 0.6, 0.5])
+    assert row["note"] is None and -1 < row["spearman ci_low"] < row["spearman"] < row["spearman ci_high"] < 1
 
 
 def test_too_few_items_a_constant_side_or_a_language_without_qe_give_an_empty_row_with_its_reason():
@@ -234,7 +232,7 @@ def test_too_few_items_a_constant_side_or_a_language_without_qe_give_an_empty_ro
     trips = round_trips({("1", "ar"): 0.7, ("1", "de"): 0.1, ("2", "de"): 0.5, ("3", "de"): 0.9,
                          ("1", "ja"): 1.0, ("2", "ja"): 1.0, ("3", "ja"): 1.0, ("1", "hi"): 0.4, ("2", "hi"): 0.6,
                          ("1", "ru"): "no_answer", ("2", "ru"): "no_facts", ("3", "ru"): "no_facts"})
-    table = qe_round_trip_table(pl.concat([qe, trips]), n_resamples=50)
+    table = qe_round_trip_table(pl.concat([qe, trips]))
     rows = {row["lang"]: row for row in table.to_dicts()}
     assert sorted(rows) == ["ar", "de", "hi", "ja", "ru"]
     assert rows["ar"]["n items"] == 1 and "1 item with both QE and a scored round trip, fewer than 3" in rows["ar"]["note"]
@@ -269,7 +267,7 @@ def test_the_report_writes_the_round_trip_table_only_when_given_the_item_scores(
     assert "qe_round_trip.csv" not in [p.name for p in report_outputs(tmp_path, ["m"], ["csv"], ["png"])]
 
     written = run_report(tmp_path / "results.parquet", tmp_path / "with", table_formats=["csv", "markdown"], figure_formats=["png"],
-                         item_scores_path=tmp_path / "item_scores.parquet", n_resamples=100, seed=3)
+                         item_scores_path=tmp_path / "item_scores.parquet")
     assert sorted(p.name for p in written) == ["heatmap_qe.png", "qe_round_trip.csv", "qe_round_trip.md", "sensitivity.csv", "sensitivity.md"]
     table = pl.read_csv(tmp_path / "with/qe_round_trip.csv")
     assert table["spearman"].to_list() == pytest.approx([0.8]) and table["n items"].to_list() == [4]
@@ -327,10 +325,74 @@ def test_the_results_stage_names_the_translator_of_each_file(tmp_path):
     from xlcons.reports.aggregate import collect_qe
 
     qe = pa.Table.from_pylist([{"dataset": "information", "model": "m", "item_id": "1", "lang": "de", "sentence_index": 0, "source_lang": "de",
-                                "qe": 0.4, "qe_backend": "embedding", "qe_model": "LaBSE"}], schema=TRANSLATION_QE)
+                                "qe": 0.4, "qe_backend": "embedding", "qe_model": "LaBSE", "copy": False, "off_target": False}],
+                              schema=TRANSLATION_QE)
     write_table(qe, tmp_path / "a.qe.parquet", TRANSLATION_QE)
     write_table(qe, tmp_path / "b.qe.parquet", TRANSLATION_QE)
     frame = collect_qe([tmp_path / "a.qe.parquet", tmp_path / "b.qe.parquet"], {str(tmp_path / "b.qe.parquet"): "madlad"})
     assert frame["translator"].to_list() == ["", "madlad"]
     rows = qe_item_scores(frame, threshold=0.5)
-    assert sorted(set(rows["translator"].to_list())) == ["", "madlad"] and rows.height == 4
+    assert sorted(set(rows["translator"].to_list())) == ["", "madlad"] and rows.height == 2 * 5, "five QE metrics per item"
+
+
+def test_a_cell_under_two_translators_with_different_items_is_resampled_by_item_id():
+    """nllb scored items 0-4, madlad items 1-5 (its item 0 excluded). The resamples draw from
+    the union of the ids, 0-5, once for both, and each translator's mean takes its own scores
+    of the drawn ids; with the same seed, its interval is this plain loop's."""
+    from xlcons.reports.results import cell_rng, harmonic_mean
+
+    nllb = {str(i): v for i, v in enumerate([0.2, 0.9, 0.4, 0.7, 0.1])}
+    madlad = {str(i + 1): v for i, v in enumerate([0.8, 0.5, 0.6, 0.3, 1.0])}
+    rows = [{"dataset": "information", "evaluator": "information", "translator": translator, "model": "m", "item_id": item,
+             "lang": "de", "metric": metric, "value": value * (1.0 if metric == "precision" else 0.5), "status": "ok"}
+            for translator, values in (("nllb", nllb), ("madlad", madlad)) for item, value in values.items() for metric in ("precision", "recall")]
+    rows += [{"dataset": "information", "evaluator": "information", "translator": "madlad", "model": "m", "item_id": "0", "lang": "de",
+              "metric": metric, "value": None, "status": "no_facts"} for metric in ("precision", "recall")]
+    frame = pl.from_arrow(pa.Table.from_pylist(rows, schema=ITEM_SCORES))
+    results = results_table(frame, derived=[INFORMATION_F], n_resamples=300, seed=5)
+    ids = [str(i) for i in range(6)]
+    for metric in ("precision", "F"):
+        draws = cell_rng(5, "information", "information", "m", "de", metric).integers(0, 6, size=(300, 6))
+        for translator, values in (("nllb", nllb), ("madlad", madlad)):
+            samples = []
+            for draw in draws:
+                scored = [values[ids[i]] for i in draw if ids[i] in values]
+                if not scored:
+                    continue
+                precision, recall = np.mean(scored), 0.5 * np.mean(scored)
+                samples.append(precision if metric == "precision" else float(harmonic_mean(precision, recall)))
+            row = results.filter(metric=metric, translator=translator).row(0, named=True)
+            assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(np.quantile(samples, [0.025, 0.975]))), (metric, translator)
+            assert row["n_items"] == 5
+
+
+def test_the_difference_spread_gives_each_model_pairs_difference_under_each_translator():
+    """F: m1 0.50 / 0.60 and m2 0.45 / 0.62 under nllb / madlad: differences m1 - m2 of +0.05 and
+    -0.02, range 0.07, the sign flips. ER: m1 0.5 / 0.6, m2 0.4 / 0.5: each score moves 0.1 with
+    the translator, the difference (0.1) not at all."""
+    from xlcons.reports.translation_quality import difference_spread_table
+
+    values = {("information", "F"): {("m1", "nllb"): 0.50, ("m1", "madlad"): 0.60, ("m2", "nllb"): 0.45, ("m2", "madlad"): 0.62},
+              ("empathy", "ER"): {("m1", "nllb"): 0.5, ("m1", "madlad"): 0.6, ("m2", "nllb"): 0.4, ("m2", "madlad"): 0.5,
+                                  ("m3", "nllb"): 0.3}}
+    results = pl.DataFrame([{"dataset": "d", "evaluator": evaluator, "translator": translator, "model": model, "lang": "de",
+                             "metric": metric, "value": value}
+                            for (evaluator, metric), cells in values.items() for (model, translator), value in cells.items()])
+    table = difference_spread_table(results, ["nllb", "madlad"])
+    assert table.columns == ["dataset", "evaluator", "lang", "metric", "model_a", "model_b", "nllb", "madlad", "lowest", "highest",
+                             "range", "n translators", "same sign"]
+    rows = {(r["metric"], r["model_a"], r["model_b"]): r for r in table.to_dicts()}
+    assert set(rows) == {("F", "m1", "m2"), ("ER", "m1", "m2"), ("ER", "m1", "m3"), ("ER", "m2", "m3")}
+    f = rows[("F", "m1", "m2")]
+    assert (f["nllb"], f["madlad"]) == (pytest.approx(0.05), pytest.approx(-0.02))
+    assert (f["lowest"], f["highest"], f["range"]) == (pytest.approx(-0.02), pytest.approx(0.05), pytest.approx(0.07))
+    assert f["n translators"] == 2 and f["same sign"] is False
+    er = rows[("ER", "m1", "m2")]
+    assert er["range"] == pytest.approx(0.0) and er["same sign"] is True
+    assert spread_table(results, ["nllb", "madlad"]).filter(metric="ER", model="m1")["range"].to_list() == pytest.approx([0.1])
+    lone = rows[("ER", "m1", "m3")]  # m3 has no madlad value: one difference, no range or sign
+    assert (lone["nllb"], lone["madlad"], lone["range"], lone["same sign"]) == (pytest.approx(0.2), None, None, None)
+    chosen = difference_spread_table(results, ["nllb", "madlad"], pairs=[("m2", "m1")])
+    assert chosen.select("metric", "model_a", "model_b").rows() == [("ER", "m2", "m1"), ("F", "m2", "m1")]
+    assert chosen.filter(metric="F")["nllb"].to_list() == pytest.approx([-0.05])
+    assert "translator_difference_spread.csv" in [p.name for p in report_outputs("out", ["m1"], ["csv"], ["png"], qe=False, spread=True)]

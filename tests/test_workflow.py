@@ -63,12 +63,12 @@ class TestDryRuns:
         result = snakemake("-n", "--forceall")
         assert result.returncode == 0, result.output
         counts = job_counts(result.stdout)
-        # 6 models and 3 data sets to fetch; MultiQ's 7 and MAKQA's 6 languages; one job per
+        # 6 models, lid.176 and the benchmark's word list (language confusion), and 3 data sets to fetch; MultiQ's 7 and MAKQA's 6 languages; one job per
         # model and data set for generation and for each evaluator. The English-only sets get
         # their English prompts, one translation job each (into the other 6 languages), and
         # their answers are translated back by NLLB, converted once to CTranslate2.
         assert counts == {
-            "fetch_model": 6, "fetch_dataset": 3, "prompts": 13, "prompt_table": 4, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
+            "fetch_model": 8, "fetch_dataset": 3, "prompts": 13, "prompt_table": 4, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
             "language_id": 2, "judge": 2, "tokenization": 2, "multiq_report": 1,
             "knowledge_scores": 2, "knowledge_report": 1, "language_confusion": 8, "language_confusion_report": 1,
             "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1, "convert_translator": 1,
@@ -81,7 +81,7 @@ class TestDryRuns:
     def test_the_fetch_target_downloads_the_same_and_nothing_else(self):
         result = snakemake("-n", "--forceall", "fetch")
         assert result.returncode == 0, result.output
-        assert job_counts(result.stdout) == {"fetch_model": 6, "fetch_dataset": 3, "fetch": 1}
+        assert job_counts(result.stdout) == {"fetch_model": 8, "fetch_dataset": 3, "fetch": 1}
 
     def test_no_fetch_of_the_default_config_is_bound_to_fail(self):
         """What `make run` downloads first: every data file from a URL pinned to a commit,
@@ -94,12 +94,15 @@ class TestDryRuns:
         assert result.returncode == 0, result.output
         sources = set(re.findall(r"resources/data/([^/\s]+)/MANIFEST\.json", result.stdout))
         models = set(re.findall(r"resources/models/([^/\s]+)/\.xlcons-fetched\.json", result.stdout))
-        assert sources == {"multiq", "makqa", "epitome"} and len(models) == 6
+        assert sources == {"multiq", "makqa", "epitome"} and len(models) == 8
         for name in sources:
             for f in DATA_SOURCES[name].files:
                 assert re.fullmatch(r"https://raw\.githubusercontent\.com/[\w.-]+/[\w.-]+/[0-9a-f]{40}/\S+", DATA_SOURCES[name].url(f))
         hub = Plan(load_config(REPO / "config" / "config.yaml")).hub_models()
-        assert all(re.fullmatch(r"[\w.-]+/[\w.-]+", hub[name]["hf_id"]) for name in models)
+        # a Hub id, or one file at a URL pinned by its sha256 (lid.176.bin, the benchmark's word list)
+        assert all(re.fullmatch(r"[\w.-]+/[\w.-]+", hub[name]["hf_id"] or "") or (hub[name]["url"] and re.fullmatch(r"[0-9a-f]{64}", hub[name]["sha256"]))
+                   for name in models)
+        assert {name for name in models if hub[name]["url"]} == {"lid176", "lcb-words"}
 
     def test_the_slurm_profile_is_found_by_its_name_from_the_repository_root(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith("XLCONS_SLURM_")}
@@ -186,16 +189,21 @@ class TestFetchRulesRunForReal:
     """The fetch rules on a machine without internet: pre-seeded copies are verified and used as is."""
 
     @pytest.fixture()
-    def workdir(self, tmp_path, shared_data):
+    def workdir(self, tmp_path, shared_data, offline_models):
         seeded_model = tmp_path / "resources" / "models" / "tiny"
         seeded_model.mkdir(parents=True)
         (seeded_model / "config.json").write_text(json.dumps({"model_type": "llama"}))
         shutil.copytree(shared_data / "multiq", tmp_path / "resources" / "data" / "multiq")
         config = {
             "models": {"tiny": {"hf_id": "example/tiny", "backend": "hf"}},
-            "evaluators": {"language_id": {"model": {"hf_id": "cis-lmu/glotlid", "hf_file": "model.bin"}}, "judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4"}}}},
+            "evaluators": {"language_id": {"model": {"hf_id": "cis-lmu/glotlid", "hf_file": "model.bin"}}, "judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4"}}},
+                           # the benchmark's word list comes from its pinned URL (pre-seeded here); lid.176 from a path
+                           "language_confusion": {"model": {"path": str(offline_models["lid176"])}}},
             "datasets": {"multiq": {"languages": ["en", "de"]}},
         }
+        words = tmp_path / "resources" / "models" / "lcb-words"
+        words.mkdir(parents=True)
+        shutil.copyfile(shared_data / "lcb" / "words", words / "words")
         glotlid = tmp_path / "resources" / "models" / "glotlid"
         glotlid.mkdir(parents=True)
         (glotlid / "model.bin").write_bytes(b"pre-seeded")
@@ -208,6 +216,8 @@ class TestFetchRulesRunForReal:
         assert first.returncode == 0, first.output
         marker = json.loads((workdir / "resources/models/tiny/.xlcons-fetched.json").read_text())
         assert marker["hf_id"] == "example/tiny"
+        words = json.loads((workdir / "resources/models/lcb-words/.xlcons-fetched.json").read_text())
+        assert words["pre_seeded"] and words["sha256"] == "1ec8230beef2a7c955742b089fc3cea2833866cf5482bf018d7c4124eef104bd"
         manifest = json.loads((workdir / "resources/data/multiq/MANIFEST.json").read_text())
         assert [entry["relpath"] for entry in manifest["files"]] == ["MultiQ.csv"]
         assert (workdir / "logs/fetch/data-multiq.log").exists()

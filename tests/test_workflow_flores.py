@@ -56,7 +56,16 @@ def test_flores_is_translated_scored_and_set_against_makqa_consistency(tmp_path,
     assert set(languages) == set(LANGUAGES)
     correlations = {(row["scope"], row["consistency"]): row for row in read_csv(tables / "translation_vs_consistency.csv")}
     assert correlations[("languages", "xAC")]["n"] == "3" and correlations[("models", "xSC")]["n"] == "1"
-    for name in ("figure2_translation_tiny-llm.png", "figure3_translation_vs_consistency.png", "figure2_translation_tiny-llm.pdf"):
+    # Figure 2 pair by pair: six directions against the three pairs' xSC, and the pairs themselves.
+    assert correlations[("directions", "xSC")]["n"] == "6" and correlations[("pairs", "xSC")]["n"] == "3"
+    pairs = read_csv(tables / "translation_pairs.csv")
+    assert len(pairs) == 6 and all(row["xSC"] != "" for row in pairs)
+    (model,) = read_csv(tables / "translation_models.csv")
+    assert model["model"] == "tiny-llm" and 0.0 <= float(model["changed"]) <= 1.0 and model["sentences"] == "12"
+    items = pq.read_table(tmp_path / "results/evaluations/flores/tiny-llm/translation_items.parquet").to_pylist()
+    assert float(model["changed"]) == pytest.approx(sum(bool(row["changed"]) for row in items) / 12)
+    for name in ("figure2_translation_tiny-llm.png", "figure3_translation_vs_consistency.png", "figure2_translation_tiny-llm.pdf",
+                 "figure2_pairs_vs_consistency.png"):
         assert (tables / name).stat().st_size > 0, name
     results = [row for row in read_csv(tmp_path / "results/tables/results.csv") if row["evaluator"] == "translation_ability"]
     assert {(row["lang"], row["metric"]) for row in results} == {(lang, metric) for lang in LANGUAGES for metric in ("chrF", "chrF++")}
@@ -68,3 +77,4 @@ def test_flores_is_translated_scored_and_set_against_makqa_consistency(tmp_path,
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "figure2_translation_tiny-llm.png" in html and "figure3_translation_vs_consistency.png" in html
     assert "Paper 001 Figure 3" in html, "with its caption"
+    assert "figure2_pairs_vs_consistency.png" in html and "Paper 001 Figure 2, cell by cell" in html

@@ -9,6 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from builders import offline_language_confusion
 from test_workflow import job_counts, snakemake
 from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES
 
@@ -23,6 +24,7 @@ def configure(workdir, offline_models, shared_data, *, languages, models=("tiny-
         "models": models_config,
         "evaluators": {
             "language_id": {"model": {"path": str(offline_models["lid176"])}, "label_scheme": "lid176"},
+            "language_confusion": offline_language_confusion(offline_models),
             "judge": {"llm": {"path": str(offline_models["tiny-llm"]), "backend": "hf"}},
         },
         "datasets": {"multiq": {"path": str(shared_data / "multiq"), "languages": list(languages), "items": {"limit": 3}}},

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from local_server import LocalServer
+from builders import offline_language_confusion
 from test_workflow import REPO, snakemake
 from xlcons.data_sources import DATA_SOURCES
 from xlcons.schemas import KNOWLEDGE_SCORES
@@ -96,6 +97,7 @@ def test_makqa_generates_few_shot_and_scores_offline(tmp_path, offline_models, s
             "knowledge": {"embedder": {"path": str(offline_models["all-minilm-l6-v2"])}},
             # language confusion runs on every set by default: with the offline LID model
             "language_id": {"model": {"path": str(offline_models["lid176"])}, "label_scheme": "lid176"},
+            "language_confusion": offline_language_confusion(offline_models),
         },
         "datasets": {"makqa": {"path": str(shared_data / "makqa"), "languages": ["en", "de"], "domains": ["geo", "timeliness"], "items": {"limit": 2}}},
     }

@@ -8,9 +8,12 @@ def main(smk) -> None:
     from xlcons.job import start_job
 
     start_job(smk, offline=False)
-    from xlcons.fetch import fetch_model
+    from xlcons.fetch import fetch_model, fetch_url_file
 
     source = smk.params.source
+    if source.get("url"):
+        fetch_url_file(Path(smk.output.marker).parent, url=source["url"], sha256=source["sha256"])
+        return
     fetch_model(
         Path(smk.output.marker).parent,
         hf_id=source["hf_id"],

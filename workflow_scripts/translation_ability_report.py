@@ -17,8 +17,6 @@ def main(smk) -> None:
         Path(smk.output.report[0]).parent,  # every output sits in one folder
         table_formats=params.table_formats,
         figure_formats=params.figure_formats,
-        n_resamples=params.n_resamples,
-        seed=params.seed,
     )
 
 

@@ -22,10 +22,9 @@ def main(smk) -> None:
         table_formats=params.table_formats,
         figure_formats=params.figure_formats,
         item_scores_path=item_scores,
-        n_resamples=params.n_resamples,
-        seed=params.seed,
         qe=params.qe,
         translators=params.translators,
+        qe_threshold=params.qe_threshold,
     )
 
 

@@ -214,13 +214,30 @@ def resource_name(key: str, source: Mapping[str, Any]) -> str:
         return source["name"]
     if key.startswith("models."):
         return key.removeprefix("models.")
+    if source.get("url"):
+        return url_file_name(source["url"])
     if source.get("hf_id"):
         return source["hf_id"].rstrip("/").split("/")[-1]
     return Path(source["path"]).name
 
 
+def url_file_name(url: str) -> str:
+    """The file name a `url` model source is saved under: the URL path's last part."""
+    return url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+
+
 def _check_model_source(key: str, source: Mapping[str, Any], base_dir: Path) -> Iterator[str]:
     has_hub, has_path = bool(source.get("hf_id")), bool(source.get("path"))
+    if source.get("url") or source.get("sha256"):
+        if not source.get("url"):
+            yield f"config key '{key}.sha256': only meaningful together with url"
+        elif not source.get("sha256"):
+            yield f"config key '{key}.url': give the file's sha256 too (64 hexadecimal digits), so that other bytes are refused"
+        elif has_hub or has_path:
+            yield f"config key '{key}': give url or {'hf_id' if has_hub else 'path'}, not both"
+        elif not url_file_name(source["url"]):
+            yield f"config key '{key}.url': '{source['url']}' names no file"
+        return
     remote = "backend" in source and not backend_info(source["backend"]).local_files
     if source.get("released"):
         if not backend_info(source["backend"]).recorded:
@@ -501,6 +518,29 @@ def _check_translators(config: Mapping[str, Any]) -> Iterator[str]:
             yield f"config key 'translators.{name}.prompt': only a translator with backend: llm has a prompt"
 
 
+def _check_qe_thresholds(config: Mapping[str, Any], registry: LanguageRegistry) -> Iterator[str]:
+    """translator.qe.threshold as a mapping: `default` and language codes of the registry, one
+    key per language (the schema has checked that each value is a number or null)."""
+    from xlcons.translation.quality_backends import DEFAULT_KEY
+
+    thresholds = (config["translator"].get("qe") or {}).get("threshold")
+    if not isinstance(thresholds, Mapping):
+        return
+    seen: dict[str, str] = {}
+    for key in thresholds:
+        where = f"config key 'translator.qe.threshold.{key}'"
+        if not isinstance(key, str):  # YAML reads a bare `no` (Norwegian), `on`, `yes` as a boolean
+            yield f"{where}: a language code must be a string; quote it"
+        elif key != DEFAULT_KEY:
+            if key not in registry:
+                yield f"{where}: '{key}' is not a language of the registry (config/languages.tsv); use a language code or `default`"
+                continue
+            canonical = registry[key].canonical
+            if canonical in seen:
+                yield f"{where}: the same language as 'translator.qe.threshold.{seen[canonical]}'; give one threshold per language"
+            seen.setdefault(canonical, key)
+
+
 def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path, datasets: DatasetResolver | None = None) -> list[str]:
     """Everything the schema cannot express; returns the problems found (empty when valid)."""
     datasets = datasets or DatasetResolver(config, registry, base_dir)
@@ -536,6 +576,7 @@ def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_
         "evaluators.language_id.unsupported_languages", config["evaluators"]["language_id"]["unsupported_languages"], registry, False
     )
     problems += _check_translators(config)
+    problems += _check_qe_thresholds(config, registry)
     for name, spec in config["datasets"].items():
         problems += _check_dataset(name, spec, datasets, base_dir)
     problems += _check_evaluator_datasets(datasets)

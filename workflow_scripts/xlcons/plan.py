@@ -23,6 +23,7 @@ from xlcons.config import (
     primary_translator_name,
     resource_name,
     translator_model_key,
+    url_file_name,
 )
 from xlcons.data_sources import DATA_SOURCES, released_source_name
 from xlcons.datasets import data_folder, dataset_options
@@ -30,13 +31,15 @@ from xlcons.evaluators.registry import EVALUATORS, QE_INPUT, RESPONSES_INPUT, TR
 from xlcons.fingerprint import local_content
 from xlcons.generation.registry import backend_info, model_fields
 from xlcons.languages import LanguageRegistry
-from xlcons.translation.quality_backends import QE_BACKENDS, qe_threshold
+from xlcons.translation.quality_backends import DEFAULT_KEY, QE_BACKENDS, QE_PATHS_INPUT, qe_threshold
+
+LANGUAGE_ID = "evaluators.language_id.model"
 
 
 def _needs_weights(source: Mapping[str, Any]) -> bool:
     """The model is a local file or folder the job reads (not a served endpoint)."""
     local = backend_info(source["backend"]).local_files if "backend" in source else True
-    return local and bool(source.get("hf_id") or source.get("path") or source.get("released"))
+    return local and bool(source.get("hf_id") or source.get("path") or source.get("released") or source.get("url"))
 
 
 def _released_source(source: Mapping[str, Any]) -> str | None:
@@ -90,7 +93,7 @@ class Plan:
         self.datasets = datasets or DatasetResolver(config, self.registry)
         self.results = config["output"]["results_dir"]
         self.sources = dict(iter_model_sources(config))
-        self.names = {key: resource_name(key, source) for key, source in self.sources.items() if source.get("hf_id") or source.get("path")}
+        self.names = {key: resource_name(key, source) for key, source in self.sources.items() if source.get("hf_id") or source.get("path") or source.get("url")}
 
     # -- data sets ---------------------------------------------------------------------
     def enabled_datasets(self) -> list[str]:
@@ -116,8 +119,11 @@ class Plan:
 
     def dataset_fetch_params(self, source: str) -> dict[str, Any]:
         """What a fetch job needs: the source, and the mirror its data set's config names, if any."""
-        spec = self.config["datasets"].get(DATA_SOURCES[source].dataset, {})
-        return {"source": source, "mirror": spec.get("source_url")}
+        # The data set the source names, then any other that is read from the same source (the
+        # Language Confusion Benchmark's two tasks share one repository).
+        names = [DATA_SOURCES[source].dataset, *(name for name, info in self.datasets.infos.items() if info.source == source)]
+        mirrors = [self.config["datasets"].get(name, {}).get("source_url") for name in dict.fromkeys(names)]
+        return {"source": source, "mirror": next((mirror for mirror in mirrors if mirror), None)}
 
     def missing_models(self) -> str | None:
         """Why the run would score nothing: data sets enabled but no model to answer them."""
@@ -174,6 +180,11 @@ class Plan:
     def evaluator_datasets(self, evaluator: str) -> list[str]:
         return self.datasets.scored_by(EVALUATORS[evaluator])
 
+    def evaluator_model_keys(self, evaluator: str) -> tuple[str, ...]:
+        """The config keys of the models (and model-like files) an evaluator's jobs read, as its options decide."""
+        info = EVALUATORS[evaluator]
+        return info.model_keys(self.config["evaluators"][info.section])
+
     def required_model_keys(self) -> list[str]:
         """Config keys of the models the enabled stages load, in config order."""
         datasets = self.enabled_datasets()
@@ -182,9 +193,9 @@ class Plan:
             needed.add("translator.model")
             needed |= {self.translator_key(name) for name in self.extra_translators()}
             if self.translation_datasets() and self.config["translator"]["detect_response_language"]:
-                needed.add("evaluators.language_id.model")
-            if self.qe_datasets():
-                needed.add(QE_MODEL)
+                needed.add(LANGUAGE_ID)
+            if self.qe_datasets():  # the QE job checks the translations' language too
+                needed |= {QE_MODEL, LANGUAGE_ID}
         for evaluator in self.evaluators():
             needed |= set(evaluator.model_keys(self.config["evaluators"][evaluator.section]))
         return [key for key in self.sources if key in needed and _needs_weights(self.sources[key])]
@@ -192,9 +203,9 @@ class Plan:
     def hub_models(self) -> dict[str, dict[str, Any]]:
         """Every configured model that comes from the Hub, by its folder name."""
         return {
-            self.names[key]: {field: source.get(field) for field in ("hf_id", "revision", "hf_file")}
+            self.names[key]: {field: source.get(field) for field in ("hf_id", "revision", "hf_file", "url", "sha256")}
             for key, source in self.sources.items()
-            if source.get("hf_id") and not source.get("path") and _needs_weights(source)
+            if (source.get("hf_id") or source.get("url")) and not source.get("path") and _needs_weights(source)
         }
 
     def hub_model_pattern(self) -> str:
@@ -221,6 +232,8 @@ class Plan:
         if source.get("released"):
             return f"{resources}/data/{_released_source(source)}"
         folder = f"{resources}/models/{self.names[key]}"
+        if source.get("url"):
+            return f"{folder}/{url_file_name(source['url'])}"
         return f"{folder}/{source['hf_file']}" if source.get("hf_file") else folder
 
     def model_inputs(self, key: str, resources: str) -> list[str]:
@@ -445,10 +458,13 @@ class Plan:
         return [path for dataset, model, via in self.qe_jobs() for path in self.qe_files(dataset, model, via)]
 
     def qe_fields(self) -> dict[str, Any]:
-        """What changes a QE job's scores: backend, model (its content for a local path), batching."""
+        """What changes a QE job's scores: backend, model (its content for a local path), batching,
+        and the language-ID model of the off-target check (its label scheme, its content)."""
         section = self.qe_section()
         return {"backend": section["backend"], "batch_size": section["batch_size"], "gpus": section["gpus"],
-                "model": dict(self.sources[QE_MODEL]), "content": self.content(QE_MODEL)}
+                "model": dict(self.sources[QE_MODEL]), "content": self.content(QE_MODEL),
+                "lid": dict(self.sources[LANGUAGE_ID]), "lid_content": self.content(LANGUAGE_ID),
+                "label_scheme": self.config["evaluators"]["language_id"]["label_scheme"]}
 
     def qe_model_name(self) -> str:
         source = self.sources[QE_MODEL]
@@ -457,8 +473,24 @@ class Plan:
     def qe_env(self, envs_dir: Path | str) -> str:
         return str(Path(envs_dir) / f"{QE_BACKENDS[self.qe_section()['backend']].env}.yaml")
 
-    def qe_threshold(self) -> float | None:
-        return qe_threshold(self.qe_section()) if self.qe_datasets() else None
+    def qe_threshold(self) -> float | dict[str, float] | None:
+        """The results stage's QE threshold: a number for every language, or, when
+        translator.qe.threshold is a mapping, {"default": ..., <language>: ...} for each
+        language of a QE'd data set that it lists (by its code or another code of the same
+        language, `iw` for `he`); None without QE."""
+        if not self.qe_datasets():
+            return None
+        section = self.qe_section()
+        listed = section.get("threshold")
+        if not isinstance(listed, Mapping):
+            return qe_threshold(section)
+        canonical = {self.registry[key].canonical: key for key in listed if key != DEFAULT_KEY and key in self.registry}
+        thresholds = {DEFAULT_KEY: qe_threshold(section)}
+        for lang in dict.fromkeys(lang for dataset in self.qe_datasets() for lang in self.languages(dataset)):
+            key = lang if lang in listed else canonical.get(self.registry[lang].canonical)
+            if key is not None and listed[key] is not None:
+                thresholds[lang] = float(listed[key])
+        return thresholds
 
     def round_trip_languages(self) -> list[str]:
         """Languages of the translationese check (the English answers en -> l -> en)."""
@@ -528,6 +560,7 @@ class Plan:
                     files |= {self.evaluation_file(dataset, model, source.output, via): self.translator_of(via) for source in info.results}
         for dataset, model, via in self.qe_jobs():
             files |= dict.fromkeys(self.qe_files(dataset, model, via), self.translator_of(via))
+            files |= dict.fromkeys(self.translation_files(dataset, model, via=via), self.translator_of(via))
         return files
 
     def evaluation_targets(self) -> list[str]:
@@ -548,6 +581,8 @@ class Plan:
         qe = self.all_qe_files()
         if qe:  # the quality of each item's translation: QE means and the scores on passing items
             inputs[QE_INPUT] = qe
+            # and the translation path of each answer: an untranslatable one has no QE, and fails it
+            inputs[QE_PATHS_INPUT] = [path for dataset, model, via in self.qe_jobs() for path in self.translation_files(dataset, model, via=via)]
         return inputs
 
     # -- targets -----------------------------------------------------------------------

@@ -267,13 +267,21 @@ TRANSLATED_SENTENCES = pa.schema(
 
 # One row per translated sentence (TRANSLATED_SENTENCES' keys): its reference-free quality
 # estimate `qe` (xlcons.translation.quality: `qe_backend` embedding or comet) from the model
-# `qe_model` (its Hub id, or the folder name of a local path).
+# `qe_model` (its Hub id, or the folder name of a local path). `copy`: the translation is its
+# (non-English) source copied through; `off_target`: language ID says the translation is not
+# English (xlcons.translation.quality_checks); either fails the item whatever `qe` is.
+# `lid_label` / `lid_probability`: the translation's language-ID label and its probability,
+# null when the translation has too little prose to be identified.
 TRANSLATION_QE = pa.schema(
     [
         *SENTENCE_KEYS,
         pa.field("qe", pa.float64(), nullable=False),
         pa.field("qe_backend", pa.string(), nullable=False),
         pa.field("qe_model", pa.string(), nullable=False),
+        pa.field("copy", pa.bool_(), nullable=False),
+        pa.field("off_target", pa.bool_(), nullable=False),
+        pa.field("lid_label", pa.string()),
+        pa.field("lid_probability", pa.float64()),
     ]
 )
 
@@ -410,7 +418,10 @@ GROUPINGS = ("all", "script", "family", "training")
 # (item_id, lang) and kept when both models scored them (derived metrics: when both have
 # rows). `difference` = value_a - value_b on the paired items; `ci_low`/`ci_high` its
 # paired percentile bootstrap interval; `p_value` the two-sided paired permutation test
-# (swapping the two models' scores within items), exact when `exact` (all 2^n swaps).
+# (swapping the two models' scores within items), exact when `exact` (all 2^n swaps);
+# `p_holm` (Holm) and `p_bh` (Benjamini-Hochberg) that p-value adjusted for the `n_tests`
+# p-values of its family: every row of the same (dataset, evaluator, translator, model_a,
+# model_b), all metrics, languages and the pooled row.
 COMPARISONS = pa.schema(
     [
         DATASET,
@@ -428,6 +439,9 @@ COMPARISONS = pa.schema(
         pa.field("ci_low", pa.float64()),
         pa.field("ci_high", pa.float64()),
         pa.field("p_value", pa.float64()),
+        pa.field("p_holm", pa.float64()),  # p_value adjusted within its family (xlcons.reports.comparison)
+        pa.field("p_bh", pa.float64()),
+        pa.field("n_tests", pa.int32(), nullable=False),  # the p-values in the row's family
         pa.field("n_resamples", pa.int32(), nullable=False),
         pa.field("n_permutations", pa.int64(), nullable=False),
         pa.field("exact", pa.bool_(), nullable=False),

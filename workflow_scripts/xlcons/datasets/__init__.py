@@ -30,6 +30,17 @@ TRANSLATION_REQUESTS = "translation_requests"
 PROMPT_LANGUAGE_ANSWERS = "prompt_language_answers"
 CAPABILITIES = (ENGLISH_QUESTION, REFERENCES, SEEKER_POST, TRANSLATION_REQUESTS, PROMPT_LANGUAGE_ANSWERS)
 
+# The Language Confusion Benchmark's languages (monolingual task; the cross-lingual one has no English).
+LCB_MONOLINGUAL_LANGUAGES = ("ar", "de", "en", "es", "fr", "hi", "id", "it", "ja", "ko", "pt", "ru", "tr", "vi", "zh")
+LCB_CROSSLINGUAL_LANGUAGES = tuple(lang for lang in LCB_MONOLINGUAL_LANGUAGES if lang != "en")
+_LCB_MIRROR = {
+    "source_url": {
+        "description": "A mirror of the Language Confusion Benchmark's repository (its layout: test_sets.zip, outputs/<model>.csv) to download its prompts and released completions from, instead of its pinned GitHub commit (one set's mirror serves both tasks and the completions).",
+        "type": ["string", "null"],
+        "default": None,
+    }
+}
+
 USER_MODULE = "xlcons.datasets.user"
 USER_TYPES = ("parallel", "translated")
 USER_MAX_NEW_TOKENS = 512
@@ -216,6 +227,32 @@ BUILT_IN = {
                     },
                     "seed": {"description": "Seed of the few-shot example draw.", "type": "integer", "default": 0},
                 },
+            ),
+        ),
+        # The Language Confusion Benchmark (Marchisio et al. 2024): prompts whose answers are
+        # checked for language confusion; its completions were capped at 100 new tokens.
+        DatasetInfo(
+            "lcb-monolingual",
+            "xlcons.datasets.lcb_monolingual",
+            LCB_MONOLINGUAL_LANGUAGES,
+            100,
+            "lcb",
+            item_ids=("xlcons.datasets.item_ids:lcb_monolingual", "Language Confusion Benchmark ids (monolingual/<source>/<row>)"),
+            config_schema=_config_section(
+                "The Language Confusion Benchmark's monolingual task (Marchisio et al. 2024): prompts written in the language the answer must be in, 15 languages (Aya, Dolly, Okapi, native prompts). Not parallel: each language has its own prompts. `items.domains`: its sources; `items.limit`: the first N prompts of each source.",
+                _LCB_MIRROR,
+            ),
+        ),
+        DatasetInfo(
+            "lcb-crosslingual",
+            "xlcons.datasets.lcb_crosslingual",
+            LCB_CROSSLINGUAL_LANGUAGES,
+            100,
+            "lcb",
+            item_ids=("xlcons.datasets.item_ids:lcb_crosslingual", "Language Confusion Benchmark ids (crosslingual/<source>/<row>)"),
+            config_schema=_config_section(
+                "The Language Confusion Benchmark's cross-lingual task: English prompts asking for an answer in one of 14 other languages (Okapi, ShareGPT, complex prompts); a prompt's language is the one its answer must be in, which fidelity and language confusion check. `items` as for lcb-monolingual.",
+                _LCB_MIRROR,
             ),
         ),
     )

@@ -24,6 +24,7 @@ from xlcons.languages import PAPER_001_LANGUAGES
 MULTIQ_FILE = "MultiQ.csv"
 MAKQA_FILE = "QA_merged_data_dict_{domain}.json"
 MAKQA_ID_FORM = "'<domain>/<QID>-<PID>' (e.g. geo/Q1085-P30)"
+LCB_ARCHIVE = "test_sets.zip"
 FLORES_SPLIT_SIZES = {"dev": 997, "devtest": 1012}  # sentences per language in FLORES-200
 
 
@@ -43,6 +44,28 @@ def makqa(folder: Path, spec: Mapping[str, Any]) -> dict[str, str]:
 def empathy(folder: Path, spec: Mapping[str, Any]) -> dict[str, str]:
     with open(folder / EPITOME_FILES["ER"], encoding="utf-8", newline="") as handle:  # every post is in each mechanism's file
         return {row["sp_id"]: "" for row in csv.DictReader(handle)}
+
+
+def _lcb(task: str, folder: Path) -> dict[str, str]:
+    """{item id: source} of one task of the Language Confusion Benchmark (ids as xlcons.datasets.lcb makes them)."""
+    import io
+    import zipfile
+
+    ids = {}
+    with zipfile.ZipFile(folder / LCB_ARCHIVE) as archive:
+        for name in archive.namelist():
+            if name.startswith(f"test_sets/{task}/") and name.endswith(".csv"):
+                reader = csv.DictReader(io.StringIO(archive.read(name).decode("utf-8"), newline=""))
+                ids.update({f"{task}/{row['source']}/{number}": row["source"] for number, row in enumerate(reader)})
+    return ids
+
+
+def lcb_monolingual(folder: Path, spec: Mapping[str, Any]) -> dict[str, str]:
+    return _lcb("monolingual", folder)
+
+
+def lcb_crosslingual(folder: Path, spec: Mapping[str, Any]) -> dict[str, str]:
+    return _lcb("crosslingual", folder)
 
 
 def makqa_selection_problems(name: str, spec: Mapping[str, Any]) -> list[str]:

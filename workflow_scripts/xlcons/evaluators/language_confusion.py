@@ -4,7 +4,18 @@ in LLMs"): does a response *stay* in the prompted language, line by line and wor
 Language fidelity (`xlcons.evaluators.fidelity`) gives a whole response one label, so an
 answer that starts in Russian and switches to English half way, or a Hindi answer sprinkled
 with English words, still counts as Russian or Hindi there. This evaluator looks inside the
-response. It is our own implementation of the paper's two checks, with the rules below.
+response, with the paper's two checks, by one of two rules (config ``rule``):
+
+``lcb`` (default)
+    The Language Confusion Benchmark's scorer, restated in :mod:`xlcons.evaluators.lcb_rule`
+    (:func:`~xlcons.evaluators.lcb_rule.score_language_confusion_lcb`, which writes the same
+    LANGUAGE_CONFUSION rows): its numbers are the benchmark's.
+``strict``
+    xlcons's earlier rule, :func:`score_language_confusion`, described below: stricter at
+    the word level, code and URLs left out (docs/language-confusion.md lists every
+    difference).
+
+The rest of this docstring describes the ``strict`` rule.
 
 Line level
     The response is cut into lines (:func:`split_lines`: non-empty lines, outer whitespace
@@ -90,7 +101,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from xlcons.languages import LanguageRegistry
+from xlcons.languages import LanguageRegistry, written_script
 from xlcons.reports.item_scores import _excluded_unless, _long
 from xlcons.reports.results import DerivedMetric, harmonic_mean
 from xlcons.schemas import DATASET, ITEM_ID, ITEM_SCORES, LANG, MODEL, NO_ANSWER
@@ -243,6 +254,27 @@ def english_words(text: str) -> list[str]:
 # -- Scoring ------------------------------------------------------------------------------
 
 
+def confusion_row(row: dict, n_lines: int, n_judged: int, confused: int, line_reason: str | None,
+            words: list[str] | None, word_reason: str | None) -> dict:
+    """One LANGUAGE_CONFUSION row: a level's pass flag is null where its reason says it was not judged."""
+    response = row["response"]
+    return {
+        "dataset": row["dataset"],
+        "model": row["model"],
+        "item_id": row["item_id"],
+        "lang": row["lang"],
+        "n_lines": n_lines,
+        "n_judged_lines": n_judged,
+        "n_confused_lines": confused,
+        "line_pass": None if line_reason else confused == 0,
+        "line_excluded_reason": line_reason,
+        "english_words": words,
+        "word_pass": None if word_reason else not words,
+        "word_excluded_reason": word_reason,
+        "response_chars": len(response.strip()) if response != NO_ANSWER else 0,
+    }
+
+
 def check_thresholds(min_line_tokens: int, min_confidence: float) -> None:
     if int(min_line_tokens) != min_line_tokens or min_line_tokens < 1:
         raise ValueError(f"min_line_tokens must be a whole number >= 1, not {min_line_tokens!r}")
@@ -301,7 +333,7 @@ def score_language_confusion(
         else:
             line_reason = None
 
-        if scripts[lang] == LATIN_SCRIPT:
+        if written_script(response, registry[lang]) == LATIN_SCRIPT:  # Serbian in Latin letters too
             word_reason = "latin_script"
         elif not answered:
             word_reason = "no_answer"
@@ -311,23 +343,7 @@ def score_language_confusion(
             word_reason = None
         words = english_words(response) if word_reason is None else None
 
-        records.append(
-            {
-                "dataset": row["dataset"],
-                "model": row["model"],
-                "item_id": row["item_id"],
-                "lang": lang,
-                "n_lines": n_lines,
-                "n_judged_lines": len(judged),
-                "n_confused_lines": confused,
-                "line_pass": None if line_reason else confused == 0,
-                "line_excluded_reason": line_reason,
-                "english_words": words,
-                "word_pass": None if word_reason else not words,
-                "word_excluded_reason": word_reason,
-                "response_chars": len(response.strip()) if answered else 0,
-            }
-        )
+        records.append(confusion_row(row, n_lines, len(judged), confused, line_reason, words, word_reason))
     return pa.Table.from_pylist(records, schema=LANGUAGE_CONFUSION)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from xlcons.evaluators import lcb_rule
 from xlcons.evaluators.fidelity import DEFAULT_UNSUPPORTED_LANGUAGES, score_fidelity
 from xlcons.evaluators.language_confusion import (
     DEFAULT_MIN_CONFIDENCE,
@@ -23,6 +24,10 @@ from xlcons.evaluators.language_confusion import (
 from xlcons.lid import LanguageIdentifier
 from xlcons.schemas import FIDELITY, RESPONSES
 from xlcons.tables import read_table, write_table
+
+from xlcons.evaluators.registry import LCB_MODEL_KEY, LCB_WORDS_KEY
+
+LANGUAGE_ID_MODEL = "evaluators.language_id.model"
 
 
 def read_responses(response_files: Sequence[Path | str]) -> pa.Table:
@@ -64,6 +69,23 @@ def run_language_confusion(
     return write_table(table, out_path, LANGUAGE_CONFUSION)
 
 
+def run_language_confusion_lcb(
+    response_files: Sequence[Path | str],
+    out_path: Path | str,
+    model_path: Path | str,
+    words_path: Path | str,
+    *,
+    min_line_tokens: int = DEFAULT_MIN_LINE_TOKENS,
+) -> Path:
+    """RESPONSES files in, one LANGUAGE_CONFUSION file out, by the Language Confusion Benchmark's rule."""
+    check_thresholds(min_line_tokens, DEFAULT_MIN_CONFIDENCE)
+    vocabulary = lcb_rule.english_vocabulary(words_path)  # a bad list fails before the model loads
+    responses = read_responses(response_files)
+    identifier = LanguageIdentifier(model_path, "lid176")
+    table = lcb_rule.score_language_confusion_lcb(responses, identifier, vocabulary, identifier.registry, min_line_tokens=min_line_tokens)
+    return write_table(table, out_path, LANGUAGE_CONFUSION)
+
+
 def rule_language_id(smk) -> None:
     """Rule language_id: the fidelity of one model's answers to one data set."""
     params = smk.params
@@ -74,5 +96,10 @@ def rule_language_id(smk) -> None:
 def rule_language_confusion(smk) -> None:
     """Rule language_confusion: line- and word-level language of one model's answers to one data set."""
     params = smk.params
-    run_language_confusion(smk.input.responses, smk.output.per_item, params.model_path, params.label_scheme,
+    paths = params.model_paths
+    if params.rule == "lcb":
+        run_language_confusion_lcb(smk.input.responses, smk.output.per_item, paths[LCB_MODEL_KEY], paths[LCB_WORDS_KEY],
+                                   min_line_tokens=params.min_line_tokens)
+        return
+    run_language_confusion(smk.input.responses, smk.output.per_item, paths[LANGUAGE_ID_MODEL], params.label_scheme,
                            min_line_tokens=params.min_line_tokens, min_confidence=params.min_confidence)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xlcons.config_sections import closed_section
+from xlcons.data_sources import LCB_ROOT, LCB_WORDS_SHA256, LID176_SHA256, LID176_URL
 from xlcons.datasets import ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, SEEKER_POST, TRANSLATION_REQUESTS
 
 # Beyond the data set capabilities: English is among the languages the set runs in
@@ -94,6 +95,17 @@ def _llm(section: Mapping[str, Any]) -> tuple[str, ...]:
 
 def _lid_model(section: Mapping[str, Any]) -> tuple[str, ...]:
     return ("evaluators.language_id.model",)
+
+
+LCB_MODEL_KEY = "evaluators.language_confusion.model"
+LCB_WORDS_KEY = "evaluators.language_confusion.words"
+
+
+def _language_confusion_models(section: Mapping[str, Any]) -> tuple[str, ...]:
+    """The benchmark's rule reads its own lid.176 and word list; the strict rule the language_id model."""
+    if section.get("rule", "lcb") == "lcb":
+        return (LCB_MODEL_KEY, LCB_WORDS_KEY)
+    return _lid_model(section)
 
 
 def _embedder(section: Mapping[str, Any]) -> tuple[str, ...]:
@@ -453,7 +465,7 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
             ("language_confusion",),
             "language_confusion",
             needs=frozenset({PROMPT_LANGUAGE_ANSWERS}),
-            models=_lid_model,
+            models=_language_confusion_models,
             results=(
                 ResultsSource(
                     "language_confusion",
@@ -463,18 +475,33 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
             ),
             derived=("xlcons.evaluators.language_confusion:LCPR",),
             options=_section(
-                "Language confusion (Marchisio et al. 2024): line-level language ID of every answer (does it switch language part way?) and, for non-Latin-script languages, English words inside it; reported as line-level and word-level pass rates and their harmonic mean. Uses the language_id model.",
+                "Language confusion (Marchisio et al. 2024): line-level language ID of every answer (does it switch language part way?) and, for non-Latin-script languages, English words inside it; reported as line-level and word-level pass rates and their harmonic mean. By default exactly as the Language Confusion Benchmark's scorer defines them (docs/language-confusion.md).",
                 "all",
                 "Data sets whose answers are checked for language confusion; needs nothing of a data set. `all`: every enabled data set.",
                 {
+                    "rule": {
+                        "description": "`lcb`: the Language Confusion Benchmark's scorer (compute_metrics.py at commit 0cfdbb4): punctuation removed, lines split on newlines, tokens by jieba/fugashi/whitespace, fastText lid.176 (`model`) with a line at or below probability 0.3 `unknown` and an error, the exact label required, English words from its word list (`words`), WPR over the answers without a line error. `strict`: xlcons's earlier rule (language_id's model, lines below `min_confidence` skipped, any Latin-script word outside code counts as English); see docs/language-confusion.md for every difference.",
+                        "enum": ["lcb", "strict"],
+                        "default": "lcb",
+                    },
+                    "model": {
+                        "description": "The `lcb` rule's language-ID model: fastText's lid.176.bin, fetched from its pinned URL (sha256 checked), or a local file (`path`, e.g. lid.176.ftz).",
+                        "$ref": "#/$defs/model_source",
+                        "default": {"url": LID176_URL, "sha256": LID176_SHA256, "name": "lid176"},
+                    },
+                    "words": {
+                        "description": "The `lcb` rule's English word list (one word per line; entries in lower case and longer than three letters count): the benchmark's `words`, fetched from its pinned commit (sha256 checked), or a local file (`path`).",
+                        "$ref": "#/$defs/model_source",
+                        "default": {"url": f"{LCB_ROOT}words", "sha256": LCB_WORDS_SHA256, "name": "lcb-words"},
+                    },
                     "min_line_tokens": {
-                        "description": "Lines with fewer whitespace tokens are not judged (too short to identify).",
+                        "description": "Lines with fewer tokens are not judged (too short to identify); the benchmark's 5.",
                         "type": "integer",
                         "minimum": 1,
                         "default": 5,
                     },
                     "min_confidence": {
-                        "description": "A line whose top language-ID probability is below this is unknown (not judged).",
+                        "description": "`strict` rule only: a line whose top language-ID probability is below this is unknown (not judged).",
                         "type": "number",
                         "minimum": 0,
                         "maximum": 1,
@@ -485,6 +512,7 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
             jobs={
                 "language_confusion": "xlcons.evaluators.language_id:rule_language_confusion",
                 "language_confusion_report": "xlcons.reports.language_confusion:rule_language_confusion_report",
+                "lcb_tasks": "xlcons.reports.lcb:rule_lcb_tasks",
             },
         ),
         # Paper 001 §5: the model under test as a translator, chrF and chrF++ per direction.
@@ -509,9 +537,9 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
                 "Data sets of translation requests scored (each needs a target language and a reference per prompt: the built-in `flores`).",
                 {
                     "answer": {
-                        "description": "What of an answer is scored: `first_line` (the first non-empty line, an echoed `<target language>:` label removed) or `whole` (the stripped answer).",
-                        "enum": ["first_line", "whole"],
-                        "default": "first_line",
+                        "description": "What of an answer is scored: `answer` (the translation without a chat model's wrapping: preamble, label line or prefix, quotes, markdown, trailing note; of a multi-line answer without wrapping, its first line; see docs/translation-ability.md), `first_line` (the first non-empty line, an echoed `<target language>:` label removed) or `whole` (the stripped answer).",
+                        "enum": ["answer", "first_line", "whole"],
+                        "default": "answer",
                     }
                 },
             ),

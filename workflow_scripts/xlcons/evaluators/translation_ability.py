@@ -6,17 +6,24 @@ target language in `category`, the reference in `references`) and the model's an
 writes two tables:
 
 * TRANSLATION_ITEMS, one row per prompt: the translation as scored (`hypothesis`), its
-  sentence-level chrF and chrF++, and `status`: `ok`; `empty` (no answer, or a refusal:
-  scored as the empty translation, which is the model's failure); `error` (the request
-  failed: not scored, counted in `n_failed`).
+  sentence-level chrF and chrF++, `status`: `ok`; `empty` (no answer, or a refusal, or
+  nothing left once the wrapping is removed: scored as the empty translation, which is the
+  model's failure); `error` (the request failed: not scored, counted in `n_failed`); and
+  `changed`: the scored text is not the whole stripped answer (null for failed requests and
+  for answers the generation stage marked empty or refused).
 * TRANSLATION_DIRECTIONS, one row per (source, target): corpus chrF and chrF++ of the
   direction's scored sentences, as sacrebleu's `CHRF().corpus_score` (character 6-grams,
-  beta 2; chrF++ adds word bigrams).
+  beta 2; chrF++ adds word bigrams), and `n_changed`, the answers whose scored text is not
+  the whole answer.
 
-What is scored of an answer (`answer`): `first_line` (default) takes the first non-empty
-line, with a leading `<target language>:` label (the prompt's own cue, echoed) removed:
-models often add a note or a second attempt after the translation, and a FLORES sentence is
-one line. `whole` scores the stripped answer as it is.
+What is scored of an answer (`answer`):
+* `answer` (default): the translation without what chat models wrap it in, a preamble
+  ("Sure! Here is the translation:"), a label ("German:", "Translation: …"), quotes,
+  markdown and a trailing note; of a base model's continuation, the first line
+  (xlcons.evaluators.translation_answer says exactly what is removed);
+* `first_line`: the first non-empty line, with a leading `<target language>:` label (the
+  prompt's own cue, echoed) removed;
+* `whole`: the stripped answer as it is.
 """
 
 from __future__ import annotations
@@ -28,11 +35,13 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
+from xlcons.evaluators.translation_answer import extract_translation
 from xlcons.languages import LanguageRegistry
 from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, NO_TRANSLATOR, PROMPTS, RESPONSES, RESULTS
 from xlcons.tables import read_table, write_table
 
-ANSWER_MODES = ("first_line", "whole")
+ANSWER_MODES = ("answer", "first_line", "whole")
+DEFAULT_ANSWER = "answer"
 METRICS = ("chrF", "chrF++")
 STATUSES = ("ok", "empty", "error")
 EVALUATOR = "translation_ability"
@@ -49,6 +58,7 @@ TRANSLATION_ITEMS = pa.schema(
         pa.field("reference", pa.string(), nullable=False),
         pa.field("chrf", pa.float64()),
         pa.field("chrf_pp", pa.float64()),
+        pa.field("changed", pa.bool_()),  # the scored text is not the whole stripped answer
     ]
 )
 
@@ -63,6 +73,7 @@ TRANSLATION_DIRECTIONS = pa.schema(
         pa.field("n_items", pa.int32(), nullable=False),  # sentences scored (empty answers included)
         pa.field("n_empty", pa.int32(), nullable=False),
         pa.field("n_failed", pa.int32(), nullable=False),  # failed requests, not scored
+        pa.field("n_changed", pa.int32(), nullable=False),  # answers whose scored text is not the whole answer
     ]
 )
 
@@ -71,18 +82,21 @@ class TranslationAbilityError(ValueError):
     """The prompts or answers are not what the evaluator scores; the message says which."""
 
 
-def scored_text(response: str, target_name: str, mode: str = "first_line") -> str:
-    """The part of an answer that is scored as the translation (see the module's docstring)."""
+def scored_text(response: str, target_name: str, mode: str = DEFAULT_ANSWER, target: str | None = None) -> str:
+    """The part of an answer that is scored as the translation (see the module's docstring);
+    `target` is the target language's code (its native names are labels too, in `answer`)."""
     if mode not in ANSWER_MODES:
         raise ValueError(f"evaluators.translation_ability.answer: {mode!r} is not one of {ANSWER_MODES}")
     text = response.strip()
     if mode == "whole":
         return text
+    if mode == "answer":
+        return extract_translation(text, target, target_name)
     line = next((line.strip() for line in text.splitlines() if line.strip()), "")
     return re.sub(rf"^{re.escape(target_name)}\s*:\s*", "", line, flags=re.IGNORECASE).strip()
 
 
-def item_table(prompts: pa.Table, responses: pa.Table, mode: str = "first_line", registry: LanguageRegistry | None = None) -> pl.DataFrame:
+def item_table(prompts: pa.Table, responses: pa.Table, mode: str = DEFAULT_ANSWER, registry: LanguageRegistry | None = None) -> pl.DataFrame:
     """One row per prompt with its scored translation, reference and status (no scores yet)."""
     registry = registry or LanguageRegistry.load()
     asked = pl.from_arrow(prompts.select(["dataset", "item_id", "lang", "category", "references"]))
@@ -102,12 +116,14 @@ def item_table(prompts: pa.Table, responses: pa.Table, mode: str = "first_line",
     for row in frame.iter_rows(named=True):
         failed = row["finish_reason"] == "error"
         empty = row["finish_reason"] in ("empty", "refused")
-        hypothesis = None if failed else "" if empty else scored_text(row["response"], names[row["category"]], mode)
+        hypothesis = None if failed else "" if empty else scored_text(row["response"], names[row["category"]], mode, row["category"])
         status = "error" if failed else "empty" if not hypothesis else "ok"
+        changed = None if failed or empty else hypothesis != (row["response"] or "").strip()
         rows.append({"dataset": row["dataset"], "model": row["model"], "item_id": row["item_id"], "lang": row["lang"],
                      "target": row["category"], "status": status, "hypothesis": hypothesis,
-                     "reference": row["references"][0]})
-    return pl.DataFrame(rows, schema={name: pl.String for name in ("dataset", "model", "item_id", "lang", "target", "status", "hypothesis", "reference")})
+                     "reference": row["references"][0], "changed": changed})
+    return pl.DataFrame(rows, schema={**{name: pl.String for name in ("dataset", "model", "item_id", "lang", "target", "status", "hypothesis", "reference")},
+                                      "changed": pl.Boolean})
 
 
 def score_items(items: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -125,17 +141,21 @@ def score_items(items: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
             "chrf_pp": chrf_pp.corpus_score(hypotheses, [references]).score if hypotheses else None,
             "n_items": scored.height, "n_empty": int((part["status"] == "empty").sum()),
             "n_failed": part.height - scored.height,
+            "n_changed": int(part["changed"].sum()) if "changed" in part.columns else 0,
         })
     for row in items.iter_rows(named=True):
         ok = row["status"] != "error"
         sentence.append(chrf.sentence_score(row["hypothesis"], [row["reference"]]).score if ok else None)
         sentence_pp.append(chrf_pp.sentence_score(row["hypothesis"], [row["reference"]]).score if ok else None)
     scored_items = items.with_columns(pl.Series("chrf", sentence, pl.Float64), pl.Series("chrf_pp", sentence_pp, pl.Float64))
+    if "changed" not in scored_items.columns:
+        scored_items = scored_items.with_columns(pl.lit(None, pl.Boolean).alias("changed"))
+    scored_items = scored_items.select([field.name for field in TRANSLATION_ITEMS])
     return scored_items, pl.DataFrame(directions, schema=pl.from_arrow(TRANSLATION_DIRECTIONS.empty_table()).schema)
 
 
 def run_translation_ability(prompt_files: Sequence[Path | str], response_files: Sequence[Path | str],
-                            items_path: Path | str, directions_path: Path | str, *, answer: str = "first_line") -> None:
+                            items_path: Path | str, directions_path: Path | str, *, answer: str = DEFAULT_ANSWER) -> None:
     """The rule's job: one model's answers to one translation set in, its two tables out."""
     prompts = pa.concat_tables([read_table(path, PROMPTS) for path in prompt_files])
     responses = pa.concat_tables([read_table(path, RESPONSES) for path in response_files])

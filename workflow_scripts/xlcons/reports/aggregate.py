@@ -29,8 +29,9 @@ from xlcons.reports.groups import group_averages, write_group_tables
 from xlcons.reports.item_scores import failed_requests, mark_failed
 from xlcons.reports.results import results_table, with_translator, write_results
 from xlcons.reports.translation_quality import passing_scores, qe_item_scores, sensitivity_metrics
-from xlcons.schemas import COMPARISONS, ITEM_SCORES, NO_TRANSLATOR, RESPONSES, TRANSLATION_QE
+from xlcons.schemas import COMPARISONS, ITEM_SCORES, NO_TRANSLATOR, RESPONSES, TRANSLATION_QE, TRANSLATIONS
 from xlcons.tables import read_table, write_table
+from xlcons.translation.quality_backends import QE_PATHS_INPUT
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def collect_scores(inputs: Mapping[str, Sequence[Path | str]],
         log.info("results: %d failed requests; the scores resting on them are excluded as `error`", failed.height)
     items, corpus = [], []
     for output, paths in inputs.items():
-        if output in (RESPONSES_INPUT, QE_INPUT):
+        if output in (RESPONSES_INPUT, QE_INPUT, QE_PATHS_INPUT):
             continue
         info, source = RESULTS_SOURCES[output]
         for path in paths:
@@ -78,6 +79,13 @@ def collect_qe(paths: Sequence[Path | str], translators: Mapping[str, str] | Non
     return pl.concat(frames) if frames else with_translator(pl.from_arrow(TRANSLATION_QE.empty_table()))
 
 
+def collect_translation_paths(paths: Sequence[Path | str], translators: Mapping[str, str] | None = None) -> pl.DataFrame:
+    """The translation path of every answer in these TRANSLATIONS tables, with the `translator` each came through."""
+    columns = ["dataset", "model", "item_id", "lang", "translation_path"]
+    frames = [_through_translator(pl.from_arrow(read_table(path, TRANSLATIONS, columns=columns)), path, translators) for path in paths]
+    return pl.concat(frames) if frames else pl.DataFrame(schema={name: pl.String for name in [*columns, "translator"]})
+
+
 def derived_metrics(outputs: Sequence[str]) -> list:
     """The derived metrics (DerivedMetric) of the evaluators these outputs belong to, each once."""
     references = dict.fromkeys(ref for output in outputs if output in RESULTS_SOURCES for ref in RESULTS_SOURCES[output][0].derived)
@@ -93,7 +101,7 @@ def run_results_job(
     training_languages: Mapping[str, Sequence[str] | None],
     table_formats: Sequence[str],
     comparisons: Sequence[Sequence[str]] = (),
-    qe_threshold: float | None = None,
+    qe_threshold: float | Mapping[str, float] | None = None,
     translators: Mapping[str, str] | None = None,
 ) -> list[Path]:
     out = Path(out_dir)
@@ -101,11 +109,15 @@ def run_results_job(
     derived = derived_metrics(list(inputs))
     scored = scores  # what the results table averages: with the passing-item copies under QE
     if inputs.get(QE_INPUT):
-        qe_rows = qe_item_scores(collect_qe(inputs[QE_INPUT], translators), qe_threshold)
+        paths = collect_translation_paths(inputs.get(QE_PATHS_INPUT, ()), translators)
+        qe_rows = qe_item_scores(collect_qe(inputs[QE_INPUT], translators), qe_threshold, paths)
         scores = pl.concat([scores, qe_rows])
         scored = pl.concat([scores, passing_scores(scores, qe_rows)])
         derived = [*derived, *sensitivity_metrics(scored, derived)]
-        log.info("results: QE of %d translated items, threshold %s", qe_rows.height // 2, qe_threshold)
+        fails = qe_rows.filter(pl.col("metric") == "qe_fail")
+        log.info("results: QE of %d translated items (%d fail), %d untranslatable, threshold %s",
+                 fails.filter(pl.col("status") == "ok").height, fails.filter(pl.col("value") == 1.0).height,
+                 fails.filter(pl.col("status") != "ok").height, qe_threshold)
     written = [write_table(scores.to_arrow(), out / "item_scores.parquet", ITEM_SCORES)]
     results = results_table(scored, derived=derived, n_resamples=n_resamples, seed=seed)
     if corpus:

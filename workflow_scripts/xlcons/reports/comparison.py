@@ -27,8 +27,16 @@ Random numbers
     one generator per row, ``cell_rng(seed, "compare", dataset, evaluator, metric, lang,
     model_a, model_b)``: first the bootstrap indices of each language (in lang order, one
     ``integers(0, n_l, size=(n_resamples, n_l))`` call each), then the swaps over all the
-    row's items in (lang, item_id) order (:func:`random_swaps`, in blocks of rows). No
-    correction for multiple comparisons is applied.
+    row's items in (lang, item_id) order (:func:`random_swaps`, in blocks of rows).
+Multiple comparisons
+    ``p_holm`` and ``p_bh`` adjust ``p_value`` within its family (:data:`FAMILY`): every row
+    of one model pair in one (dataset, evaluator, translator), i.e. every metric, every
+    language and the pooled row, ``n_tests`` p-values (rows without one are left out).
+    Holm's step-down method controls the family-wise error rate under any dependence
+    between the tests; Benjamini-Hochberg (``scipy.stats.false_discovery_control``) the
+    false discovery rate, under independence or positive dependence of the tests (these
+    share items, and a derived metric shares its inputs). :func:`adjust_pvalues` recomputes
+    them for any other grouping of rows.
 """
 
 from __future__ import annotations
@@ -45,6 +53,9 @@ from xlcons.reports.results import CI_LEVEL, N_RESAMPLES, DerivedMetric, cell_rn
 from xlcons.schemas import COMPARISONS, ITEM_STATUS_OK, POOLED
 
 N_PERMUTATIONS = 10_000
+# The family of a comparison's p-value: the tests of one model pair in one data set, evaluator
+# and translator (all metrics, all languages and the pooled row).
+FAMILY = ["dataset", "evaluator", "translator", "model_a", "model_b"]
 _BLOCK = 2_000_000  # swap matrix entries per block
 
 
@@ -167,6 +178,37 @@ def paired_test(
     return result
 
 
+def holm(pvalues: Sequence[float]) -> np.ndarray:
+    """Holm's adjusted p-values: the i-th smallest of m times (m - i + 1), made non-decreasing
+    in that order and capped at 1 (reject at level a where the adjusted p-value <= a)."""
+    p = np.asarray(pvalues, dtype=float)
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(1.0, np.maximum.accumulate(p[order] * (p.size - np.arange(p.size))))
+    adjusted = np.empty_like(p)
+    adjusted[order] = stepped
+    return adjusted
+
+
+def adjust_pvalues(table: pl.DataFrame, family: Sequence[str] = FAMILY) -> pl.DataFrame:
+    """`table` (COMPARISONS rows) with `p_holm`, `p_bh` (Benjamini-Hochberg,
+    scipy.stats.false_discovery_control) and `n_tests` recomputed per `family` group: over the
+    group's rows that have a p-value (the others get nulls; `n_tests` counts them)."""
+    from scipy.stats import false_discovery_control
+
+    holm_p, bh_p = np.full(table.height, np.nan), np.full(table.height, np.nan)
+    n_tests = np.zeros(table.height, dtype=np.int64)
+    indexed = table.with_row_index("_row").with_columns(pl.col("p_value").cast(pl.Float64).fill_null(np.nan))
+    for _, part in indexed.group_by(list(family)):
+        rows, p = part["_row"].to_numpy(), part["p_value"].to_numpy()
+        tested = np.isfinite(p)
+        n_tests[rows] = tested.sum()
+        if tested.any():
+            holm_p[rows[tested]] = holm(p[tested])
+            bh_p[rows[tested]] = false_discovery_control(p[tested], method="bh")
+    return table.with_columns(pl.Series("p_holm", holm_p).fill_nan(None), pl.Series("p_bh", bh_p).fill_nan(None),
+                              pl.Series("n_tests", n_tests).cast(pl.Int32))
+
+
 def _aligned(frame: pl.DataFrame, model: str, inputs: Sequence[str]) -> pl.DataFrame:
     """lang, item_id and one column per input: the score, null when excluded or absent."""
     part = frame.filter((pl.col("model") == model) & pl.col("metric").is_in(list(inputs)))
@@ -192,7 +234,8 @@ def compare_models(
     seed: int = 0,
     ci_level: float = CI_LEVEL,
 ) -> pl.DataFrame:
-    """COMPARISONS rows of model_a - model_b per (dataset, evaluator, translator, metric, lang) and pooled over languages.
+    """COMPARISONS rows of model_a - model_b per (dataset, evaluator, translator, metric, lang) and pooled over languages,
+    with the p-values adjusted per FAMILY.
 
     `metrics` restricts the item-level metrics compared (None: all; `derived` ones are
     always added where their inputs exist).
@@ -237,13 +280,16 @@ def compare_models(
                         "n_items": sum(s.n for s in chosen),
                         "n_languages": len(chosen),
                         **result,
+                        "p_holm": None,  # set per family below
+                        "p_bh": None,
+                        "n_tests": 0,
                         "n_resamples": int(n_resamples),
                         "ci_level": float(ci_level),
                     }
                 )
     if not rows:
         return pl.from_arrow(COMPARISONS.empty_table())
-    return pl.from_arrow(pa.Table.from_pylist(rows, schema=COMPARISONS))
+    return adjust_pvalues(pl.from_arrow(pa.Table.from_pylist(rows, schema=COMPARISONS)))
 
 
 def compare_pairs(

@@ -34,6 +34,10 @@ OVERALL = "all"
 MAIN_METRICS = ("xSC", "xAC", "xTC", "xC")
 DOMAIN_METRICS = ("xSC", "xAC")
 HEATMAP_METRICS = ("xSC", "xAC")
+# As xlcons.metrics.knowledge averages language pairs: an undefined pair of these metrics
+# (a correlation with a constant side) counts as 0; of any other (xSC: no question answered
+# in both languages) it is left out of the mean.
+UNDEFINED_PAIRS_AS_ZERO = ("xAC", "xTC")
 # Paper 001, Table 6 (xSC, xAC, xTC, xC), all 11 models, by `paper_key` of our names for them
 # (the names of their released outputs: gpt35, bloomz-560m, ...). Bloomz's 0.6B is bloomz-560m;
 # the Hub names bloomz-1b1 and bloomz-7b1 are the paper's 1B and 7B.

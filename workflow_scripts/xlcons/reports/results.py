@@ -32,6 +32,16 @@ Random numbers
     metric)``, drawing all indices in one call ``rng.integers(0, n, size=(n_resamples,
     n))`` over the row's items sorted by item_id; so a row's interval does not depend on
     which other models, languages or metrics the table holds.
+Several translators
+    the generator is seeded without the translator, and a cell's rows under several
+    translators are paired by item id (:func:`paired_intervals`): the draws are over the
+    union of the item ids they scored, once for all of them, and each translator's means
+    take its own scores of the drawn ids. With one translator, or when every translator
+    scored the same items, this is the plain bootstrap above.
+Correlations
+    :func:`correlate` (used by the reports that correlate two scores): Fisher-z intervals,
+    exact permutation p-values at small n, no interval below MIN_INTERVAL_POINTS points or
+    for a coefficient of exactly +-1.
 """
 
 from __future__ import annotations
@@ -51,7 +61,7 @@ from xlcons.tables import SchemaError, conform, read_table, write_table
 CELL_KEYS = ["dataset", "evaluator", "translator", "model", "lang"]
 RESULT_KEYS = [*CELL_KEYS, "metric"]
 # What seeds a row's resampling: its key without the translator, so the same (data set,
-# evaluator, model, language, metric) under two translators draws the same items (paired).
+# evaluator, model, language, metric) under two translators draws the same item ids (paired).
 _RNG_CELL_KEYS = [key for key in CELL_KEYS if key != "translator"]
 _RNG_KEYS = [*_RNG_CELL_KEYS, "metric"]
 CI_LEVEL = 0.95
@@ -168,24 +178,140 @@ def percentile_interval(samples: np.ndarray, ci_level: float = CI_LEVEL) -> tupl
     return float(low), float(high)
 
 
-def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r of each row of x with the same row of y (NaN where either row is constant)."""
-    x = x - x.mean(axis=1, keepdims=True)
-    y = y - y.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
-    return np.clip(r, -1.0, 1.0)
+# -- Correlations ---------------------------------------------------------------------
+
+CORRELATIONS = ("spearman", "pearson")
+MIN_CORRELATION_POINTS = 3  # fewer: no correlation (two points always lie on a line)
+MIN_INTERVAL_POINTS = 5  # fewer: a correlation and its p-value, but no interval
+EXACT_PERMUTATION_POINTS = 8  # up to this many points the p-value runs every one of the n! pairings
+_PERFECT = 1.0 - 1e-12  # |r| at least this: a perfect correlation (rounding aside), no Fisher-z interval
 
 
-def correlation_intervals(x: np.ndarray, y: np.ndarray, indices: np.ndarray,
-                          ci_level: float = CI_LEVEL) -> dict[str, tuple[float | None, float | None]]:
-    """Percentile bootstrap intervals of Pearson's r and Spearman's rho of paired values: each
-    row of `indices` is one resample of the pairs; a resample constant on one side is left out."""
+@dataclass(frozen=True)
+class Correlation:
+    """One correlation of paired values: the coefficient, its two-sided p-value (`exact`: from
+    every pairing), its Fisher-z interval (None, None where there is none) and why not (`note`)."""
+
+    value: float | None
+    p_value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    exact: bool = False
+    note: str | None = None
+
+
+def _coefficients(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Spearman's rho (as scipy's spearmanr: Pearson's r of the average ranks, scipy's
+    rankdata) and Pearson's r (numpy's corrcoef), clipped to [-1, 1]."""
     from scipy.stats import rankdata
 
-    xs, ys = np.asarray(x, dtype=float)[indices], np.asarray(y, dtype=float)[indices]
-    return {"pearson": percentile_interval(_pearson_rows(xs, ys), ci_level),
-            "spearman": percentile_interval(_pearson_rows(rankdata(xs, axis=1), rankdata(ys, axis=1)), ci_level)}
+    def pearson(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.clip(np.corrcoef(a, b)[0, 1], -1.0, 1.0))
+
+    return {"spearman": pearson(rankdata(x), rankdata(y)), "pearson": pearson(x, y)}
+
+
+def fisher_z_interval(r: float, n: int, standard_error: float, ci_level: float = CI_LEVEL) -> tuple[float | None, float | None]:
+    """tanh(atanh(r) -/+ q * standard_error), q the normal (1+level)/2 quantile: the Fisher-z
+    interval. None, None where it does not exist: |r| = 1 (atanh is infinite) or n below
+    MIN_INTERVAL_POINTS."""
+    from statistics import NormalDist
+
+    if n < MIN_INTERVAL_POINTS or not np.isfinite(r) or abs(r) >= _PERFECT:
+        return None, None
+    z, q = np.arctanh(r), NormalDist().inv_cdf((1 + ci_level) / 2)
+    return float(np.tanh(z - q * standard_error)), float(np.tanh(z + q * standard_error))
+
+
+def correlation_intervals(x: Sequence[float], y: Sequence[float], ci_level: float = CI_LEVEL) -> dict[str, tuple[float | None, float | None]]:
+    """Fisher-z intervals of Pearson's r (standard error 1/sqrt(n-3)) and Spearman's rho
+    (Bonett and Wright 2000: sqrt((1 + rho^2/2)/(n-3))) of paired values, by name. None, None
+    for fewer than MIN_INTERVAL_POINTS pairs, a constant side, or a coefficient of exactly +-1."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = x.size
+    if n < MIN_INTERVAL_POINTS or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return {name: (None, None) for name in CORRELATIONS}
+    coefficients = _coefficients(x, y)
+    rho, r = coefficients["spearman"], coefficients["pearson"]
+    return {"spearman": fisher_z_interval(rho, n, np.sqrt((1 + rho * rho / 2) / (n - 3)), ci_level),
+            "pearson": fisher_z_interval(r, n, 1 / np.sqrt(n - 3), ci_level)}
+
+
+def correlation_pvalues(x: Sequence[float], y: Sequence[float]) -> dict[str, tuple[float, bool]]:
+    """Two-sided p-values of Spearman's rho and Pearson's r against no correlation, with
+    whether each is exact: up to EXACT_PERMUTATION_POINTS pairs a permutation test over all n!
+    pairings (scipy's pearsonr with a PermutationMethod, of the values and, for Spearman, of
+    their average ranks, so ties are handled), else scipy's spearmanr and pearsonr
+    (Student's t). Needs at least MIN_CORRELATION_POINTS pairs and neither side constant."""
+    from scipy.stats import PermutationMethod, pearsonr, rankdata, spearmanr
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < MIN_CORRELATION_POINTS or np.ptp(x) == 0 or np.ptp(y) == 0:
+        raise ValueError(f"no correlation of {x.size} pairs with a constant side or fewer than {MIN_CORRELATION_POINTS}")
+    if x.size > EXACT_PERMUTATION_POINTS:
+        return {"spearman": (float(spearmanr(x, y).pvalue), False), "pearson": (float(pearsonr(x, y).pvalue), False)}
+    every = PermutationMethod(n_resamples=np.inf)  # n! <= n_resamples: scipy runs every pairing
+    return {"spearman": (float(pearsonr(rankdata(x), rankdata(y), method=every).pvalue), True),
+            "pearson": (float(pearsonr(x, y, method=every).pvalue), True)}
+
+
+def _grouped_inference(values: dict[str, float], groups: int, ci_level: float) -> tuple[dict[str, tuple[float | None, bool]], dict[str, tuple[float | None, float | None]]]:
+    """p-values (Student's t with groups - 2 degrees of freedom) and Fisher-z intervals of
+    coefficients computed on every point, with the number of independent groups as n."""
+    from scipy.stats import t as student
+
+    pvalues: dict[str, tuple[float | None, bool]] = {}
+    for name, r in values.items():
+        if groups < MIN_CORRELATION_POINTS:
+            pvalues[name] = (None, False)
+        elif abs(r) >= _PERFECT:
+            pvalues[name] = (0.0, False)
+        else:
+            pvalues[name] = (float(2 * student.sf(abs(r) * np.sqrt((groups - 2) / (1 - r * r)), groups - 2)), False)
+    se = {"spearman": np.sqrt((1 + values["spearman"] ** 2 / 2) / max(groups - 3, 1)), "pearson": 1 / np.sqrt(max(groups - 3, 1))}
+    return pvalues, {name: fisher_z_interval(values[name], groups, se[name], ci_level) for name in CORRELATIONS}
+
+
+def correlate(x: Sequence[float], y: Sequence[float], ci_level: float = CI_LEVEL, *, intervals: bool = True,
+              groups: Sequence[str] | None = None) -> dict[str, Correlation]:
+    """Spearman's rho and Pearson's r of paired values, each with its p-value
+    (:func:`correlation_pvalues`) and, with `intervals`, its Fisher-z interval
+    (:func:`correlation_intervals`). Fewer than MIN_CORRELATION_POINTS pairs or a constant
+    side: nothing (nulls) with the reason in `note`; fewer than MIN_INTERVAL_POINTS, or a
+    coefficient of exactly +-1: no interval, with the reason.
+
+    `groups` labels points that are not independent of each other (one label per point):
+    the coefficients use every point, but the p-value (Student's t) and the interval take
+    the number of distinct labels as n. Every label distinct: the same as no groups."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = x.size
+    clusters = n if groups is None else len(set(groups))
+    if groups is not None and len(groups) != n:
+        raise ValueError(f"{len(groups)} group labels for {n} points")
+    if n < MIN_CORRELATION_POINTS:
+        return {name: Correlation(None, None, None, None, note=f"{n} points, fewer than {MIN_CORRELATION_POINTS}") for name in CORRELATIONS}
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return {name: Correlation(None, None, None, None, note="a side is constant") for name in CORRELATIONS}
+    values = _coefficients(x, y)
+    if clusters == n:
+        pvalues = correlation_pvalues(x, y)
+        bounds = correlation_intervals(x, y, ci_level)
+    else:
+        pvalues, bounds = _grouped_inference(values, clusters, ci_level)
+    if not intervals:
+        bounds = {name: (None, None) for name in CORRELATIONS}
+    unit = "points" if clusters == n else "groups"
+    out = {}
+    for name in CORRELATIONS:
+        note = None
+        if clusters < MIN_CORRELATION_POINTS:
+            note = f"{clusters} {unit}: no p-value or interval below {MIN_CORRELATION_POINTS}"
+        elif intervals and clusters < MIN_INTERVAL_POINTS:
+            note = f"{clusters} {unit}: no interval below {MIN_INTERVAL_POINTS}"
+        elif intervals and abs(values[name]) >= _PERFECT:
+            note = f"{name} = {values[name]:+.0f}: no interval (Fisher z is infinite)"
+        out[name] = Correlation(values[name], pvalues[name][0], *bounds[name], exact=pvalues[name][1], note=note)
+    return out
 
 
 def bootstrap_interval(
@@ -218,29 +344,88 @@ def _reasons(statuses: Iterable[str]) -> str | None:
     return "; ".join(f"{reason}:{count}" for reason, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
+def paired_intervals(
+    members: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    function: Callable[..., np.ndarray] | None,
+    n_resamples: int,
+    rng: np.random.Generator,
+    ci_level: float = CI_LEVEL,
+) -> list[tuple[float | None, float | None]]:
+    """:func:`bootstrap_interval` of one cell under several translators, paired by item id.
+
+    Each member is (item ids, values n × k, mask n × k) of one translator. The resamples draw
+    from the union of their item ids (sorted), ``rng.integers(0, N, size=(n_resamples, N))``
+    once for all members, and each member's means take its own rows of the drawn ids (a drawn
+    id it has no row for adds nothing; a resample in which it has no scored item is left out).
+    One member: exactly :func:`bootstrap_interval` of its own items. A member with fewer than
+    two items has no interval."""
+    if len(members) == 1:
+        _, values, mask = members[0]
+        return [bootstrap_interval(values, mask, function, n_resamples, rng, ci_level)]
+    union = np.unique(np.concatenate([np.asarray(ids, dtype=str) for ids, _, _ in members]))
+    if n_resamples <= 0 or union.size < 2:
+        return [(None, None)] * len(members)
+    indices = rng.integers(0, union.size, size=(n_resamples, union.size))
+    intervals = []
+    for ids, values, mask in members:
+        if len(ids) < 2:
+            intervals.append((None, None))
+            continue
+        at = np.searchsorted(union, np.asarray(ids, dtype=str))
+        spread = np.full((union.size, values.shape[1]), np.nan)
+        spread[at] = values
+        present = np.zeros((union.size, values.shape[1]), dtype=bool)
+        present[at] = mask
+        means = resampled_means(spread, present, indices)
+        intervals.append(percentile_interval(means[:, 0] if function is None else function(*means.T), ci_level))
+    return intervals
+
+
+def _by_rng_key(keys: list[dict], rng_keys: Sequence[str]) -> list[list[int]]:
+    """Positions of `keys` grouped by their values of `rng_keys` (runs of equal keys: `keys` sorted so)."""
+    groups: list[list[int]] = []
+    last = None
+    for position, key in enumerate(keys):
+        current = tuple(key[k] for k in rng_keys)
+        if current != last:
+            groups.append([])
+            last = current
+        groups[-1].append(position)
+    return groups
+
+
 def _mean_rows(frame: pl.DataFrame, n_resamples: int, seed: int, ci_level: float) -> list[dict]:
     rows = []
-    frame = frame.sort([*RESULT_KEYS, "item_id"])
+    frame = frame.sort([*_RNG_KEYS, "translator", "item_id"])  # a cell's translators next to each other
     values = frame["value"].fill_null(np.nan).to_numpy()
     ok = (frame["status"] == ITEM_STATUS_OK).to_numpy()
     statuses = frame["status"].to_list()
-    bounds = frame.with_row_index("row").group_by(RESULT_KEYS, maintain_order=True).agg(start=pl.col("row").first(), length=pl.len())
-    for key in bounds.iter_rows(named=True):
-        start, stop = key["start"], key["start"] + key["length"]
-        scored = values[start:stop][ok[start:stop]]
-        low, high = bootstrap_interval(scored[:, None], np.ones((scored.size, 1), dtype=bool), None, n_resamples, cell_rng(seed, *(key[k] for k in _RNG_KEYS)), ci_level)
-        rows.append(
-            {
-                **{k: key[k] for k in RESULT_KEYS},
-                "kind": "mean",
-                "value": float(scored.mean()) if scored.size else None,
-                "ci_low": low,
-                "ci_high": high,
-                "n_items": int(scored.size),
-                "n_excluded": int(key["length"] - scored.size),
-                "excluded_reasons": _reasons(s for s, good in zip(statuses[start:stop], ok[start:stop]) if not good),
-            }
-        )
+    item_ids = frame["item_id"].to_numpy()
+    bounds = list(frame.with_row_index("row").group_by(RESULT_KEYS, maintain_order=True).agg(start=pl.col("row").first(), length=pl.len())
+                  .iter_rows(named=True))
+    for group in _by_rng_key(bounds, _RNG_KEYS):
+        members, scored_values = [], []
+        for key in (bounds[i] for i in group):
+            chosen = slice(key["start"], key["start"] + key["length"])
+            scored = values[chosen][ok[chosen]]
+            scored_values.append(scored)
+            members.append((item_ids[chosen][ok[chosen]], scored[:, None], np.ones((scored.size, 1), dtype=bool)))
+        first = bounds[group[0]]
+        intervals = paired_intervals(members, None, n_resamples, cell_rng(seed, *(first[k] for k in _RNG_KEYS)), ci_level)
+        for key, scored, (low, high) in zip((bounds[i] for i in group), scored_values, intervals):
+            start, stop = key["start"], key["start"] + key["length"]
+            rows.append(
+                {
+                    **{k: key[k] for k in RESULT_KEYS},
+                    "kind": "mean",
+                    "value": float(scored.mean()) if scored.size else None,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "n_items": int(scored.size),
+                    "n_excluded": int(key["length"] - scored.size),
+                    "excluded_reasons": _reasons(s for s, good in zip(statuses[start:stop], ok[start:stop]) if not good),
+                }
+            )
     return rows
 
 
@@ -260,37 +445,44 @@ def _derived_rows(frame: pl.DataFrame, metric: DerivedMetric, n_resamples: int, 
     wide = (
         chosen.with_columns(score=pl.when(pl.col("status") == ITEM_STATUS_OK).then(pl.col("value")))
         .pivot(on="metric", index=[*CELL_KEYS, "item_id"], values=["score", "status"], aggregate_function="first")
-        .sort([*CELL_KEYS, "item_id"])
+        .sort([*_RNG_CELL_KEYS, "translator", "item_id"])  # a cell's translators next to each other
     )
     values = np.column_stack([wide[f"score_{name}"].fill_null(np.nan).to_numpy() for name in inputs])
     mask = np.isfinite(values)
     statuses = list(zip(*(wide[f"status_{name}"].to_list() for name in inputs)))
-    bounds = wide.with_row_index("row").group_by(CELL_KEYS, maintain_order=True).agg(start=pl.col("row").first(), length=pl.len())
+    item_ids = wide["item_id"].to_numpy()
+    bounds = list(wide.with_row_index("row").group_by(CELL_KEYS, maintain_order=True).agg(start=pl.col("row").first(), length=pl.len())
+                  .iter_rows(named=True))
     rows = []
-    for key in bounds.iter_rows(named=True):
-        start, stop = key["start"], key["start"] + key["length"]
-        v, m = values[start:stop], mask[start:stop]
-        used = m.any(axis=1)
-        v, m = v[used], m[used]
-        with np.errstate(invalid="ignore"):
-            means = [float(v[m[:, j], j].mean()) if m[:, j].any() else np.nan for j in range(len(inputs))]
-        value = float(metric.function(*[np.asarray(x) for x in means]))
-        rng = cell_rng(seed, *(key[k] for k in _RNG_CELL_KEYS), metric.name)
-        low, high = bootstrap_interval(v, m, metric.function, n_resamples, rng, ci_level)
-        excluded = ["+".join(sorted({s for s in item if s not in (None, ITEM_STATUS_OK)})) for item, good in zip(statuses[start:stop], used) if not good]
-        rows.append(
-            {
-                **{k: key[k] for k in CELL_KEYS},
-                "metric": metric.name,
-                "kind": "derived",
-                "value": value if np.isfinite(value) else None,
-                "ci_low": low,
-                "ci_high": high,
-                "n_items": int(used.sum()),
-                "n_excluded": len(excluded),
-                "excluded_reasons": _reasons(excluded),
-            }
-        )
+    for group in _by_rng_key(bounds, _RNG_CELL_KEYS):
+        members, cells = [], []
+        for key in (bounds[i] for i in group):
+            start, stop = key["start"], key["start"] + key["length"]
+            used = mask[start:stop].any(axis=1)
+            members.append((item_ids[start:stop][used], values[start:stop][used], mask[start:stop][used]))
+            cells.append((key, used))
+        first = bounds[group[0]]
+        rng = cell_rng(seed, *(first[k] for k in _RNG_CELL_KEYS), metric.name)
+        intervals = paired_intervals(members, metric.function, n_resamples, rng, ci_level)
+        for (key, used), (_, v, m), (low, high) in zip(cells, members, intervals):
+            start, stop = key["start"], key["start"] + key["length"]
+            with np.errstate(invalid="ignore"):
+                means = [float(v[m[:, j], j].mean()) if m[:, j].any() else np.nan for j in range(len(inputs))]
+            value = float(metric.function(*[np.asarray(x) for x in means]))
+            excluded = ["+".join(sorted({s for s in item if s not in (None, ITEM_STATUS_OK)})) for item, good in zip(statuses[start:stop], used) if not good]
+            rows.append(
+                {
+                    **{k: key[k] for k in CELL_KEYS},
+                    "metric": metric.name,
+                    "kind": "derived",
+                    "value": value if np.isfinite(value) else None,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "n_items": int(used.sum()),
+                    "n_excluded": len(excluded),
+                    "excluded_reasons": _reasons(excluded),
+                }
+            )
     return rows
 
 

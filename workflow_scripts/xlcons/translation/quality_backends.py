@@ -8,6 +8,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+# The results rule's input, beside the QE tables (evaluators.registry.QE_INPUT), of the
+# TRANSLATIONS tables of the same (data set, model, translator) files: the translation path of
+# every answer, so that an untranslatable one, which has no sentence to score, fails QE.
+QE_PATHS_INPUT = "translation_paths"
+
 # A QE backend's scorer: (sources, translations) -> one score per pair.
 Scorer = Callable[[Sequence[str], Sequence[str]], list[float]]
 
@@ -31,7 +36,21 @@ QE_BACKENDS = {
 }
 
 
-def qe_threshold(section: Mapping[str, Any]) -> float:
-    """translator.qe.threshold, or its backend's default."""
+DEFAULT_KEY = "default"  # translator.qe.threshold as a mapping: the threshold of the languages it does not list
+
+
+def qe_threshold(section: Mapping[str, Any], lang: str | None = None) -> float:
+    """translator.qe.threshold for `lang`: the number, or the mapping's entry for the language,
+    else its `default`; null (a null `default`, too): the backend's default."""
     value = section.get("threshold")
+    if isinstance(value, Mapping):
+        value = value[lang] if lang is not None and value.get(lang) is not None else value.get(DEFAULT_KEY)
     return float(value) if value is not None else QE_BACKENDS[section["backend"]].threshold
+
+
+def threshold_for(thresholds: float | Mapping[str, float], lang: str) -> float:
+    """The threshold of `lang` from a number (every language) or a mapping with a `default`
+    (what Plan.qe_threshold gives the results stage)."""
+    if isinstance(thresholds, Mapping):
+        return float(thresholds[lang] if lang in thresholds else thresholds[DEFAULT_KEY])
+    return float(thresholds)

@@ -16,14 +16,20 @@ import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
+from xlcons.datasets.lcb import is_released_completions, released_responses
 from xlcons.generation.base import Backend, GenerationError, ModelSpec, Request, Result, register
 
 TEXT_COLUMNS = ("item_id", "language", "lang", "response", "finish_reason", "error")
 
 
 def _read_csv(path: Path) -> pa.Table:
-    """Every text column as text, whatever it looks like (ids like 007, answers like 42)."""
-    return pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types={name: pa.string() for name in TEXT_COLUMNS}))
+    """Every text column as text, whatever it looks like (ids like 007, answers like 42); a quoted
+    answer may span several lines."""
+    return pacsv.read_csv(
+        path,
+        parse_options=pacsv.ParseOptions(newlines_in_values=True),
+        convert_options=pacsv.ConvertOptions(column_types={name: pa.string() for name in TEXT_COLUMNS}),
+    )
 
 
 READERS = {".csv": _read_csv, ".jsonl": pajson.read_json, ".json": pajson.read_json, ".parquet": pq.read_table}
@@ -42,8 +48,11 @@ def _as_text(table: pa.Table, path: Path) -> pa.Table:
 
 
 def read_recorded(path: Path | str) -> dict[tuple[str, str], dict]:
-    """(item_id, language) -> record of a recorded-responses file (or a folder of released MAKQA outputs)."""
+    """(item_id, language) -> record of a recorded-responses file (or a folder of released MAKQA
+    outputs, or a folder holding one completions file of the Language Confusion Benchmark)."""
     path = Path(path)
+    if path.is_dir() and not list(path.glob("result_*.json")) and len(list(path.glob("*.csv"))) == 1:
+        path = next(path.glob("*.csv"))  # a fetched LCB release: resources/data/lcb-released-<model>/<model>.csv
     if path.is_dir():
         from xlcons.released import released_records
 
@@ -56,6 +65,8 @@ def read_recorded(path: Path | str) -> dict[tuple[str, str], dict]:
             table = _as_text(reader(path), path)
         except (pa.ArrowInvalid, OSError) as error:  # not UTF-8, malformed lines, not Parquet
             raise GenerationError(f"{path}: cannot read the recorded responses: {error}") from None
+    if is_released_completions(table.column_names):  # the benchmark's outputs/<model>.csv
+        table = released_responses(table)
     if "lang" in table.column_names and "language" not in table.column_names:
         table = table.rename_columns(["language" if name == "lang" else name for name in table.column_names])
     missing = [name for name in ("item_id", "language", "response") if name not in table.column_names]
