@@ -167,6 +167,38 @@ def test_a_byte_order_mark_is_ignored(folder):
     assert load_set(spec, ["en"]).num_rows == 6
 
 
+CROSS_CSV = """id,lang,prompt,answer_in
+q1,en,What is the capital of France?,
+q1,en,Reply in German: what is the capital of France?,de
+q2,en,Reply in Hindi: name a colour.,hi
+q3,hi,एक रंग का नाम बताइए।,
+"""
+
+
+def test_a_target_lang_column_scores_a_row_in_the_language_its_answer_must_be_in(folder):
+    """An English prompt asking for German is a German row (fidelity and language confusion
+    check German); the prompt's own language stays its source_lang."""
+    spec = user_set(write(folder, "cross.csv", CROSS_CSV), columns={"target_lang": "answer_in"})
+    table = load_set(spec, "all", name="cross")
+    rows = {(row["lang"], row["item_id"]): row for row in table.to_pylist()}
+    assert set(rows) == {("en", "q1"), ("de", "q1"), ("hi", "q2"), ("hi", "q3")}
+    assert (rows[("de", "q1")]["source_lang"], rows[("de", "q1")]["prompt"]) == ("en", "Reply in German: what is the capital of France?")
+    assert rows[("en", "q1")]["source_lang"] == "en"
+
+
+def test_two_rows_answered_in_the_same_language_are_a_duplicate_named_by_line(folder, registry):
+    spec = user_set(write(folder, "cross.csv", CROSS_CSV + "q2,en,Name a colour in Hindi.,hi\n"), columns={"target_lang": "answer_in"})
+    message = problems_of(spec, registry, name="cross")
+    assert "line 6" in message and "duplicate id 'q2' answered in 'hi' (first at line 4)" in message
+
+
+def test_a_target_lang_must_be_a_known_language_and_is_for_parallel_sets(folder, registry):
+    spec = user_set(write(folder, "cross.csv", "id,lang,prompt,answer_in\nq1,en,Hi,xx\n"), columns={"target_lang": "answer_in"})
+    assert "unknown language code 'xx'" in problems_of(spec, registry, name="cross")
+    spec = user_set(write(folder, "t.csv", "id,prompt,answer_in\nq1,Hi,de\n"), type="translated", columns={"target_lang": "answer_in"})
+    assert "target_lang is for parallel sets" in problems_of(spec, registry, name="t")
+
+
 def write_tsv(folder) -> str:
     lines = ["id\tlang\tprompt\tcategory\tanswer"]
     for record in clinic_records():

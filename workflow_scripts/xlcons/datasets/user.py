@@ -9,7 +9,9 @@ exported from a spreadsheet usually has the same slip on many rows.
 Two kinds of set:
 
 - ``parallel``: the file holds every language (like MultiQ); rows are keyed by (id, lang).
-  An id may be missing in some languages; that is reported as a note, not an error.
+  An id may be missing in some languages; that is reported as a note, not an error. A row
+  whose prompt asks for an answer in another language (``columns.target_lang``) is keyed
+  and scored by that language, its own kept as ``source_lang``.
 - ``translated``: English prompts only (a table, or a ``.txt`` file with one prompt per
   non-blank line), which the workflow translates into the configured languages.
 
@@ -34,7 +36,7 @@ from xlcons.languages import LanguageRegistry, UnknownLanguageError
 FILE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".parquet", ".txt")
 TYPES = ("parallel", "translated")
 DEFAULT_COLUMNS = {"id": "id", "lang": "lang", "prompt": "prompt"}
-OPTIONAL_COLUMN_KEYS = ("reference", "category", "question_en")
+OPTIONAL_COLUMN_KEYS = ("reference", "category", "question_en", "target_lang")
 # A .txt file has no header; its two columns get these names in messages.
 TXT_COLUMNS = {"id": "(line number)", "prompt": "(line)"}
 ENGLISH = "en"
@@ -317,6 +319,13 @@ def _lang(value: Any, registry: LanguageRegistry) -> str:
         raise _BadValue(str(error)) from None
 
 
+def _target_lang(value: Any, registry: LanguageRegistry) -> str | None:
+    """The language the answer must be in, when the row names one (empty: the prompt's own)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return _lang(value, registry)
+
+
 def _optional_text(value: Any) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
@@ -396,6 +405,9 @@ def _check_record(values: dict, columns: dict[str, str], delimited: bool, transl
         take("lang", lambda value: _lang(value, registry))
     take("category", _optional_text)
     take("question_en", _optional_text)
+    take("target_lang", lambda value: _target_lang(value, registry))
+    if translated and row.get("target_lang"):
+        problems.append((columns["target_lang"], "a translated set's prompts are translated into every language and answered in it; target_lang is for parallel sets"))
     take("reference", lambda value: _references(value, delimited))
     return row, problems
 
@@ -439,15 +451,19 @@ def _validate(name: str, spec: Mapping[str, Any], source: _Source, registry: Lan
             problems.at(where, column, message)
         if record_problems:
             continue
-        key = (fields["id"], fields["lang"])
+        # A row is scored in the language its answer must be in: its target_lang, else its own.
+        answer_lang = fields["target_lang"] or fields["lang"]
+        key = (fields["id"], answer_lang)
         if key in first_seen:
-            problems.at(where, columns["id"], f"duplicate id {key[0]!r} in language {key[1]!r} (first at {first_seen[key]}); ids must be unique within a language")
+            how = f"answered in {key[1]!r}" if fields["target_lang"] else f"in language {key[1]!r}"
+            problems.at(where, columns["id"], f"duplicate id {key[0]!r} {how} (first at {first_seen[key]}); ids must be unique within a language (a row's language is its target_lang where it has one)")
             continue
         first_seen[key] = where
         rows.append(
             {
                 "item_id": fields["id"],
-                "lang": fields["lang"],
+                "lang": answer_lang,
+                "source_lang": fields["lang"],
                 "prompt": fields["prompt"],
                 "category": fields["category"],
                 "references": fields["reference"],
@@ -580,7 +596,7 @@ def load(
             "prompt": [row["prompt"] for row in ordered],
             "category": [row["category"] for row in ordered],
             "references": [row["references"] for row in ordered],
-            "source_lang": [ENGLISH if translated else row["lang"] for row in ordered],
+            "source_lang": [ENGLISH if translated else row["source_lang"] for row in ordered],
             "question_en": [row["question_en"] for row in ordered],
         },
         schema=PROMPTS,
