@@ -22,7 +22,7 @@ import jsonschema
 import yaml
 
 from xlcons import REPO_ROOT
-from xlcons.data_sources import RELEASED_MODELS
+from xlcons.data_sources import RELEASED_MODELS, url_file_name
 from xlcons.datasets import BUILT_IN, ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, DatasetInfo, data_folder, dataset_registry
 from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
 from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS, explain_need, resolve
@@ -219,11 +219,6 @@ def resource_name(key: str, source: Mapping[str, Any]) -> str:
     if source.get("hf_id"):
         return source["hf_id"].rstrip("/").split("/")[-1]
     return Path(source["path"]).name
-
-
-def url_file_name(url: str) -> str:
-    """The file name a `url` model source is saved under: the URL path's last part."""
-    return url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
 
 
 def _check_model_source(key: str, source: Mapping[str, Any], base_dir: Path) -> Iterator[str]:

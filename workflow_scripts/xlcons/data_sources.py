@@ -276,6 +276,11 @@ MAKQA = DataSource(
 )
 
 
+def url_file_name(url: str) -> str:
+    """The file name a `url` model source is saved under: the URL path's last part."""
+    return url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+
+
 def released_source_name(model: str) -> str:
     """The data source of one model's released answers: paper 001's MAKQA outputs
     (``gpt35`` → ``makqa-released-gpt35``) or the Language Confusion Benchmark's completions
@@ -342,6 +347,7 @@ LCB_ROOT = f"https://raw.githubusercontent.com/for-ai/language-confusion/{LCB_CO
 LCB_HOMEPAGE = "https://github.com/for-ai/language-confusion"
 # The benchmark's English word list (`words` at that commit), and fastText's language-ID model
 # it scores with, which language confusion reads (evaluators.language_confusion.words, .model).
+LCB_WORDS_URL = f"{LCB_ROOT}words"
 LCB_WORDS_SHA256 = "1ec8230beef2a7c955742b089fc3cea2833866cf5482bf018d7c4124eef104bd"
 LID176_URL = "https://dl.fbaipublicfiles.com/fasttext/supervised-models/lid.176.bin"
 LID176_SHA256 = "7e69ec5451bc261cc7844e49e4792a85d7f09c06789ec800fc4a44aec362764e"

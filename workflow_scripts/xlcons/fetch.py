@@ -33,7 +33,7 @@ from typing import Any, BinaryIO, Iterable
 import tenacity
 
 from xlcons.atomic import atomic_path
-from xlcons.data_sources import DataFile, DataSource
+from xlcons.data_sources import DataFile, DataSource, url_file_name
 from xlcons.job import HF_OFFLINE
 
 log = logging.getLogger(__name__)
@@ -566,8 +566,7 @@ def fetch_url_file(dest: Path, *, url: str, sha256: str, attempts: int = 4, back
     used without network access. A download with other bytes is refused and not kept.
     """
     dest = Path(dest)
-    name = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-    target = dest / name
+    target = dest / url_file_name(url)
     marker = dest / MODEL_MARKER_NAME
     pre_seeded = target.is_file() and sha256_of(target) == sha256
     if not pre_seeded:

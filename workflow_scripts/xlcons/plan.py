@@ -23,9 +23,8 @@ from xlcons.config import (
     primary_translator_name,
     resource_name,
     translator_model_key,
-    url_file_name,
 )
-from xlcons.data_sources import DATA_SOURCES, released_source_name
+from xlcons.data_sources import DATA_SOURCES, released_source_name, url_file_name
 from xlcons.datasets import data_folder, dataset_options
 from xlcons.evaluators.registry import EVALUATORS, QE_INPUT, RESPONSES_INPUT, TRANSLATIONS, EvaluatorInfo
 from xlcons.fingerprint import local_content

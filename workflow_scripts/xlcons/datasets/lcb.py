@@ -32,13 +32,14 @@ from typing import Any
 
 import pyarrow as pa
 
+from xlcons.data_sources import LCB_OUTPUT_COLUMNS
 from xlcons.datasets.item_ids import LCB_ARCHIVE
 from xlcons.schemas import PROMPTS
 
 ARCHIVE = LCB_ARCHIVE
 TASKS = ("monolingual", "crosslingual")
 # The benchmark's completions files (outputs/<model>.csv): one row per answer.
-OUTPUT_COLUMNS = ("id", "model", "completion", "task", "source", "language")
+OUTPUT_COLUMNS = LCB_OUTPUT_COLUMNS
 
 
 class LCBError(ValueError):

@@ -41,7 +41,7 @@ from typing import Protocol
 
 import pyarrow as pa
 
-from xlcons.data_sources import LCB_ROOT, LCB_WORDS_SHA256
+from xlcons.data_sources import LCB_WORDS_SHA256, LCB_WORDS_URL
 from xlcons.evaluators.language_confusion import (
     DEFAULT_MIN_CONFIDENCE,
     LANGUAGE_CONFUSION,
@@ -55,7 +55,7 @@ from xlcons.schemas import NO_ANSWER
 
 # The benchmark's word list, pinned by content (xlcons.data_sources, with lid.176.bin's URL:
 # the config's defaults are read without this module's imports).
-WORDS_URL = f"{LCB_ROOT}words"
+WORDS_URL = LCB_WORDS_URL
 WORDS_SHA256 = LCB_WORDS_SHA256
 
 UNKNOWN = "unknown"

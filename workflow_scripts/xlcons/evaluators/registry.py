@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xlcons.config_sections import closed_section
-from xlcons.data_sources import LCB_ROOT, LCB_WORDS_SHA256, LID176_SHA256, LID176_URL
+from xlcons.data_sources import LCB_WORDS_SHA256, LCB_WORDS_URL, LID176_SHA256, LID176_URL
 from xlcons.datasets import ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, SEEKER_POST, TRANSLATION_REQUESTS
 
 # Beyond the data set capabilities: English is among the languages the set runs in
@@ -492,7 +492,7 @@ EVALUATORS: dict[str, EvaluatorInfo] = {
                     "words": {
                         "description": "The `lcb` rule's English word list (one word per line; entries in lower case and longer than three letters count): the benchmark's `words`, fetched from its pinned commit (sha256 checked), or a local file (`path`).",
                         "$ref": "#/$defs/model_source",
-                        "default": {"url": f"{LCB_ROOT}words", "sha256": LCB_WORDS_SHA256, "name": "lcb-words"},
+                        "default": {"url": LCB_WORDS_URL, "sha256": LCB_WORDS_SHA256, "name": "lcb-words"},
                     },
                     "min_line_tokens": {
                         "description": "Lines with fewer tokens are not judged (too short to identify); the benchmark's 5.",

@@ -25,22 +25,10 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
+from xlcons.data_sources import DATA_SOURCES, LCB_RELEASED, released_source_name
+from xlcons.datasets.lcb import OUTPUT_COLUMNS, item_id
 from xlcons.languages import LanguageRegistry
 
-# The released completions of the benchmark's ten models (outputs/<model>.csv at LCB_COMMIT),
-# pinned by sha256; `python -m xlcons.reports.lcb --released all` fetches and scores them.
-RELEASED_OUTPUTS: dict[str, str] = {
-    "command-r-base": "f8e7774752f7adb4e0dd98aa7b13d33f91a5d202a10c7c53dfe1c753bdd9b5d5",
-    "command-r-plus-base": "7621e68eb9643a67d04504575b81560c369d91a8ea1fdb261e43b5633a519b06",
-    "command-r-plus": "1b68197c0f73a0ee824209d26a55be505a35374b8dd67b813ec95e1bc7cd579c",
-    "command-r": "22de6ed1904056cb72ea8a8f0fe50738d8251d2bf63aad2fba7fdeb0b6815058",
-    "gpt-3.5-turbo": "d8278405652c8b197fda43c9d94bda823084ae62882ac441ecc95ff044ec5424",
-    "gpt-4-turbo": "dadadd65ac5bed7003e3de3d7778f5cca30ed7238be9d0acbd2d0f573da35bf4",
-    "llama-2-instruct": "14cf6be569ebce1db2ed853b4c745ea7bd1ca345907fbc8a3b743315ddd7ffbd",
-    "llama-3-instruct": "79bebb3235b1cd5db4c7ec98735ff7f842bb0e6d8de02647dc72b702acc8e700",
-    "mistral-8x7b": "3e78829e8020049360f55134238efa99c0d1919348e1c132bbf2701057ea77ab",
-    "mistral-large": "fa4608e2b2c5da374bd638acb81aaba2fb81a6738f96fa95e2cb0f96b1f298f5",
-}
 CELL_KEYS = ("model", "task", "source", "lang")
 LATIN_SCRIPT = "Latn"
 
@@ -49,14 +37,11 @@ class LCBOutputsError(ValueError):
     """A released completions file is not in the benchmark's format."""
 
 
-OUTPUT_COLUMNS = ("model", "completion", "task", "source", "language")
-
-
 def read_outputs(path: Path | str) -> pa.Table:
-    """A released completions CSV (columns model, completion, task, source, language) as RESPONSES-like rows.
+    """A released completions CSV (columns id, model, completion, task, source, language) as RESPONSES-like rows.
 
-    ``item_id`` is ``<task>/<source>/<row number>``, ``dataset`` ``lcb-<task>``; the task and
-    source are kept as columns for :func:`task_table`.
+    ``item_id`` is ``<task>/<source>/<id>``, as the data sets of xlcons.datasets.lcb name the
+    prompts, ``dataset`` ``lcb-<task>``; the task and source are kept as columns for :func:`task_table`.
     """
     path = Path(path)
     csv.field_size_limit(1 << 30)
@@ -77,7 +62,7 @@ def read_outputs(path: Path | str) -> pa.Table:
         {
             "dataset": [f"lcb-{row['task']}" for row in rows],
             "model": [row["model"] for row in rows],
-            "item_id": [f"{row['task']}/{row['source']}/{number}" for number, row in enumerate(rows)],
+            "item_id": [item_id(row["task"], row["source"], row["id"]) for row in rows],
             "lang": [row["language"] for row in rows],
             "response": [row["completion"] for row in rows],
             "task": [row["task"] for row in rows],
@@ -87,20 +72,19 @@ def read_outputs(path: Path | str) -> pa.Table:
 
 
 def fetch_released(models: Iterable[str], dest: Path | str, mirror: str | None = None) -> list[Path]:
-    """The released completions of `models` (names of :data:`RELEASED_OUTPUTS`, or ``all``), fetched
-    into ``dest/<model>/<model>.csv`` from the pinned commit or a mirror with its layout (sha256 checked)."""
-    from xlcons.data_sources import LCB_ROOT
-    from xlcons.fetch import fetch_url_file
+    """The released completions of `models` (names of :data:`xlcons.data_sources.LCB_RELEASED`, or
+    ``all``), fetched as the workflow fetches them (`released: lcb-<model>`: size, sha256 and columns
+    checked) into ``dest/<model>/<model>.csv``, from the pinned commit or a mirror with its layout."""
+    from xlcons.fetch import fetch_dataset
 
-    names = list(RELEASED_OUTPUTS) if list(models) == ["all"] else list(models)
-    unknown = [name for name in names if name not in RELEASED_OUTPUTS]
+    names = list(LCB_RELEASED) if list(models) == ["all"] else list(models)
+    unknown = [name for name in names if name not in LCB_RELEASED]
     if unknown:
-        raise LCBOutputsError(f"no released completions of {', '.join(unknown)}; the benchmark has {', '.join(RELEASED_OUTPUTS)}")
-    base = mirror.rstrip("/") + "/" if mirror else LCB_ROOT
+        raise LCBOutputsError(f"no released completions of {', '.join(unknown)}; the benchmark has {', '.join(LCB_RELEASED)}")
     paths = []
     for name in names:
         folder = Path(dest) / name
-        fetch_url_file(folder, url=f"{base}outputs/{name}.csv", sha256=RELEASED_OUTPUTS[name])
+        fetch_dataset(DATA_SOURCES[released_source_name(f"lcb-{name}")], folder, mirror=mirror)
         paths.append(folder / f"{name}.csv")
     return paths
 
@@ -227,7 +211,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     )
     parser.add_argument("outputs", nargs="*", help="completions CSV files (model, completion, task, source, language)")
     parser.add_argument("--released", nargs="+", metavar="MODEL",
-                        help=f"fetch and score the benchmark's released completions of these models ({', '.join(RELEASED_OUTPUTS)}, or all)")
+                        help=f"fetch and score the benchmark's released completions of these models ({', '.join(LCB_RELEASED)}, or all)")
     parser.add_argument("--into", default="resources/data/lcb-released", help="where --released puts the files")
     parser.add_argument("--mirror", help="a mirror of the benchmark's repository layout to fetch from instead of GitHub")
     parser.add_argument("--lid-model", required=True, help="lid.176.bin (or lid.176.ftz)")
