@@ -11,7 +11,14 @@ from snakemake.logging import logger
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
 from xlcons.config import ConfigError, resolve_config
+from xlcons.config_files import first_problem
 from xlcons.plan import Plan, alternation, via_alternation
+from xlcons.run_lock import record_holder, release_stale_lock
+
+# Snakemake keeps the last of a key given twice; the files it read are checked here, so that
+# a run without the workflow profile (which checks them earlier) refuses them too.
+if problem := first_problem(workflow.configfiles):
+    raise WorkflowError(problem)
 
 try:
     DATASETS = resolve_config(config, base_dir=Path.cwd())
@@ -33,6 +40,20 @@ for old, new in PLAN.legacy_caches():
         logger.info(
             f"xlcons: moved the item cache {old} to {new} (its earlier place, without the data set)"
         )
+
+# A lock left by a local run that was killed (kill -9) is released when its process and its
+# jobs provably no longer run (xlcons.run_lock); any other lock stops the run, as Snakemake's
+# message and docs/cluster.md#resuming say.
+for message in release_stale_lock():
+    logger.warning(f"xlcons: {message}")
+
+
+onstart:
+    # The holder of the lock this run took (a local run's: Snakemake keeps which files it
+    # wrote in `persistence._lockfile`), for the next run to tell a killed run's lock.
+    if workflow.local_exec:
+        record_holder(getattr(workflow.persistence, "_lockfile", {}).values())
+
 
 # Config keys of the models the stages share.
 LANGUAGE_ID = "evaluators.language_id.model"

@@ -93,7 +93,9 @@ class ChatEndpoint(ThreadingHTTPServer):
     """An OpenAI-compatible chat completions endpoint on 127.0.0.1 for the tests.
 
     Every POST is recorded (`bodies`; `prompts` holds each request's last message) and
-    answered with `reply(prompt)`: a text, or an int for that HTTP error status. Use it as a
+    answered with `reply(prompt)`: a text, or an int for that HTTP error status. With
+    `echo_authorization`, an error's message quotes the request's Authorization header back,
+    as careless servers do with a 401 ("Incorrect API key provided: ..."). Use it as a
     context manager (served from a thread while inside).
     """
 
@@ -105,6 +107,7 @@ class ChatEndpoint(ThreadingHTTPServer):
         self.bodies: list[dict] = []
         self.reply = reply or (lambda prompt: "ok")
         self.error_message = "scripted failure"  # the body of an error answer
+        self.echo_authorization = False
         self._thread: threading.Thread | None = None
 
     @property
@@ -139,7 +142,11 @@ class _ChatHandler(BaseHTTPRequestHandler):
             self.server.bodies.append(body)
         answer = self.server.reply(body["messages"][-1]["content"])
         if isinstance(answer, int):
-            status, payload = answer, {"error": {"message": self.server.error_message, "type": "server_error", "code": None}}
+            message = self.server.error_message
+            if self.server.echo_authorization:
+                header = self.headers.get("Authorization", "")
+                message += f"; Incorrect API key provided: {header.removeprefix('Bearer ')} (Authorization: {header})"
+            status, payload = answer, {"error": {"message": message, "type": "server_error", "code": None}}
         else:
             status, payload = 200, {
                 "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body["model"],

@@ -1,12 +1,15 @@
-"""A config file that is not valid YAML is reported with its file, line and column, before
-Snakemake reads it (Snakemake's own message names neither), on the command line users type."""
+"""A config file that is not valid YAML, or that gives a key twice, is reported with its file,
+line and column, before Snakemake reads it (Snakemake's own message names neither), on the
+command line users type."""
 
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from test_workflow import REPO, snakemake
-from xlcons.config_files import check_command_line, config_files, yaml_problem
+from xlcons.config import ConfigError, load_config
+from xlcons.config_files import UniqueKeyLoader, check_command_line, config_files, yaml_problem
 
 UNCLOSED = "models:\n  mine: {backend: hf\n  other: 1\n"
 
@@ -56,3 +59,78 @@ def test_snakemake_stops_naming_the_file_and_line_of_a_yaml_error(tmp_path):
     result = snakemake("--snakefile", str(REPO / "Snakefile"), "--configfile", "broken.yaml", "-n", cwd=tmp_path, timeout=120)
     assert result.returncode != 0
     assert "broken.yaml: line 3, column 8: expected ',' or '}', but got ':'" in result.output, result.output[-2000:]
+
+
+DUPLICATE_MODEL = """\
+models:
+  smollm2-135m:
+    hf_id: HuggingFaceTB/SmolLM2-135M-Instruct
+  smollm2-135m:
+    path: tiny-llm
+"""
+DUPLICATE_ITEMS = """\
+datasets:
+  multiq:
+    items: {limit: 3}
+    languages: [en, de]
+    items: {limit: 30}
+"""
+
+
+class TestDuplicateKeys:
+    """A key given twice in one mapping is refused, at any depth: YAML would keep the last one
+    silently, so a model's label could run another model. The message names the file, the
+    line of the second key, its dotted path and the line of the first."""
+
+    def test_a_model_named_twice_is_refused_with_both_lines(self, tmp_path):
+        path = tmp_path / "models.yaml"
+        path.write_text(DUPLICATE_MODEL)
+        assert yaml_problem(path) == (f"{path}: line 4, column 3: the key `models.smollm2-135m` is given twice "
+                                      f"(first on line 2); YAML would silently keep the last one: remove or rename one of them")
+
+    def test_a_nested_duplicate_names_its_whole_path(self, tmp_path):
+        path = tmp_path / "items.yaml"
+        path.write_text(DUPLICATE_ITEMS)
+        assert "line 5, column 5: the key `datasets.multiq.items` is given twice (first on line 3)" in yaml_problem(path)
+
+    def test_a_duplicate_inside_a_list_item_and_in_a_flow_mapping_is_refused(self, tmp_path):
+        path = tmp_path / "list.yaml"
+        path.write_text("evaluators:\n  judge:\n    runs:\n      - {name: a, name: b}\n")
+        assert "line 4, column 19: the key `evaluators.judge.runs[0].name` is given twice (first on line 4)" in yaml_problem(path)
+
+    def test_keys_that_read_as_the_same_value_are_duplicates(self, tmp_path):
+        path = tmp_path / "bools.yaml"
+        path.write_text("flags:\n  yes: 1\n  true: 2\n")
+        assert "the key `flags.True` is given twice (first on line 2)" in yaml_problem(path)
+
+    def test_a_merge_key_may_be_overridden_and_equal_keys_in_different_mappings_are_fine(self, tmp_path):
+        path = tmp_path / "merge.yaml"
+        path.write_text("base: &base {backend: hf, path: a}\nmodels:\n  one: {<<: *base, path: b}\n  two: {<<: *base, path: c}\n")
+        assert yaml_problem(path) is None
+
+    def test_a_duplicate_in_a_second_configfile_stops_the_command_line_check(self, tmp_path):
+        (tmp_path / "first.yaml").write_text("models: {}\n")
+        (tmp_path / "second.yaml").write_text(DUPLICATE_ITEMS)
+        with pytest.raises(SystemExit, match=r"second\.yaml: line 5, column 5: the key `datasets\.multiq\.items` is given twice"):
+            check_command_line(["--configfile", "first.yaml", "second.yaml", "-n"], cwd=tmp_path)
+
+    def test_load_config_refuses_a_duplicate_key(self, tmp_path):
+        path = tmp_path / "config.yaml"
+        path.write_text(DUPLICATE_MODEL)
+        with pytest.raises(ConfigError, match=r"line 4, column 3: the key `models\.smollm2-135m` is given twice"):
+            load_config(path)
+
+    def test_the_strict_loader_reads_a_file_without_duplicates_as_safe_load_does(self, tmp_path):
+        text = "a: {b: [1, {c: 2}], d: null}\ne: &x {f: 1}\ng: *x\n"
+        assert yaml.load(text, Loader=UniqueKeyLoader) == yaml.safe_load(text)
+
+
+def test_snakemake_without_the_workflow_profile_still_refuses_a_duplicate_key(tmp_path):
+    """The Snakefile checks the config files it read, so `--workflow-profile none` (or a profile
+    of one's own) does not let a duplicate key through."""
+    (tmp_path / "dup.yaml").write_text(DUPLICATE_MODEL)
+    result = snakemake("--snakefile", str(REPO / "Snakefile"), "--workflow-profile", "none", "--configfile", "dup.yaml", "-n",
+                       cwd=tmp_path, timeout=120)
+    assert result.returncode != 0
+    assert "dup.yaml: line 4, column 3: the key `models.smollm2-135m` is given twice (first on line 2)" in result.output, result.output[-2000:]
+    assert "Job stats" not in result.stdout

@@ -7,15 +7,12 @@ and the Hugging Face Hub is replaced by fakes of ``snapshot_download``/``hf_hub_
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import shutil
 import re
-import threading
 import urllib.error
 import urllib.request
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import huggingface_hub

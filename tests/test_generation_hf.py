@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from xlcons.generation.backends.hf import HFBackend, completion_length, without_cut_character
+from xlcons.generation.backends.hf import HFBackend, completion_length, context_length, without_cut_character
 from xlcons.generation.base import (
     Decoding,
     GenerationError,
@@ -130,6 +130,51 @@ def test_results_come_batch_by_batch(tiny):
     assert len(first) == 4
     assert len(list(stream)) == len(requests) - 4
     assert tiny.chunk_size % tiny.batch_size == 0
+
+
+def _prompt_of(backend, tokens: int) -> str:
+    """A prompt that is exactly `tokens` tokens once the chat template is applied (the tiny
+    tokenizer has one token for each " a")."""
+    def length(prompt: str) -> int:
+        return len(backend.prompt_ids(build_requests(backend.spec, _rows([prompt]), 8)[0]))
+
+    prompt = " ".join(["a"] * (tokens - (length("a") - 1)))
+    assert length(prompt) == tokens
+    return prompt
+
+
+def test_a_prompt_longer_than_the_context_is_refused_and_the_others_answered(tiny):
+    """The tiny model's context is 4,096 tokens (max_position_embeddings): a 9,007-token prompt is
+    not generated (a rotary model would run past its positions and answer with noise) but gets
+    `prompt_too_long` with its token count and the limit; the prompts beside it are answered as
+    they are without it."""
+    assert (tiny.context, tiny.context_source) == (4096, "max_position_embeddings in config.json")
+    requests = build_requests(tiny.spec, _rows(PROMPTS[:2] + [_prompt_of(tiny, 9007)]), 8)
+    results = _answers(tiny, requests)
+    long = results[requests[2].key]
+    assert (long.response, long.finish_reason, long.prompt_tokens, long.completion_tokens) == ("", "prompt_too_long", 9007, 0)
+    assert long.error == "the prompt is 9007 tokens, the model's context 4096 (max_position_embeddings in config.json): no room for an answer"
+    assert [results[request.key].finish_reason for request in requests[:2]] == ["length", "length"]
+    assert {key: results[key] for key in (requests[0].key, requests[1].key)} == _answers(tiny, requests[:2])
+
+
+def test_a_prompt_must_leave_room_for_one_new_token_and_the_answer_ends_with_the_context(tiny):
+    """prompt + 1 new token must fit: 4,096 tokens is refused, 4,095 gets one token; a prompt that
+    leaves less room than max_new_tokens is answered up to the end of the context (`length`)."""
+    requests = build_requests(tiny.spec, _rows([_prompt_of(tiny, n) for n in (4096, 4095, 4092, 400)]), 8)
+    results = _answers(tiny, requests)
+    got = [(results[r.key].finish_reason, results[r.key].prompt_tokens, results[r.key].completion_tokens) for r in requests]
+    assert got == [("prompt_too_long", 4096, 0), ("length", 4095, 1), ("length", 4092, 4), ("length", 400, 8)]
+
+
+def test_the_context_is_the_smaller_of_the_configs_positions_and_the_tokenizers_limit():
+    from types import SimpleNamespace
+
+    gpt2 = SimpleNamespace(n_positions=1024)
+    assert context_length(gpt2, SimpleNamespace(model_max_length=int(1e30))) == (1024, "n_positions in config.json")
+    llama = SimpleNamespace(max_position_embeddings=32768)
+    assert context_length(llama, SimpleNamespace(model_max_length=4096)) == (4096, "model_max_length of the tokenizer")
+    assert context_length(SimpleNamespace(), SimpleNamespace(model_max_length=int(1e30))) is None
 
 
 def test_sampling_is_seeded(tiny_path):

@@ -131,6 +131,13 @@ def behaviour(prompt: str, attempt: int, body: dict) -> tuple:
         return 401, error("Incorrect API key provided", "invalid_request_error")
     if prompt == "no such model":
         return 404, error("The model `served-model` does not exist", "invalid_request_error")
+    if prompt == "too long for vllm serve":
+        return 400, error("This model's maximum context length is 512 tokens. However, your prompt contains 9007 input tokens, "
+                          "which exceeds this limit even without any output tokens. Please reduce the length of the input prompt.",
+                          "BadRequestError")
+    if prompt == "too long for openai":
+        return 400, {"error": {"message": "Your messages resulted in 9007 tokens. Please reduce the length of the messages.",
+                               "type": "invalid_request_error", "code": "context_length_exceeded"}}
     if prompt == "filtered":
         return 200, completion(body, None, "content_filter")
     if prompt == "refused":
@@ -257,6 +264,20 @@ def test_a_wrong_key_or_model_stops_the_job_at_once_with_the_endpoints_message(s
     message = str(info.value)
     assert status in message and "api.api_key_env" in message and "api.model" in message
     assert server.seen[prompt] == 1, "not retried"
+
+
+def test_a_prompt_the_server_finds_too_long_for_its_context_is_prompt_too_long_not_retried(server):
+    """The server decides what fits its model: a 400 saying so (vLLM's words, or OpenAI's code
+    context_length_exceeded) is `prompt_too_long` with the server's message, not a failed request;
+    other 400s stay failed requests."""
+    prompts = ["too long for vllm serve", "too long for openai", "bad request"]
+    requests, by_key, _ = run(spec(server.base_url), prompts)
+    got = {request.prompt: by_key[request.key] for request in requests}
+    assert [got[prompt].finish_reason for prompt in prompts] == ["prompt_too_long", "prompt_too_long", "error"]
+    assert got["too long for vllm serve"].error.startswith("the endpoint found the prompt too long for the model: BadRequestError: 400")
+    assert "maximum context length is 512 tokens" in got["too long for vllm serve"].error
+    assert "9007 tokens" in got["too long for openai"].error
+    assert server.seen["too long for vllm serve"] == server.seen["too long for openai"] == 1
 
 
 def test_content_filter_and_refusals_are_refused_with_the_reason(outcome):

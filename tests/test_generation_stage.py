@@ -23,6 +23,7 @@ from xlcons.generation.base import (
     build_requests,
     decoding_hash,
     load_backend,
+    prompt_too_long,
 )
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.backends.recorded import read_recorded
@@ -190,6 +191,40 @@ def test_a_share_of_failures_the_user_accepts_is_kept_as_no_answer(spec, prompts
         run_generation_job(spec, [path], [out], ["de"], 256, tmp_path / "c.jsonl", factory([], errors={texts[0]}), max_failed_share=0.2)
     assert pq.read_table(out)["finish_reason"].to_pylist().count("error") == 1
     assert "1 of 5 requests failed, within generation.max_failed_share = 0.2" in caplog.text
+
+
+def test_a_prompt_too_long_is_no_answer_listed_in_the_log_and_counted_again_on_a_rerun(spec, prompts, tmp_path, caplog):
+    """A prompt the backend finds longer than the model's context: its row is "No answer" with
+    finish_reason prompt_too_long and the counts in `error`; the job does not fail (it is no
+    failed request, whatever generation.max_failed_share says); the log names the item, its
+    language, its token count and the limit, on every run. It is not cached (the context, e.g.
+    vllm.max_model_len, is not in the key), so a rerun asks the backend for it alone."""
+    german = prompts.filter(pa.compute.equal(prompts["lang"], "de"))
+    path = write_table(german, tmp_path / "de-prompts.parquet", PROMPTS)
+    long_prompt = german["prompt"].to_pylist()[1]
+
+    class ShortContext(Echo):
+        def generate(self, requests):
+            for request in requests:
+                self.calls.append(request.prompt)
+                if request.prompt == long_prompt:
+                    yield prompt_too_long(request, 9007, 512, "max_position_embeddings in config.json")
+                else:
+                    yield Result(request.key, "an answer", "stop", 5, 3)
+
+    out, cache = tmp_path / "de.parquet", tmp_path / "c.jsonl"
+    runs = ([], [])
+    for calls in runs:
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            run_generation_job(spec, [path], [out], ["de"], 256, cache, lambda s: ShortContext(s, calls))
+        rows = pq.read_table(out).to_pylist()
+        assert [row["finish_reason"] for row in rows] == ["stop", "prompt_too_long", "stop", "stop", "stop"]
+        assert (rows[1]["response"], rows[1]["prompt_tokens"], rows[1]["completion_tokens"]) == (NO_ANSWER, 9007, 0)
+        assert rows[1]["error"] == "the prompt is 9007 tokens, the model's context 512 (max_position_embeddings in config.json): no room for an answer"
+        assert "1 of 5 prompts do not fit the model's context" in caplog.text
+        assert f"item {rows[1]['item_id']} (de): the prompt is 9007 tokens, the model's context 512" in caplog.text
+    assert len(runs[0]) == 5 and runs[1] == [long_prompt], "the rerun answers the others from the cache"
 
 
 def test_cache_keys_cover_the_system_prompt_and_the_model(spec):

@@ -269,7 +269,9 @@ def test_a_second_run_makes_no_llm_call(tmp_path):
     again = run_information(evaluator_spec(), english_responses(), both_languages(), cache, refuse)
     assert again[0].equals(first[0]) and again[1].equals(first[1])
     assert cache.read_text(encoding="utf-8").splitlines() == lines
-    assert len(lines) == len({json.loads(line)["key"] for line in lines}) == len(ScriptedEvaluator.prompts)
+    assert json.loads(lines[0]) == {"xlcons_cache": "responses", "version": 1}  # the header, then the records
+    records = lines[1:]
+    assert len(records) == len({json.loads(line)["key"] for line in records}) == len(ScriptedEvaluator.prompts)
 
 
 def test_another_evaluator_or_decoding_misses_the_cache(tmp_path):

@@ -272,6 +272,16 @@ def test_only_no_answers_need_no_judge(tmp_path):
     assert table["verdict"].to_pylist() == ["no_answer"]
 
 
+def test_a_prompt_too_long_for_the_model_is_not_judged_and_left_out_of_accuracy(tmp_path):
+    """A response row whose prompt did not fit the model's context is no answer of the model's:
+    the judge is not asked, its verdict is `prompt_too_long`, one of the verdicts accuracy leaves out."""
+    from xlcons.schemas import JUDGE_FAILURES
+
+    rows = response_rows([("lmsys-7", "hi", NO_ANSWER, "prompt_too_long")])
+    table = run_judge(judge_spec(), rows, english_prompts(QUESTIONS), tmp_path / "c.jsonl", refuse)
+    assert table["verdict"].to_pylist() == ["prompt_too_long"] and "prompt_too_long" in JUDGE_FAILURES
+
+
 def test_run_judge_job_reads_and_writes_files(tmp_path):
     files = []
     for lang in ("en", "de"):
@@ -319,7 +329,8 @@ def test_smollm2_judges_end_to_end_and_caches(offline_models, tmp_path):
     assert all(isinstance(text, str) and text for text in responses[:5])
     assert [parse_verdict(text) for text in responses[:5]] == verdicts[:5]
     assert set(first["judge_model"].to_pylist()) == {"smollm2-135m-instruct"}
-    records = [json.loads(line) for line in cache.read_text(encoding="utf-8").splitlines()]
+    header, *records = [json.loads(line) for line in cache.read_text(encoding="utf-8").splitlines()]
+    assert header == {"xlcons_cache": "responses", "version": 1}
     assert len(records) == 4  # five answers to judge, the duplicate once
     again = run_judge(spec, rows, english_prompts(QUESTIONS), cache, refuse)
     assert again.equals(first)

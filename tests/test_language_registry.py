@@ -323,6 +323,47 @@ def test_unknown_code_suggestions_catch_common_slips(registry, typo, suggestion)
         registry[typo]
 
 
+@pytest.mark.parametrize(
+    ("code", "suggested"),
+    [
+        ("zh-Hant", ["zh-TW"]),
+        ("zh_Hant", ["zh-TW"]),
+        ("zh-Hant-HK", ["zh-TW"]),
+        ("zho_Hant", ["zh-TW"]),
+        ("zh-Hans", ["zh"]),
+        ("zh-Hans-CN", ["zh-CN"]),
+        ("sr-Latn", ["sr"]),
+        ("uz-Cyrl", ["uz"]),
+        ("iw-IL", ["iw"]),
+    ],
+)
+def test_a_suggestion_keeps_the_script_and_region_the_code_asks_for(registry, code, suggested):
+    """A script subtag (Hant, Latn, ...) picks the registry code written in that script (its
+    main script, or one it is also written in), and a region picks the code that carries
+    it: zh-Hant is Traditional Chinese (zh-TW), never Simplified zh."""
+    with pytest.raises(UnknownLanguageError) as caught:
+        registry[code]
+    message = str(caught.value)
+    assert message.endswith("did you mean " + " or ".join(map(repr, suggested)) + "?"), message
+
+
+def test_a_region_the_registry_cannot_place_offers_each_script_of_the_language(registry):
+    """zh-HK says nothing the registry can map to a script, so both Chinese scripts are
+    offered rather than Simplified alone."""
+    with pytest.raises(UnknownLanguageError, match=r"did you mean 'zh' or 'zh-TW'\?$"):
+        registry["zh-HK"]
+
+
+def test_a_script_the_registry_lacks_is_said_instead_of_suggesting_another_script(registry):
+    """Punjabi in Arabic script (Shahmukhi) is not Gurmukhi pa: no suggestion, but what the
+    registry does have."""
+    with pytest.raises(UnknownLanguageError) as caught:
+        registry["pa-Arab"]
+    message = str(caught.value)
+    assert "did you mean" not in message
+    assert "has 'pa' (Punjabi) in Guru script only, not in Arab" in message
+
+
 def test_unknown_language_error_is_a_value_error(registry):
     with pytest.raises(ValueError):
         registry["xx"]

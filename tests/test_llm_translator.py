@@ -59,7 +59,7 @@ def endpoint(running_endpoint, monkeypatch):
     return running_endpoint
 
 
-def served(endpoint: Endpoint, *, prompt: str | None = None, max_new_tokens: int = 64, **llm) -> TranslatorSpec:
+def served(endpoint: ChatEndpoint, *, prompt: str | None = None, max_new_tokens: int = 64, **llm) -> TranslatorSpec:
     """A translator spec for the scripted endpoint (params shaped like an evaluator's `llm`)."""
     params = {
         "backend": "openai", "hf_id": None, "revision": None, "system_prompt": None,

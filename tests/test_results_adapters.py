@@ -48,7 +48,7 @@ def test_accuracy_leaves_failed_requests_out_with_their_reason():
 class TestFailedRequests:
     """A score resting on a failed generation request is not the model's: status `error`."""
 
-    FAILED = pl.DataFrame({"dataset": ["d", "d"], "model": ["m", "m"], "item_id": ["1", "2"], "lang": ["de", "en"]})
+    FAILED = pl.DataFrame({"dataset": ["d", "d"], "model": ["m", "m"], "item_id": ["1", "2"], "lang": ["de", "en"], "reason": ["error", "error"]})
 
     def scores(self):
         rows = [{"dataset": "d", "evaluator": "e", "model": "m", "item_id": item, "lang": lang, "metric": "x", "value": 0.0, "status": "ok"}
@@ -73,7 +73,22 @@ class TestFailedRequests:
         from builders import response_rows
 
         responses = response_rows([("1", "de", "No answer", "error"), ("1", "en", "No answer"), ("2", "de", "Ja.")], model="m", dataset="d")
-        assert adapters.failed_requests(responses).to_dicts() == [{"dataset": "d", "model": "m", "item_id": "1", "lang": "de"}]
+        assert adapters.failed_requests(responses).to_dicts() == [{"dataset": "d", "model": "m", "item_id": "1", "lang": "de", "reason": "error"}]
+
+    def test_a_prompt_too_long_for_the_model_is_excluded_with_that_reason(self):
+        """A prompt the model could not take (never generated) is no answer of the model's: the
+        scores resting on it are excluded like a failed request's, under its own reason."""
+        from builders import response_rows
+
+        responses = response_rows([("1", "de", "No answer", "prompt_too_long"), ("2", "en", "No answer", "error"), ("3", "de", "Ja.")],
+                                  model="m", dataset="d")
+        failed = adapters.failed_requests(responses)
+        assert failed["reason"].to_list() == ["prompt_too_long", "error"]
+        frame = adapters.mark_failed(self.scores(), failed, ("own", "english"))
+        statuses = {(r["item_id"], r["lang"]): (r["status"], r["value"]) for r in frame.to_dicts()}
+        assert statuses[("1", "de")] == ("prompt_too_long", None)
+        assert statuses[("2", "en")] == statuses[("2", "de")] == ("error", None)
+        assert statuses[("3", "de")] == statuses[("1", "en")] == ("ok", 0.0)
 
 
 def test_information_rows_split_into_the_translation_and_the_translationese_evaluator():
@@ -156,3 +171,54 @@ def test_the_results_table_counts_failed_requests_apart_from_no_answers(tmp_path
     assert (rows["accuracy"]["n_excluded"], rows["accuracy"]["excluded_reasons"]) == (2, "error:2")
     # fidelity excluded all three "No answer"s, and names the failed ones as such
     assert rows["fidelity_same"]["excluded_reasons"] == "error:2; no_answer:1"
+
+
+def test_the_results_table_names_prompts_too_long_for_the_model_among_the_exclusions(tmp_path):
+    """A response row with finish_reason prompt_too_long (the prompt did not fit the model's
+    context) is excluded from every score resting on it and counted in excluded_reasons as
+    `prompt_too_long`, apart from the model's refusals (wrong answers) and failed requests."""
+    from builders import response_rows
+    from xlcons.schemas import RESPONSES
+
+    verdicts = [("0", "yes"), ("1", "no_answer"), ("2", "no_answer")]
+    write_table(table(JUDGMENTS, [{"item_id": i, "lang": "de", "verdict": v} for i, v in verdicts], dataset="multiq", model="a",
+                      judge_model="j"), tmp_path / "judgments.parquet", JUDGMENTS)
+    answers = [("0", "de", "Sydney."), ("1", "de", "No answer"), ("2", "de", "No answer", "prompt_too_long")]
+    write_table(response_rows(answers, model="a"), tmp_path / "responses.parquet", RESPONSES)
+    run_results_job({"judgments": [tmp_path / "judgments.parquet"], "responses": [tmp_path / "responses.parquet"]},
+                    tmp_path / "out", n_resamples=0, seed=1, training_languages={"a": None}, table_formats=["csv"])
+    (row,) = pl.read_csv(tmp_path / "out/results.csv").to_dicts()
+    assert (row["metric"], row["value"], row["n_items"], row["n_excluded"]) == ("accuracy", 0.5, 2, 1)
+    assert row["excluded_reasons"] == "prompt_too_long:1"
+
+
+def test_the_results_job_writes_the_same_bytes_on_a_rerun_whatever_the_order_of_models_in_the_config(tmp_path):
+    """Every table of the results job (item scores, results, groups, comparisons; Parquet and
+    text) is written in its documented row order (docs/results.md), so two runs on the same
+    inputs give the same bytes, and so does listing the models, their files, their training
+    languages and the compared pairs in another order."""
+    models = {"a": ["yes", "yes", "no", "yes"], "b": ["no", "no", "no", "yes"], "c": ["yes", "no", "yes", "yes"]}
+    files = {}
+    for model, verdicts in models.items():
+        rows = [{"item_id": str(i), "lang": lang, "verdict": v} for lang in ("hi", "de", "en") for i, v in enumerate(verdicts)]
+        fidelity = [{"item_id": str(i), "lang": lang, "fidelity": "same" if v == "yes" else "english"}
+                    for lang in ("hi", "de", "en") for i, v in enumerate(verdicts)]
+        files[model] = (tmp_path / f"judged_{model}.parquet", tmp_path / f"fidelity_{model}.parquet")
+        write_table(table(JUDGMENTS, rows, dataset="multiq", model=model, judge_model="j"), files[model][0], JUDGMENTS)
+        write_table(table(FIDELITY, fidelity, dataset="multiq", model=model, response_chars=5), files[model][1], FIDELITY)
+
+    def run(out, order, pairs):
+        written = run_results_job({"fidelity": [files[m][1] for m in order], "judgments": [files[m][0] for m in order]},
+                                  tmp_path / out, n_resamples=20, seed=3, table_formats=["csv", "markdown", "latex"],
+                                  training_languages={m: {"a": ["de"], "b": None, "c": ["hi", "de"]}[m] for m in order},
+                                  comparisons=pairs)
+        return {path.relative_to(tmp_path / out): path.read_bytes() for path in sorted(written)}
+
+    first = run("first", ["a", "b", "c"], [["a", "b"], ["c", "a"]])
+    assert len(first) > 5
+    for again in (run("again", ["a", "b", "c"], [["a", "b"], ["c", "a"]]), run("reordered", ["c", "a", "b"], [["c", "a"], ["a", "b"]])):
+        assert set(again) == set(first)
+        assert [str(name) for name in first if again[name] != first[name]] == []
+    results = pl.read_csv(tmp_path / "first/results.csv")
+    keys = ["dataset", "evaluator", "translator", "model", "lang"]
+    assert results.select(keys).rows() == sorted(results.select(keys).fill_null("").rows())

@@ -199,3 +199,33 @@ def test_comparisons_adjust_every_p_value_of_a_model_pair_within_its_data_set_an
     assert multiq["p_holm"].to_list() == pytest.approx(list(holm(multiq["p_value"].to_numpy())))
     assert multiq["p_bh"].to_list() == pytest.approx(list(false_discovery_control(multiq["p_value"].to_numpy())))
     assert all(h >= p for h, p in zip(multiq["p_holm"], multiq["p_value"]))
+
+
+def test_n_items_counts_the_paired_items_alike_for_every_metric_and_is_zero_against_a_model_without_answers():
+    """`n_items` is the number of items both models scored (for a derived metric: at least one
+    of its inputs each), and the values are over those pairs only. Where the other model has
+    no answer at all (here b in German), every metric, F included, has a row with n_items 0,
+    n_languages 0 and no values, not the one side's count."""
+    no = ("no_answer", "no_answer")
+    table = information({
+        "a": {"de": [(0.5, 0.5), (1.0, 0.0)], "fr": [(1.0, 1.0), (0.5, "no_facts"), no]},
+        "b": {"de": [no, no], "fr": [(0.5, 0.5), ("no_facts", 1.0), (1.0, 0.0)]},
+    })
+    comparison = compare_models(table, "a", "b", derived=[INFORMATION_F], n_resamples=0, n_permutations=10)
+    for metric in ("precision", "recall", "F"):
+        de = row(comparison, metric=metric, lang="de")
+        assert (de["n_items"], de["n_languages"], de["value_a"], de["value_b"], de["difference"], de["p_value"]) == (0, 0, None, None, None, None)
+    # French: precision and recall pair item 0 only (a lacks recall of item 1 and b its precision; a has no answer for item 2)
+    for metric, (value_a, value_b) in {"precision": (1.0, 0.5), "recall": (1.0, 0.5)}.items():
+        fr = row(comparison, metric=metric, lang="fr")
+        assert (fr["n_items"], fr["value_a"], fr["value_b"], fr["difference"]) == (1, value_a, value_b, 0.5)
+    # F pairs items 0 and 1 (each side scored an input of both): a: P (1 + .5)/2, R 1; b: P .5, R (.5 + 1)/2
+    fr = row(comparison, metric="F", lang="fr")
+    f_a, f_b = 2 * 0.75 * 1.0 / 1.75, 2 * 0.5 * 0.75 / 1.25
+    assert fr["n_items"] == 2 and fr["value_a"] == pytest.approx(f_a) and fr["value_b"] == pytest.approx(f_b)
+    assert fr["difference"] == pytest.approx(f_a - f_b)
+    # pooled over de and fr: German pairs nothing, so French alone
+    for metric, n in {"precision": 1, "recall": 1, "F": 2}.items():
+        pooled = row(comparison, metric=metric, lang=POOLED)
+        assert (pooled["n_items"], pooled["n_languages"]) == (n, 1)
+    assert row(comparison, metric="F", lang=POOLED)["difference"] == pytest.approx(f_a - f_b)

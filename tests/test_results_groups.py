@@ -67,7 +67,7 @@ def test_family_group_averages_and_ungrouped_languages_are_reported(groups):
     for group, (value, n) in expected.items():
         found = entry(groups, "m1", "family", group)
         assert (found["value"], found["n_languages"]) == (pytest.approx(value), n), group
-    assert entry(groups, "m1", "family", "ungrouped")["languages"] == "sw qq"
+    assert entry(groups, "m1", "family", "ungrouped")["languages"] == "qq sw"
     slav = entry(groups, "m1", "family", "Slav")  # only pl, which has no value
     assert slav["value"] is None and slav["n_languages"] == 0 and slav["languages"] == "" and slav["languages_without_value"] == "pl"
 
@@ -112,7 +112,7 @@ def test_wide_table_and_files(groups, tmp_path):
                    "Dravidian", "Other (family)", "ungrouped (family)", "In", "Out", "n_languages", "ungrouped"):
         assert column in wide.columns
     m1 = wide.filter(model="m1").row(0, named=True)
-    assert m1["Avg"] == pytest.approx(0.45) and m1["Rom"] == pytest.approx(0.6) and m1["ungrouped"] == "script: qq; family: sw qq"
+    assert m1["Avg"] == pytest.approx(0.45) and m1["Rom"] == pytest.approx(0.6) and m1["ungrouped"] == "script: qq; family: qq sw"
     m3 = wide.filter(model="m3").row(0, named=True)
     assert m3["In"] is None and m3["Out"] is None
     assert "| m3 | 0.10 |" in to_markdown(wide.drop(["dataset", "evaluator", "translator", "metric"]), 2)

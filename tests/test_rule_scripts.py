@@ -89,6 +89,28 @@ def test_a_compute_job_keeps_off_the_hub_and_to_its_cores_unless_told_otherwise(
     assert "into the job's log" in (tmp_path / "job.log").read_text()
 
 
+def test_no_api_key_reaches_the_job_log(tmp_path, monkeypatch):
+    """Log records, warnings and tracebacks all pass redaction: the key of a `*_API_KEY`
+    variable, a Bearer token and an `sk-` key are written as [redacted]."""
+    key = "env-held-key-7Hq2Lx9P"
+    monkeypatch.setenv("XLCONS_TEST_JOB_API_KEY", key)
+
+    start_job(_Job(tmp_path / "job.log"))
+    logging.getLogger("xlcons").error("401 Incorrect API key provided: %s", key)
+    print(f"Authorization: Bearer {key[:5]}", end="", file=sys.stderr)  # a key written in two pieces
+    print(f"{key[5:]} and sk-proj-Zz99Yy88Xx77Ww66", file=sys.stderr)
+    try:
+        raise RuntimeError(f"endpoint said: {key}")
+    except RuntimeError:
+        sys.excepthook(*sys.exc_info())
+    sys.stderr.flush()
+
+    log = (tmp_path / "job.log").read_text()
+    assert key not in log and "sk-proj" not in log
+    assert "401 Incorrect API key provided: [redacted]" in log and "Authorization: Bearer [redacted] and [redacted]" in log
+    assert "RuntimeError: endpoint said: [redacted]" in log
+
+
 def test_a_local_rule_that_downloads_is_left_online(tmp_path, monkeypatch):
     for name in HF_OFFLINE:
         monkeypatch.delenv(name, raising=False)

@@ -30,7 +30,7 @@ from xlcons.reports.translation_quality import (
 from xlcons.schemas import ITEM_SCORES, TRANSLATED_SENTENCES, TRANSLATION_QE
 from xlcons.tables import read_table, write_table
 from xlcons.translation.quality import estimate, make_scorer, run_qe_job
-from xlcons.translation.quality_comet import comet_checkpoint, comet_scorer
+from xlcons.translation.quality_comet import comet_checkpoint
 from xlcons.translation.quality_embedding import embedding_scorer
 from xlcons.translation.quality_backends import QE_BACKENDS, qe_threshold
 

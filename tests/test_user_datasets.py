@@ -451,6 +451,105 @@ def test_many_problems_are_capped_with_a_count_of_the_rest(folder, registry):
     assert lines[-1] == "… and 10 more problems"
 
 
+# -- quotes in CSV and TSV: a field is quoted only as a whole, and no row is lost to a stray quote
+
+# The issue's file: q3's English prompt opens a quote it never closes. A lenient reader folds
+# every later line into that prompt, and q3/de, q4 and q5 vanish without a word.
+STRAY_QUOTE_ROWS = [
+    ("q1", "en", "What is the capital of France?"),
+    ("q1", "de", "Was ist die Hauptstadt von Frankreich?"),
+    ("q3", "en", '"How much water should I drink a day?'),
+    ("q3", "de", "Wie viel Wasser sollte ich am Tag trinken?"),
+    ("q4", "en", "Name a prime number."),
+    ("q4", "de", "Nenne eine Primzahl."),
+    ("q5", "en", "Who wrote Hamlet?"),
+    ("q5", "de", "Wer schrieb Hamlet?"),
+]
+
+
+def delimited(rows, delimiter: str) -> str:
+    return "\n".join(delimiter.join(row) for row in [("id", "lang", "prompt"), *rows]) + "\n"
+
+
+@pytest.mark.parametrize(("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"])
+def test_a_quote_that_is_never_closed_is_an_error_naming_the_line_it_opens_on(folder, registry, file_name, delimiter):
+    """An unterminated quote is refused at the line where its field opens (line 4: q3 in
+    English), with the way to write a quote that is text; the lines after it are still read
+    as rows, so it is the only problem and nothing else is reported missing."""
+    spec = user_set(write(folder, file_name, delimited(STRAY_QUOTE_ROWS, delimiter)))
+    problems, notes = check_user_dataset("clinic_qa", spec, registry)
+    assert problems == [
+        f"datasets.clinic_qa: {file_name}, line 4, column 'prompt': the quote that opens this field is never closed, "
+        "so every line after it would be read into it; if the quote is text, quote the whole field and double the quote: "
+        '"""How much water should I drink a day?"'
+    ]
+    assert notes == []
+
+
+@pytest.mark.parametrize(("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"])
+def test_a_field_that_starts_with_a_quote_but_goes_on_after_the_closing_quote_is_refused(folder, registry, file_name, delimiter):
+    """`"Quoted" word` is not read as `Quoted word` (the quotes silently lost): a field that
+    starts with a quote must be quoted as a whole, and the message shows how."""
+    content = delimited([("q1", "en", '"Hamlet" is a play by whom?'), ("q2", "en", "Two?")], delimiter)
+    spec = user_set(write(folder, file_name, content))
+    problems, _ = check_user_dataset("clinic_qa", spec, registry)
+    assert problems == [
+        f"datasets.clinic_qa: {file_name}, line 2, column 'prompt': the field starts with a quote, so it must end with "
+        'its closing quote, but text follows it: \'"Hamlet" is a play by whom?\'; to keep the quotes as text, quote the '
+        'whole field and double the quotes inside: """Hamlet"" is a play by whom?"'
+    ]
+
+
+@pytest.mark.parametrize(("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"])
+def test_quotes_inside_a_field_are_text_and_a_whole_quoted_field_may_hold_doubled_quotes(folder, file_name, delimiter):
+    """The rules a spreadsheet export follows: quotes that do not start a field are kept as
+    they are; a field in quotes may hold the delimiter, line breaks and "" for a quote."""
+    content = delimited(
+        [
+            ("q1", "en", 'He said "hi" and left.'),
+            ("q2", "en", "A man of 5'10\" is tall."),
+            ("q3", "en", '"""Hamlet"" is a play by whom?"'),
+            ("q4", "en", f'"Two parts{delimiter} and\na second line."'),
+        ],
+        delimiter,
+    )
+    table = load_set(user_set(write(folder, file_name, content)), ["en"])
+    assert table["prompt"].to_pylist() == [
+        'He said "hi" and left.',
+        "A man of 5'10\" is tall.",
+        '"Hamlet" is a play by whom?',
+        f"Two parts{delimiter} and\na second line.",
+    ]
+
+
+def test_a_quoted_multi_line_csv_field_with_commas_on_every_line_is_read_as_one_prompt(folder, registry):
+    """Prose in a multi-line CSV cell often has as many commas as the file has fields; as
+    long as no line inside the quotes reads as a row (a language code in the lang column),
+    it is one prompt."""
+    content = 'id,lang,prompt\nq1,en,"Write a poem, in three lines,\nabout rain, wind, and sun,\nfor children, aged six."\nq2,en,Two?\n'
+    spec = user_set(write(folder, "clinic_qa.csv", content))
+    assert check_user_dataset("clinic_qa", spec, registry) == ([], [])
+    assert load_set(spec, ["en"])["prompt"].to_pylist() == ["Write a poem, in three lines,\nabout rain, wind, and sun,\nfor children, aged six.", "Two?"]
+
+
+@pytest.mark.parametrize(("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"])
+def test_rows_read_match_the_rows_of_the_file_even_when_a_stray_quote_closes_further_down(folder, registry, file_name, delimiter):
+    """A stray quote that meets a later quote at the end of a field makes a well-formed record
+    that holds the lines between: lines inside a quoted field that read as rows of their own
+    (the file's number of fields, a language code in the lang column) are an error, so the
+    rows read always equal the rows the file shows."""
+    rows = [("q1", "en", "One?"), ("q3", "en", '"How much water'), ("q3", "de", "Wie viel Wasser?"), ("q4", "en", "Convert to cm: 5'10\""), ("q5", "en", "Five?")]
+    spec = user_set(write(folder, file_name, delimited(rows, delimiter)))
+    problems, notes = check_user_dataset("clinic_qa", spec, registry)
+    assert problems == [
+        f"datasets.clinic_qa: {file_name}, line 3, column 'prompt': the quoted field that opens here runs to line 5 and "
+        "holds lines that read as rows of their own (line 4: q3 de; line 5: q4 en); if the quote on line 3 is text, "
+        "quote the whole field and double the quote; if the field really holds these lines, save the set as JSONL, "
+        "which needs no quoting"
+    ]
+    assert notes == []
+
+
 # -- config checks before scheduling
 
 

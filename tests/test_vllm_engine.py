@@ -89,6 +89,30 @@ def counted(engine: Backend, job):
     return {key: after[key] - before.get(key, 0) for key in after}
 
 
+def test_a_prompt_over_max_model_len_is_refused_alone_and_one_near_it_ends_with_the_context(engine):
+    """vLLM raises for a whole call when one prompt leaves no room for a new token: the backend
+    counts first, so that prompt alone gets `prompt_too_long`; a prompt that leaves fewer tokens
+    than max_new_tokens is answered up to max_model_len (2048 here) and ends with `length`."""
+    from xlcons.generation.base import build_requests
+
+    def of_length(tokens: int) -> str:
+        def length(prompt: str) -> int:
+            return engine.prompt_tokens(build_requests(engine.spec, [{"item_id": "x", "lang": "en", "prompt": prompt}], 16)[0])
+        prompt = " ".join(["a"] * (tokens - (length("a") - 1)))
+        assert length(prompt) == tokens
+        return prompt
+
+    rows = [{"item_id": str(n), "lang": "en", "prompt": prompt}
+            for n, prompt in enumerate(["What is the capital of France?", of_length(9007), of_length(2048), of_length(2040)])]
+    requests = build_requests(engine.spec, rows, 16)
+    results = {result.key: result for result in engine.generate(requests)}
+    got = [(results[r.key].finish_reason, results[r.key].prompt_tokens) for r in requests]
+    assert got[1:3] == [("prompt_too_long", 9007), ("prompt_too_long", 2048)]
+    assert got[0][0] in ("stop", "length") and got[3] == ("length", 2040)
+    assert results[requests[3].key].completion_tokens == 8
+    assert "the model's context 2048 (vllm.max_model_len)" in results[requests[1].key].error
+
+
 def test_the_judge_runs_on_vllm_and_every_answer_gets_a_verdict(engine, smollm2, tmp_path, figures):
     write_table(response_rows(RESPONSES_TO_JUDGE), tmp_path / "responses.parquet", RESPONSES)
     write_table(english_prompts(QUESTIONS), tmp_path / "en.parquet", PROMPTS)
@@ -201,13 +225,13 @@ def test_the_generate_rule_runs_vllm_and_a_job_killed_mid_run_resumes_from_its_c
     proc, log = snakemake(tmp_path, wait=False)
     cache = tmp_path / CACHE
     deadline = time.monotonic() + 300
-    while not (cache.is_file() and len(cache.read_text().splitlines()) >= CHUNK):
+    while not (cache.is_file() and len(cache.read_text().splitlines()) - 1 >= CHUNK):  # the header line, then one per answer
         assert proc.poll() is None, f"the job ended before it could be killed:\n{log.read_text()[-3000:]}"
         assert time.monotonic() < deadline, f"no answers cached after 300 s:\n{log.read_text()[-3000:]}"
         time.sleep(0.1)
     os.killpg(proc.pid, signal.SIGKILL)  # Snakemake, the job and vLLM's engine processes
     proc.wait(timeout=30)
-    cached = len(cache.read_text().splitlines())
+    cached = len(cache.read_text().splitlines()) - 1  # without the header line
     assert CHUNK <= cached < PROMPTS_IN_ALL and not (tmp_path / TABLE).exists()
 
     shutil.rmtree(tmp_path / ".snakemake" / "locks", ignore_errors=True)

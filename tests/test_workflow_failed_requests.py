@@ -3,7 +3,9 @@ next run sends only the failed requests, and what a user accepts to lose is coun
 `error` in the results table, never as a wrong answer.
 
 The model is an OpenAI-compatible endpoint on 127.0.0.1 (tests/local_server.ChatEndpoint), which
-answers every request unless its prompt is in `failing`; then it answers HTTP 500.
+answers every request unless its prompt is in `failing`; then it answers HTTP 500 (or, once the
+key is revoked, 401 to everything), quoting the API key back in its error message: the key must
+still reach no log, table, cache or Snakemake record.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import csv
 from collections import Counter
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from local_server import ChatEndpoint
@@ -18,15 +21,20 @@ from local_server import ChatEndpoint
 from test_workflow import REPO, snakemake
 
 KEY_ENV = "XLCONS_TEST_FAILING_KEY"
+API_KEY = "sk-proj-xlconsTEST0123456789abcdefGHIJ"
+REVOKED_KEY = "revoked0key0xlcons0Q7w9e8r"  # not shaped like an OpenAI key: redacted as the key read
 
 
 class Endpoint(ChatEndpoint):
-    """Answers every prompt with one text, and HTTP 500 for a prompt in `failing`; counts what it was asked."""
+    """Answers every prompt with one text, HTTP 500 for a prompt in `failing` and 401 to all once
+    `revoked`; every error quotes the Authorization header back; counts what it was asked."""
 
     def __init__(self):
-        super().__init__(lambda prompt: 500 if prompt in self.failing else "Paris is the answer.")
+        super().__init__(lambda prompt: 401 if self.revoked else 500 if prompt in self.failing else "Paris is the answer.")
         self.failing: set[str] = set()
+        self.revoked = False
         self.error_message = "the server is having a bad day"
+        self.echo_authorization = True
 
     @property
     def seen(self) -> Counter[str]:
@@ -35,7 +43,7 @@ class Endpoint(ChatEndpoint):
 
 @pytest.fixture()
 def endpoint(monkeypatch):
-    monkeypatch.setenv(KEY_ENV, "sk-test")
+    monkeypatch.setenv(KEY_ENV, API_KEY)
     with Endpoint() as server:
         yield server
 
@@ -72,6 +80,8 @@ def test_a_run_with_failed_requests_ends_non_zero_and_the_next_run_sends_only_th
     log = (tmp_path / "logs/generate/multiq/api.log").read_text()
     assert "1 of 4 requests failed" in log and "item gpt-2 (de): InternalServerError: 500" in log and "the server is having a bad day" in log
     assert not (tmp_path / "results/responses/multiq/api.parquet").exists(), "no output that bakes the failure in"
+    assert "Incorrect API key provided: [redacted]" in log, "the error the server sent, without the key it quoted"
+    assert_nowhere(tmp_path, [API_KEY], first.output)
     assert sum(endpoint.seen.values()) == 4
 
     endpoint.failing = set()  # the server recovered
@@ -81,7 +91,11 @@ def test_a_run_with_failed_requests_ends_non_zero_and_the_next_run_sends_only_th
     assert (tmp_path / "results/tables/results.csv").exists()
 
 
-def test_failures_a_user_accepts_are_counted_as_errors_not_as_answers(tmp_path, endpoint, offline_models, shared_data):
+def test_failures_a_user_accepts_are_counted_as_errors_not_as_answers_and_no_echoed_key_is_kept(
+    tmp_path, endpoint, offline_models, shared_data, monkeypatch
+):
+    """An accepted failure is `error` in the tables, its stored reason without the key the server
+    quoted; a revoked key (401) stops the job with the reason in its log, again without the key."""
     run = configure(tmp_path, endpoint, offline_models, shared_data, max_failed_share=0.5)
     endpoint.failing = {multiq_prompt(shared_data, "gpt-2", "de")}
     result = snakemake(*run)
@@ -92,3 +106,24 @@ def test_failures_a_user_accepts_are_counted_as_errors_not_as_answers(tmp_path, 
     german = rows[("de", "fidelity_same")]
     assert (german["n_items"], german["n_excluded"], german["excluded_reasons"]) == ("1", "1", "error:1")
     assert rows[("en", "fidelity_same")]["n_excluded"] == "0"
+    errors = [e for e in pq.read_table(tmp_path / "results/responses/multiq/api.parquet")["error"].to_pylist() if e]
+    assert errors and all("Incorrect API key provided: [redacted] (Authorization: Bearer [redacted])" in e for e in errors)
+
+    # The key is revoked: the endpoint answers 401, quoting the revoked key; the job stops, and says why.
+    monkeypatch.setenv(KEY_ENV, REVOKED_KEY)
+    endpoint.revoked = True
+    refused = snakemake(*run, "results/responses/multiq/api.parquet", "--force")
+    assert refused.returncode != 0
+    log = (tmp_path / "logs/generate/multiq/api.log").read_text()
+    assert "AuthenticationError: 401" in log and "Incorrect API key provided: [redacted]" in log, log[-3000:]
+    assert_nowhere(tmp_path, [API_KEY, REVOKED_KEY], refused.output)
+
+
+def assert_nowhere(folder, secrets, console: str) -> None:
+    """No file under `folder` (logs, tables, caches, .snakemake/metadata) and not the console holds any of `secrets`."""
+    files = [path for path in folder.rglob("*") if path.is_file()]
+    assert any(".snakemake/metadata" in str(path) for path in files)
+    for secret in secrets:
+        assert secret not in console
+        leaks = [str(path.relative_to(folder)) for path in files if secret.encode() in path.read_bytes()]
+        assert not leaks, f"the key is in {leaks}"

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import time
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
 from builders import offline_language_confusion
-from test_workflow import job_counts, snakemake
+from test_workflow import SNAKEMAKE, job_counts, snakemake
 from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES
 
 
@@ -154,3 +158,40 @@ def test_a_data_file_edited_in_place_makes_its_prompts_again(workdir, offline_mo
     assert local.stat().st_mtime_ns == folder_time, "the folder itself looks unchanged"
     dry = snakemake(*run, "-n", target)
     assert job_counts(dry.stdout).get("prompts") == 1, dry.output
+
+
+def test_a_run_killed_with_sigkill_mid_job_resumes_with_the_same_command(workdir, offline_models, shared_data):
+    """`kill -9` of Snakemake and its job, after the job wrote an output but before Snakemake
+    recorded it as complete, leaves the lock and an incomplete output. The same command then
+    runs to the end: the lock is released (its holder provably no longer runs on this machine)
+    and the incomplete job runs again (`rerun-incomplete`, in the workflow profile)."""
+    run = configure(workdir, offline_models, shared_data, languages=["en"], models=(),
+                    extra_models={"api-run": {"backend": "file", "path": str(shared_data / "multiq" / "MultiQ.csv")}})
+    recorded = workdir / "api-run.jsonl"
+    recorded.write_text("".join(json.dumps({"item_id": f"gpt-{i}", "language": "en", "response": f"answer {i}"}) + "\n" for i in (1, 2, 3)))
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["models"]["api-run"]["path"] = str(recorded)
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    target = "results/responses/multiq/api-run/en.parquet"
+    started = subprocess.Popen([*SNAKEMAKE, *run, target], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    try:
+        deadline = time.monotonic() + 120
+        job_log = workdir / "logs" / "generate" / "multiq" / "api-run.log"
+        while not job_log.exists():  # the generation job has started
+            assert started.poll() is None and time.monotonic() < deadline, "the run ended before its generation job started"
+            time.sleep(0.02)
+        os.kill(started.pid, signal.SIGSTOP)  # Snakemake stops; its job goes on and writes its output
+        while not (workdir / target).exists():
+            assert time.monotonic() < deadline, "the generation job wrote no output"
+            time.sleep(0.02)
+    finally:
+        os.killpg(started.pid, signal.SIGKILL)
+        started.wait()
+    assert list((workdir / ".snakemake" / "locks").glob("*.output.lock")) and any((workdir / ".snakemake" / "incomplete").iterdir()), \
+        "the killed run left no lock or no incomplete output: it finished before it was stopped"
+
+    again = snakemake(*run, target)
+    assert again.returncode == 0, again.output[-3000:]
+    assert f"released the lock that Snakemake process {started.pid} left" in again.output
+    assert pq.read_table(workdir / target)["response"].to_pylist() == ["answer 1", "answer 2", "answer 3"]

@@ -19,15 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from xlcons import REPO_ROOT
+from xlcons.config_files import load_yaml, yaml_problem
 from xlcons.data_sources import RELEASED_MODELS, url_file_name
 from xlcons.datasets import BUILT_IN, ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, DatasetInfo, data_folder, dataset_registry
 from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
 from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS, explain_need, resolve
 from xlcons.generation.registry import BACKENDS, backend_info
 from xlcons.languages import LanguageRegistry, NotTranslatableError, UnknownLanguageError
+from xlcons.redaction import key_env_problem, redact
 
 SCHEMA_PATH = REPO_ROOT / "config" / "schema" / "config.schema.yaml"
 
@@ -39,8 +40,7 @@ class ConfigError(ValueError):
 def load_schema(path: Path = SCHEMA_PATH) -> dict:
     """The config schema: the YAML file, completed from the three registries (each built-in data
     set's section, each evaluator's section, each backend's name, summary and options section)."""
-    with open(path, encoding="utf-8") as handle:
-        schema = yaml.safe_load(handle)
+    schema = load_yaml(path)
     schema["properties"]["datasets"]["properties"] = {name: copy.deepcopy(dict(info.config_schema)) for name, info in BUILT_IN.items()}
     schema["properties"]["evaluators"]["properties"] = {
         info.section: copy.deepcopy(dict(info.options)) for info in EVALUATORS.values() if info.options is not None
@@ -142,9 +142,20 @@ def _allowed_keys(schema: dict, root: dict) -> list[str]:
     return keys
 
 
+# (options section, option) pairs that name an environment variable holding a key: a value
+# there may be the key itself, so no message repeats it.
+KEY_ENV_OPTIONS = frozenset((info.options_key, option) for info in BACKENDS.values() for option in info.key_env_options)
+
+
+def _is_key_env(path) -> bool:
+    return len(path) >= 2 and (path[-2], path[-1]) in KEY_ENV_OPTIONS
+
+
 def _describe(error: jsonschema.ValidationError, schema: dict) -> Iterator[str]:
     where = _dotted(error.absolute_path)
-    if error.validator in ("additionalProperties", "unevaluatedProperties"):
+    if _is_key_env(error.absolute_path):  # jsonschema's own messages quote the value
+        yield key_env_problem(where, error.instance) or f"config key '{where}' is not the name of an environment variable"
+    elif error.validator in ("additionalProperties", "unevaluatedProperties"):
         allowed = _allowed_keys(error.schema, schema)
         patterns = [re.compile(p) for p in error.schema.get("patternProperties", {})]
         extra = [key for key in error.instance if key not in allowed and not any(p.search(key) for p in patterns)]
@@ -164,7 +175,7 @@ def validate_schema(config: dict, schema: dict | None = None) -> dict:
     schema = schema or load_schema()
     validator = _validator_filling_defaults(schema)(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
-    messages = [line for error in errors for line in _describe(error, schema)]
+    messages = [redact(line) for error in errors for line in _describe(error, schema)]
     if messages:
         raise ConfigError("invalid config:\n  " + "\n  ".join(dict.fromkeys(messages)))
     return config
@@ -536,10 +547,23 @@ def _check_qe_thresholds(config: Mapping[str, Any], registry: LanguageRegistry) 
             seen.setdefault(canonical, key)
 
 
+def _check_key_envs(value: Any, path: tuple = ()) -> Iterator[str]:
+    """Every option that names a key's environment variable (`api.api_key_env`, wherever a
+    generation model is configured) holds a variable name, not something shaped like a key."""
+    if isinstance(value, Mapping):
+        for key, child in value.items():
+            yield from _check_key_envs(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _check_key_envs(child, (*path, index))
+    elif _is_key_env(path) and (problem := key_env_problem(_dotted(path), value)):
+        yield problem
+
+
 def check_semantics(config: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path, datasets: DatasetResolver | None = None) -> list[str]:
     """Everything the schema cannot express; returns the problems found (empty when valid)."""
     datasets = datasets or DatasetResolver(config, registry, base_dir)
-    problems: list[str] = []
+    problems: list[str] = list(_check_key_envs(config))
     owners: dict[str, tuple[str, tuple]] = {}
     for key, source in iter_model_sources(config):
         problems += _check_model_source(key, source, base_dir)
@@ -627,9 +651,12 @@ def resolve_config(config: dict, *, base_dir: Path | str = ".", registry: Langua
 
 
 def load_config(path: Path | str, *, base_dir: Path | str = ".") -> dict:
-    """Read a YAML config file and validate it (used by tests and scripts outside Snakemake)."""
-    with open(path, encoding="utf-8") as handle:
-        config = yaml.safe_load(handle) or {}
+    """Read a YAML config file and validate it (used by tests and scripts outside Snakemake);
+    a key given twice in one mapping is refused (xlcons.config_files)."""
+    problem = yaml_problem(path)
+    if problem:
+        raise ConfigError(problem)
+    config = load_yaml(path) or {}
     try:
         return validate_config(config, base_dir=base_dir)
     except ConfigError as error:

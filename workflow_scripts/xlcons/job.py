@@ -12,6 +12,8 @@ import logging
 import os
 import sys
 
+from xlcons.redaction import RedactingStream, remember_environment
+
 # Compute jobs read what the fetch rules put on disk; with these set, a missing file fails
 # at once with the Hub's "offline" error instead of hanging on retries on a node without
 # internet.
@@ -22,6 +24,8 @@ def start_job(smk, *, offline: bool = True) -> None:
     """Call before importing torch or CTranslate2: both size their thread pools once, on import,
     from OMP_NUM_THREADS, so parallel jobs on one node would otherwise oversubscribe it.
 
+    The log is written through xlcons.redaction.RedactingStream: no API key reaches it.
+
     ``offline=False`` for the local rules that may download (fetches, a user's ``hf_dataset``
     prompts). A variable the user set (``HF_HUB_OFFLINE=0``) is left as it is.
     """
@@ -29,5 +33,8 @@ def start_job(smk, *, offline: bool = True) -> None:
     if offline:
         for name, value in HF_OFFLINE.items():
             os.environ.setdefault(name, value)
-    sys.stderr = open(smk.log[0], "w")
+    # Everything the job writes to its log (records, warnings, tracebacks) passes redaction:
+    # an endpoint may echo the API key back in an error.
+    remember_environment()
+    sys.stderr = RedactingStream(open(smk.log[0], "w"))
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s", force=True)

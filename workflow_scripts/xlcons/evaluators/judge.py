@@ -27,9 +27,11 @@ keyed by the judge's identity, decoding and messages. The judge decodes as its s
 report counts them as incorrect, as the paper counted every response that was not
 judged correct (its normaliser mapped anything it could not read to "incorrect"); one
 whose generation request failed (finish_reason ``error``) gets ``error`` instead, as
-it is no answer of the model's. A judge request the judge refuses or leaves empty gives
-``unparseable``; one that fails gives ``judge_error``; the judge's finish reason is kept.
-Accuracy leaves ``error`` and ``judge_error`` out.
+it is no answer of the model's, and one whose prompt did not fit the model's context
+``prompt_too_long``. A judge request the judge refuses or leaves empty gives
+``unparseable``; one that fails, or does not fit the judge's context, gives
+``judge_error``; the judge's finish reason is kept. Accuracy leaves ``error``,
+``prompt_too_long`` and ``judge_error`` out.
 
 `parse_verdict` reads the judge's text; its rules are in its docstring.
 """
@@ -44,7 +46,7 @@ import pyarrow as pa
 
 from xlcons.generation.base import Backend, ModelSpec, load_backend
 from xlcons.generation.stage import check_failures, run_generation
-from xlcons.schemas import JUDGMENTS, NO_ANSWER, PROMPTS, RESPONSES
+from xlcons.schemas import JUDGMENTS, NO_ANSWER, PROMPTS, RESPONSES, UNANSWERED_REASONS
 from xlcons.tables import read_table, write_table
 
 JUDGE_TEMPLATE = (
@@ -246,11 +248,11 @@ def run_judge(
     for row in responses.select(["dataset", "model", "item_id", "lang", "response", "finish_reason"]).to_pylist():
         record = {key: row[key] for key in ("dataset", "model", "item_id", "lang")}
         if not _judged(row):
-            verdict = "error" if row["finish_reason"] == "error" else "no_answer"
+            verdict = row["finish_reason"] if row["finish_reason"] in UNANSWERED_REASONS else "no_answer"
             record.update(verdict=verdict, judge_response=None, judge_finish_reason=None)
         else:
             answer = next(verdicts)
-            if answer["finish_reason"] == "error":
+            if answer["finish_reason"] in UNANSWERED_REASONS:
                 verdict = "judge_error"
             elif answer["finish_reason"] in ("refused", "empty"):
                 verdict = "unparseable"

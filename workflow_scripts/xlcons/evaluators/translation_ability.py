@@ -37,7 +37,7 @@ import pyarrow as pa
 
 from xlcons.evaluators.translation_answer import extract_translation
 from xlcons.languages import LanguageRegistry
-from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, NO_TRANSLATOR, PROMPTS, RESPONSES, RESULTS
+from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, NO_TRANSLATOR, PROMPTS, RESPONSES, RESULTS, UNANSWERED_REASONS
 from xlcons.tables import read_table, write_table
 
 ANSWER_MODES = ("answer", "first_line", "whole")
@@ -114,7 +114,7 @@ def item_table(prompts: pa.Table, responses: pa.Table, mode: str = DEFAULT_ANSWE
     names = {code: registry[code].name for code in frame["category"].unique().to_list()}
     rows = []
     for row in frame.iter_rows(named=True):
-        failed = row["finish_reason"] == "error"
+        failed = row["finish_reason"] in UNANSWERED_REASONS  # no answer of the model's
         empty = row["finish_reason"] in ("empty", "refused")
         hypothesis = None if failed else "" if empty else scored_text(row["response"], names[row["category"]], mode, row["category"])
         status = "error" if failed else "empty" if not hypothesis else "ok"

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from xlcons.fingerprint import content_digest, local_content
 from xlcons.generation.registry import backend_info
-from xlcons.schemas import NO_ANSWER
+from xlcons.schemas import NO_ANSWER, PROMPT_TOO_LONG
 
 
 class GenerationError(RuntimeError):
@@ -117,7 +117,7 @@ class Result:
 
     key: str
     response: str
-    finish_reason: str  # stop | length | refused | empty | error
+    finish_reason: str  # stop | length | refused | empty | error | prompt_too_long
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     error: str | None = None
@@ -172,12 +172,37 @@ def effective_max_new_tokens(spec: ModelSpec, dataset_cap: int) -> int:
     return spec.decoding.max_new_tokens or dataset_cap
 
 
+def fits_context(prompt_tokens: int, context: int | None) -> bool:
+    """Whether a prompt leaves room in the model's context for at least one new token."""
+    return context is None or prompt_tokens < context
+
+
+def room_for_answer(prompt_tokens: int, max_new_tokens: int, context: int | None) -> int:
+    """The new tokens a request may generate: its cap, or what the context leaves after the
+    prompt when that is less (the answer then ends at the context with finish reason `length`,
+    as vLLM ends it)."""
+    return max_new_tokens if context is None else min(max_new_tokens, context - prompt_tokens)
+
+
+def prompt_too_long(request: Request, prompt_tokens: int, context: int, source: str) -> Result:
+    """The result of a request whose prompt does not fit the model's context (`source` says where
+    the limit comes from): never generated, recorded as "No answer" with the counts in `error`."""
+    return Result(
+        request.key, "", PROMPT_TOO_LONG, prompt_tokens, 0,
+        f"the prompt is {prompt_tokens} tokens, the model's context {context} ({source}): no room for an answer",
+    )
+
+
+# Finish reasons that say why there is no answer; an empty answer with any other is `empty`.
+_NO_ANSWER_REASONS = ("error", "refused", PROMPT_TOO_LONG)
+
+
 def finalize(result: Result) -> Result:
     """One rule for every backend: an answer without text is recorded as "No answer" with a
     reason; the text a refused or failed answer came with (a content filter stopping part way)
     is kept after the reason, in `error`, not lost."""
-    if result.finish_reason in ("error", "refused") or not result.response.strip():
-        reason = result.finish_reason if result.finish_reason in ("error", "refused") else "empty"
+    if result.finish_reason in _NO_ANSWER_REASONS or not result.response.strip():
+        reason = result.finish_reason if result.finish_reason in _NO_ANSWER_REASONS else "empty"
         why = result.error or ("the model returned no text" if reason == "empty" else reason)
         if result.response.strip():
             why = f"{why}; partial text: {result.response}"

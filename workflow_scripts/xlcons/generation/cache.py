@@ -2,7 +2,9 @@
 
 Keys hash the model identity, the decoding parameters and the messages
 (xlcons.generation.base.build_requests), so a changed parameter simply misses the cache.
-Failed requests (finish_reason `error`) are not kept: a rerun tries them again.
+Failed requests (finish_reason `error`) are not kept: a rerun tries them again. Nor are
+prompts longer than the model's context (`prompt_too_long`): the context is not in the key
+(`vllm.max_model_len` is an engine option), so a rerun after raising it must count them again.
 """
 
 from __future__ import annotations
@@ -10,10 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from xlcons.generation.base import Result
-from xlcons.jsonl_cache import JsonLinesCache
+from xlcons.schemas import UNANSWERED_REASONS
+from xlcons.jsonl_cache import CacheFormat, JsonLinesCache
 
 
 class ResponseCache(JsonLinesCache):
+    # Result.to_record's fields; what a later stage cannot do without is required (raise the
+    # version, with an upgrade where one is possible, when a field is renamed or removed).
+    FORMAT = CacheFormat("responses", version=1, fields=("response", "finish_reason"))
+
     def __init__(self, path: Path | str, *, flush_every: int = 16):
         super().__init__(path, flush_every=flush_every)
 
@@ -22,5 +29,5 @@ class ResponseCache(JsonLinesCache):
         return None if record is None else Result.from_record(record)
 
     def put(self, result: Result) -> None:
-        if result.finish_reason != "error":
+        if result.finish_reason not in UNANSWERED_REASONS:
             self.add(result.to_record())

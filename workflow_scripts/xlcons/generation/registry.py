@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xlcons.config_sections import closed_section
+from xlcons.redaction import ENV_NAME_PATTERN
 
 
 def _no_gpus(spec: Mapping[str, Any]) -> int:
@@ -46,6 +47,9 @@ class BackendInfo:
     summary: str = ""  # what it is, in the description of the schema's `backend` key
     # The JSON schema of its options section (a model's config key `options_key`; built by closed_section).
     options: Mapping[str, Any] | None = None
+    # Options that name the environment variable holding a secret (never the secret itself):
+    # the config check refuses a value that looks like a key, without repeating it.
+    key_env_options: tuple[str, ...] = ()
 
 
 BACKENDS: dict[str, BackendInfo] = {
@@ -149,6 +153,7 @@ BACKENDS: dict[str, BackendInfo] = {
             options_key="api",
             mem_mb=2000,
             summary="any OpenAI-compatible HTTP endpoint",
+            key_env_options=("api_key_env",),
             options=closed_section(
                 "OpenAI-compatible endpoint settings (backend openai).",
                 {
@@ -163,8 +168,9 @@ BACKENDS: dict[str, BackendInfo] = {
                         "default": None,
                     },
                     "api_key_env": {
-                        "description": "Environment variable that holds the API key (never put a key in the config).",
+                        "description": "Name of the environment variable that holds the API key; a value shaped like a key is refused (the rule: docs/generation.md#api-keys).",
                         "type": "string",
+                        "pattern": ENV_NAME_PATTERN,
                         "default": "OPENAI_API_KEY",
                     },
                     "max_concurrency": {

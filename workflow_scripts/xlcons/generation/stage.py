@@ -30,7 +30,7 @@ from xlcons.generation.base import (
 )
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.registry import backend_info
-from xlcons.schemas import PROMPTS, RESPONSES
+from xlcons.schemas import PROMPT_TOO_LONG, PROMPTS, RESPONSES, UNANSWERED_REASONS
 from xlcons.tables import read_table, write_table
 
 log = logging.getLogger(__name__)
@@ -66,12 +66,13 @@ def generate_missing(
     cache: ResponseCache,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
 ) -> dict[str, Result]:
-    """Answer every request not in the cache; returns this run's failed results by key."""
+    """Answer every request not in the cache; returns this run's results that the cache does not
+    keep (failed requests, prompts too long for the model: ResponseCache.put) by key."""
     unique = list({request.key: request for request in requests if request.key not in cache}.values())
-    failures: dict[str, Result] = {}
+    unkept: dict[str, Result] = {}
     if not unique:
         log.info("%s: all %d requests answered from the cache", spec.name, len(requests))
-        return failures
+        return unkept
     log.info("%s: %d of %d requests to generate (%d cached)", spec.name, len(unique), len(requests), len(cache))
     started = time.perf_counter()
     backend = backend_factory(spec)
@@ -81,8 +82,8 @@ def generate_missing(
             for raw in backend.generate(chunk):
                 result = finalize(raw)
                 cache.put(result)
-                if result.finish_reason == "error":
-                    failures[result.key] = result
+                if result.finish_reason in UNANSWERED_REASONS:
+                    unkept[result.key] = result
                 bar.update(1)
             cache.flush()
     finally:
@@ -91,8 +92,10 @@ def generate_missing(
         log_engine_stats(spec, backend)
         backend.close()
     seconds = time.perf_counter() - started
-    log.info("%s: generated %d in %.1f s (%.2f items/s), %d failed", spec.name, len(unique), seconds, len(unique) / seconds, len(failures))
-    return failures
+    failed = sum(result.finish_reason == "error" for result in unkept.values())
+    log.info("%s: generated %d in %.1f s (%.2f items/s), %d failed, %d too long for the model's context",
+             spec.name, len(unique), seconds, len(unique) / seconds, failed, len(unkept) - failed)
+    return unkept
 
 
 def response_table(spec: ModelSpec, rows: Sequence[Mapping[str, Any]], requests: Sequence[Request], results: Mapping[str, Result], max_new_tokens: int) -> pa.Table:
@@ -132,9 +135,26 @@ def run_generation(
     rows = prompts.to_pylist()
     requests = build_requests(spec, rows, max_new_tokens)
     cache = ResponseCache(cache_path)
-    failures = generate_missing(spec, requests, cache, backend_factory)
-    results = {request.key: failures.get(request.key) or cache.get(request.key) for request in requests}
-    return response_table(spec, rows, requests, results, max_new_tokens)
+    unkept = generate_missing(spec, requests, cache, backend_factory)
+    results = {request.key: unkept.get(request.key) or cache.get(request.key) for request in requests}
+    table = response_table(spec, rows, requests, results, max_new_tokens)
+    log_prompts_too_long(spec.name, table)
+    return table
+
+
+def log_prompts_too_long(name: str, responses: pa.Table) -> list[dict[str, Any]]:
+    """Name in the job log every prompt the model could not take (finish reason `prompt_too_long`):
+    item, language, its token count and the model's context. Every run of the job says so, the
+    ones answered from the cache too, since its outputs hold them. Returns those rows."""
+    rows = [row for row in responses.select(["item_id", "lang", "finish_reason", "error"]).to_pylist()
+            if row["finish_reason"] == PROMPT_TOO_LONG]
+    if rows:
+        lines = "".join(f"\n  item {row['item_id']} ({row['lang']}): {row['error']}" for row in rows)
+        log.warning("model '%s': %d of %d prompts do not fit the model's context; they were not generated, are recorded as "
+                    "No answer (finish_reason %s) and are excluded from the scores (shorten them, or use a model "
+                    "with a longer context):%s",
+                    name, len(rows), responses.num_rows, PROMPT_TOO_LONG, lines)
+    return rows
 
 
 class FailedRequests(GenerationError):

@@ -46,7 +46,8 @@ Empty and missing answers
     An empty answer (blank text, or ``finish_reason`` ``empty``/``refused``; the stage writes
     "No answer" for those, which is not scored as text) is a real, wrong answer: chrF 0,
     Tscore 0, and its embedding counts as cosine 0 against every other answer. It is counted
-    in ``n_empty``. A missing answer (no response row, or ``finish_reason = error``) is left
+    in ``n_empty``. A missing answer (no response row, or ``finish_reason`` ``error`` or
+    ``prompt_too_long``: no answer of the model's) is left
     out: correlations and C_ij of a pair use the questions both languages answered, and it is
     counted in ``n_excluded``. GPT-3.5's release has one empty answer and none missing.
 
@@ -73,7 +74,7 @@ from sacrebleu.metrics import CHRF
 from scipy.stats import rankdata
 
 from xlcons.datasets.makqa import TIMELINESS, parse_item_id
-from xlcons.schemas import KNOWLEDGE_ITEMS, KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
+from xlcons.schemas import KNOWLEDGE_ITEMS, KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES, UNANSWERED_REASONS
 
 RANKINGS = ("recency", "list_position")
 DEFAULT_RANKING = "recency"
@@ -82,7 +83,7 @@ UNCATEGORISED = "uncategorised"
 GENERIC_VARIANT = "default"  # the prompts as the data set gives them (MAKQA names its variants)
 ORACLE_ANSWERS = ("joined", "first")
 EMPTY_REASONS = frozenset({"empty", "refused"})
-MISSING_REASONS = frozenset({"error"})
+MISSING_REASONS = frozenset(UNANSWERED_REASONS)  # a failed request, a prompt too long for the model
 # cell status codes
 MISSING, OK, EMPTY = 0, 1, 2
 STATUS_NAMES = {MISSING: "missing", OK: "ok", EMPTY: "empty"}

@@ -23,11 +23,12 @@ from pathlib import Path
 
 import polars as pl
 
+from xlcons.atomic import atomic_path
 from xlcons.evaluators.registry import QE_INPUT, RESPONSES_INPUT, RESULTS_SOURCES, resolve
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
 from xlcons.reports.item_scores import failed_requests, mark_failed
-from xlcons.reports.results import results_table, with_translator, write_results
+from xlcons.reports.results import results_table, sort_item_scores, sort_results, with_translator, write_results
 from xlcons.reports.translation_quality import passing_scores, qe_item_scores, sensitivity_metrics
 from xlcons.schemas import COMPARISONS, ITEM_SCORES, NO_TRANSLATOR, RESPONSES, TRANSLATION_QE, TRANSLATIONS
 from xlcons.tables import read_table, write_table
@@ -118,10 +119,11 @@ def run_results_job(
         log.info("results: QE of %d translated items (%d fail), %d untranslatable, threshold %s",
                  fails.filter(pl.col("status") == "ok").height, fails.filter(pl.col("value") == 1.0).height,
                  fails.filter(pl.col("status") != "ok").height, qe_threshold)
+    scores = sort_item_scores(scores)
     written = [write_table(scores.to_arrow(), out / "item_scores.parquet", ITEM_SCORES)]
     results = results_table(scored, derived=derived, n_resamples=n_resamples, seed=seed)
     if corpus:
-        results = pl.concat([results, *corpus])
+        results = sort_results(pl.concat([results, *corpus]))
     written += write_results(results, out / "results")
     log.info("results: %d item scores -> %d rows (%d resamples)", scores.height, results.height, n_resamples)
     per_language = results.filter(pl.col("kind") != "corpus")
@@ -130,7 +132,8 @@ def run_results_job(
     pairs = [tuple(pair) for pair in comparisons]  # none configured: an empty table
     compared = compare_pairs(scores, pairs, derived=derived, n_resamples=n_resamples, seed=seed)
     written.append(write_table(compared.to_arrow(), out / "comparisons.parquet", COMPARISONS))
-    compared.write_csv(out / "comparisons.csv")
+    with atomic_path(out / "comparisons.csv") as temporary:
+        compared.write_csv(temporary)
     written.append(out / "comparisons.csv")
     return written
 

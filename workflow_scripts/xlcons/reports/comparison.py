@@ -3,9 +3,12 @@
 Input: ITEM_SCORES (xlcons.reports.results) of both models. Items are paired on
 (item_id, lang) within a (dataset, evaluator, metric). For an item-mean metric a pair
 is kept when both models scored the item (status ``ok``), and the statistic is the mean
-over pairs of value_a - value_b. A derived metric (e.g. information F) keeps an item both
-models have rows for, and its statistic is ``f(means of model a) - f(means of model b)``
-with each input mean over that model's scored items, as in the results table.
+over pairs of value_a - value_b. A derived metric (e.g. information F) keeps an item when
+each model scored at least one of its inputs (the items the results table counts for it),
+and its statistic is ``f(means of model a) - f(means of model b)`` with each input mean
+over that model's scored items of the pairs. ``n_items`` counts the pairs, for every metric
+alike; a language that either model has rows of but where no item pairs (the other model
+gave no answer there, say) gets a row with ``n_items`` 0, ``n_languages`` 0 and no values.
 
 Per language, and ``pooled`` over every language but the reference (the mean over
 languages of the per-language differences: the difference of the two models' ``Avg``
@@ -245,23 +248,26 @@ def compare_models(
     rows = []
     for (dataset, evaluator, translator), part in frame.group_by(["dataset", "evaluator", "translator"], maintain_order=True):
         present = part["metric"].unique(maintain_order=True).to_list()
-        plans: list[tuple[str, list[str], Callable, bool]] = [(m, [m], _identity, True) for m in present if metrics is None or m in metrics]
+        plans: list[tuple[str, list[str], Callable]] = [(m, [m], _identity) for m in present if metrics is None or m in metrics]
         for d in derived:
             if (d.evaluators is None or evaluator in d.evaluators) and all(name in present for name in d.inputs):
-                plans.append((d.name, list(d.inputs), d.function, False))
-        for name, inputs, function, plain in plans:
+                plans.append((d.name, list(d.inputs), d.function))
+        for name, inputs, function in plans:
             joined = _aligned(part, model_a, inputs).join(_aligned(part, model_b, inputs), on=["lang", "item_id"], how="inner", suffix="__b")
-            if plain:
-                joined = joined.drop_nulls([inputs[0], inputs[0] + "__b"])
+            # paired: both models scored the item (a derived metric: at least one of its inputs each)
+            joined = joined.filter(pl.any_horizontal(pl.col(inputs).is_not_null())
+                                   & pl.any_horizontal(pl.col([f"{i}__b" for i in inputs]).is_not_null()))
             joined = joined.sort(["lang", "item_id"])
-            strata: dict[str, PairedItems] = {}
+            # every language either model has rows of: one without a paired item gets a row with n_items 0
+            languages = sorted(set(part.filter(pl.col("metric").is_in(inputs))["lang"].to_list()))
+            strata = {lang: PairedItems(*(np.empty((0, len(inputs))),) * 4) for lang in languages}
             for (lang,), group in joined.group_by(["lang"], maintain_order=True):
                 va = group.select(inputs).fill_null(np.nan).to_numpy().astype(float)
                 vb = group.select([f"{i}__b" for i in inputs]).fill_null(np.nan).to_numpy().astype(float)
                 strata[lang] = PairedItems(va, np.isfinite(va), vb, np.isfinite(vb))
-            cases = [(lang, [stratum]) for lang, stratum in strata.items()]
+            cases = [(lang, [stratum] if stratum.n else []) for lang, stratum in strata.items()]
             if pooled:
-                cases.append((POOLED, [s for lang, s in strata.items() if lang != reference]))
+                cases.append((POOLED, [s for lang, s in strata.items() if lang != reference and s.n]))
             for lang, chosen in cases:
                 rng = cell_rng(seed, "compare", dataset, evaluator, name, lang, model_a, model_b)
                 if chosen:
@@ -289,7 +295,15 @@ def compare_models(
                 )
     if not rows:
         return pl.from_arrow(COMPARISONS.empty_table())
-    return adjust_pvalues(pl.from_arrow(pa.Table.from_pylist(rows, schema=COMPARISONS)))
+    return sort_comparisons(adjust_pvalues(pl.from_arrow(pa.Table.from_pylist(rows, schema=COMPARISONS))))
+
+
+def sort_comparisons(table: pl.DataFrame) -> pl.DataFrame:
+    """COMPARISONS rows in their written order: by data set, evaluator, translator, model_a,
+    model_b, metric and language (the pooled row after the languages), whatever the order of
+    the configured pairs or of the item scores."""
+    pooled_last = pl.col("lang") == POOLED
+    return table.sort([*FAMILY, "metric", pooled_last, "lang"])
 
 
 def compare_pairs(
@@ -297,9 +311,9 @@ def compare_pairs(
     pairs: Sequence[tuple[str, str]] | None = None,
     **options,
 ) -> pl.DataFrame:
-    """`compare_models` for each (model_a, model_b) of `pairs` (None: every pair of models, in order of appearance)."""
+    """`compare_models` for each (model_a, model_b) of `pairs` (None: every pair of models, by name: a < b)."""
     frame = item_scores_frame(item_scores)
     if pairs is None:
-        pairs = list(combinations(frame["model"].unique(maintain_order=True).to_list(), 2))
+        pairs = list(combinations(sorted(frame["model"].unique().to_list()), 2))
     tables = [compare_models(frame, a, b, **options) for a, b in pairs]
-    return pl.concat(tables) if tables else pl.from_arrow(COMPARISONS.empty_table())
+    return sort_comparisons(pl.concat(tables)) if tables else pl.from_arrow(COMPARISONS.empty_table())

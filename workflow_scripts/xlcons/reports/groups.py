@@ -75,11 +75,15 @@ def group_averages(
 ) -> pl.DataFrame:
     """GROUP_TABLE rows: per (dataset, evaluator, translator, metric, model), the averages over all / script / family / In-Out.
 
+    Rows come sorted by those keys, then in grouping order (all, script, family, training;
+    the groups in the registry's order, ``ungrouped`` last); `languages` lists codes sorted.
+
     `languages` restricts the averages to those codes (e.g. paper 000's 30); `reference`
     (None: none) is always left out; `training_languages` maps a model to its training
     language codes, None (or absent) when unknown.
     """
     frame = with_translator(results if isinstance(results, pl.DataFrame) else pl.from_arrow(results))
+    frame = frame.sort([*GROUP_KEYS, "lang"])  # the rows' order (docs/results.md), whatever the results' order
     registry = registry or LanguageRegistry.load()
     training_languages = training_languages or {}
     wanted = None if languages is None else set(languages)

@@ -21,14 +21,15 @@ Information consistency (paper 000), evaluator ``information`` (``translationese
 Empathy consistency (paper 000), evaluator ``empathy``
     ``consistency`` (1 when the English and the translated profile are equal) and ``ER``,
     ``IP``, ``EX`` (1 when that mechanism agrees); excluded items keep their reason.
-Failed requests, every evaluator
+Failed requests and prompts too long, every evaluator
     an item whose score rests on a generation request that failed (finish reason
     ``error``, kept as "No answer" under ``generation.max_failed_share``) has status
     ``error`` and no value, whatever the evaluator made of the "No answer": a failed
     request is not the model's answer, so it counts neither as wrong (as a refusal does)
-    nor as scored. Which answers a score rests on is the evaluator's registry entry
-    (``answers``: the item's language, the English reference, or both); see
-    :func:`mark_failed`.
+    nor as scored. So has one resting on a prompt longer than the model's context (finish
+    reason ``prompt_too_long``: never generated), with status ``prompt_too_long``. Which
+    answers a score rests on is the evaluator's registry entry (``answers``: the item's
+    language, the English reference, or both); see :func:`mark_failed`.
 Knowledge consistency (paper 001)
     xSC/xAC/xTC/xC are correlations and means over language pairs, not item means; they
     enter the results table as ``corpus`` rows (value and counts, no interval) through
@@ -41,36 +42,37 @@ import polars as pl
 import pyarrow as pa
 
 from xlcons.evaluators.registry import ENGLISH_ANSWER, OWN_ANSWER
-from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, JUDGE_FAILURES, NO_TRANSLATOR, RESULTS
+from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, JUDGE_FAILURES, NO_TRANSLATOR, RESULTS, UNANSWERED_REASONS
 
 _KEYS = ["dataset", "model", "item_id", "lang"]
-# The status of an item whose score rests on a failed request.
-ITEM_STATUS_ERROR = "error"
 
 
 def failed_requests(responses: pa.Table) -> pl.DataFrame:
-    """(dataset, model, item_id, lang) of the RESPONSES rows whose request failed."""
+    """(dataset, model, item_id, lang, reason) of the RESPONSES rows that hold no answer of the
+    model's: a failed request or a prompt too long for the model (`reason`: that finish reason)."""
     frame = pl.from_arrow(responses.select([*_KEYS, "finish_reason"]))
-    return frame.filter(pl.col("finish_reason") == "error").select(_KEYS).unique()
+    unanswered = frame.filter(pl.col("finish_reason").is_in(list(UNANSWERED_REASONS)))
+    return unanswered.rename({"finish_reason": "reason"}).unique(maintain_order=True)
 
 
 def mark_failed(scores: pl.DataFrame, failed: pl.DataFrame, answers: tuple[str, ...]) -> pl.DataFrame:
-    """`scores` with status ``error`` (and no value) where an answer the score rests on failed:
-    the item's own (`OWN_ANSWER`) and/or the English one (`ENGLISH_ANSWER`)."""
+    """`scores` with the failed answer's reason as status (``error``, ``prompt_too_long``; and no
+    value) where an answer the score rests on has none: the item's own (`OWN_ANSWER`) and/or the
+    English one (`ENGLISH_ANSWER`); the item's own reason first when both have none."""
     if failed.is_empty() or scores.is_empty():
         return scores
-    hit = pl.lit(False)
+    reasons = []
     if OWN_ANSWER in answers:
-        own = failed.with_columns(pl.lit(True).alias("_own"))
-        scores = scores.join(own, on=_KEYS, how="left")
-        hit = hit | pl.col("_own").fill_null(False)
+        scores = scores.join(failed.rename({"reason": "_own"}), on=_KEYS, how="left")
+        reasons.append(pl.col("_own"))
     if ENGLISH_ANSWER in answers:
-        english = failed.filter(pl.col("lang") == "en").drop("lang").with_columns(pl.lit(True).alias("_english"))
+        english = failed.filter(pl.col("lang") == "en").drop("lang").rename({"reason": "_english"})
         scores = scores.join(english, on=["dataset", "model", "item_id"], how="left")
-        hit = hit | pl.col("_english").fill_null(False)
+        reasons.append(pl.col("_english"))
+    reason = pl.coalesce(reasons) if reasons else pl.lit(None, pl.String)
     return scores.with_columns(
-        pl.when(hit).then(pl.lit(ITEM_STATUS_ERROR)).otherwise(pl.col("status")).alias("status"),
-        pl.when(hit).then(None).otherwise(pl.col("value")).alias("value"),
+        pl.coalesce(reason, pl.col("status")).alias("status"),
+        pl.when(reason.is_not_null()).then(None).otherwise(pl.col("value")).alias("value"),
     ).select(ITEM_SCORES.names)
 
 

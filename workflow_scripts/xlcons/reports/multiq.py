@@ -15,7 +15,8 @@ Accuracy (Tables 3 and 5, per-language results)
     "incorrect". Nothing is guessed in the JUDGMENTS table itself, and the counts of
     unparseable and no_answer verdicts stand beside every accuracy. Failed requests
     (verdicts ``error`` and ``judge_error``: no answer of the model's to judge, or no
-    verdict) are not the model's and are left out of the denominator; ``n_failed``
+    verdict) and prompts longer than the model's context (``prompt_too_long``) are not
+    the model's and are left out of the denominator; ``n_failed``
     counts them (with ``generation.max_failed_share`` at its default 0 there are none).
 Table 3
     ``all``: pooled over every response of the model; ``en``: on English prompts;

@@ -55,11 +55,16 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from xlcons.atomic import atomic_path
 from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, NO_TRANSLATOR, RESULTS
 from xlcons.tables import SchemaError, conform, read_table, write_table
 
 CELL_KEYS = ["dataset", "evaluator", "translator", "model", "lang"]
 RESULT_KEYS = [*CELL_KEYS, "metric"]
+# The row orders of the tables written: by key, never by the order of the config, the input
+# files or a hash (docs/results.md lists them), so the same inputs give the same bytes.
+ITEM_SCORES_ORDER = [*CELL_KEYS, "metric", "item_id"]
+_KIND_ORDER = {"mean": 0, "derived": 1, "corpus": 2}
 # What seeds a row's resampling: its key without the translator, so the same (data set,
 # evaluator, model, language, metric) under two translators draws the same item ids (paired).
 _RNG_CELL_KEYS = [key for key in CELL_KEYS if key != "translator"]
@@ -508,7 +513,19 @@ def results_table(
         row["n_resamples"] = int(n_resamples)
         row["ci_level"] = float(ci_level)
     table = pl.from_arrow(pa.Table.from_pylist(rows, schema=RESULTS)) if rows else pl.from_arrow(RESULTS.empty_table())
-    return table.sort([*CELL_KEYS, "kind", "metric"], descending=[False] * len(CELL_KEYS) + [True, False])
+    return sort_results(table)
+
+
+def sort_results(results: pl.DataFrame) -> pl.DataFrame:
+    """RESULTS rows in their written order: by data set, evaluator, translator, model and
+    language, then the kind (mean, derived, corpus) and the metric."""
+    kind = pl.col("kind").replace_strict(_KIND_ORDER, default=len(_KIND_ORDER), return_dtype=pl.Int32)
+    return results.sort([*CELL_KEYS, kind, "kind", "metric"], nulls_last=True)
+
+
+def sort_item_scores(scores: pl.DataFrame) -> pl.DataFrame:
+    """ITEM_SCORES rows in their written order (ITEM_SCORES_ORDER), whatever the order of the files they came from."""
+    return scores.sort(ITEM_SCORES_ORDER, nulls_last=True)
 
 
 def write_results(results: pl.DataFrame, base: Path | str) -> list[Path]:
@@ -516,7 +533,8 @@ def write_results(results: pl.DataFrame, base: Path | str) -> list[Path]:
     base = Path(base)
     parquet = write_table(results.to_arrow(), base.with_name(base.name + ".parquet"), RESULTS)
     csv = base.with_name(base.name + ".csv")
-    results.write_csv(csv)
+    with atomic_path(csv) as temporary:
+        results.write_csv(temporary)
     return [parquet, csv]
 
 

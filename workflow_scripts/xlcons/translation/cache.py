@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from xlcons.jsonl_cache import JsonLinesCache
+from xlcons.jsonl_cache import CacheFormat, JsonLinesCache
 
 GREEDY = "search"  # greedy or beam search, as the translator's identity says
 
@@ -38,6 +38,8 @@ def sentence_key(identity: str, src: str, tgt: str, decoding: str, sentence: str
 
 
 class TranslationCache(JsonLinesCache):
+    FORMAT = CacheFormat("translations", version=1, fields=("translation",))
+
     def __init__(self, path: Path | str, *, flush_every: int = 256):
         super().__init__(path, flush_every=flush_every)
 

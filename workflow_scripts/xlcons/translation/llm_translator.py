@@ -73,6 +73,7 @@ from xlcons.generation.base import (
 )
 from xlcons.generation.registry import backend_info
 from xlcons.languages import LanguageRegistry
+from xlcons.schemas import NO_TEXT_REASONS
 from xlcons.translation.translators import SamplingSpec, TranslationError, TranslatorSpec, register
 
 log = logging.getLogger(__name__)
@@ -89,7 +90,7 @@ DEFAULT_PROMPT = (
     "{source_language} text:\n"
     "{text}"
 )
-FAILED = ("error", "refused", "empty")
+FAILED = NO_TEXT_REASONS  # a sentence too long for the translator model is one it failed
 
 
 # --------------------------------------------------------------------------------------

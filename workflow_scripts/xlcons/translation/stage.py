@@ -61,6 +61,7 @@ from xlcons.atomic import atomic_path
 from xlcons.languages import LanguageRegistry
 from xlcons.schemas import (
     NO_ANSWER,
+    NO_TEXT_REASONS,
     PROMPTS,
     RESPONSES,
     REVIEW_COLUMNS,
@@ -79,7 +80,7 @@ from xlcons.translation.translators import SamplingSpec, Translator, TranslatorS
 log = logging.getLogger(__name__)
 
 ENGLISH = "en"
-NO_ANSWER_REASONS = frozenset({"error", "refused", "empty"})
+NO_ANSWER_REASONS = frozenset(NO_TEXT_REASONS)
 DEFAULT_CHUNK_SIZE = 512
 
 

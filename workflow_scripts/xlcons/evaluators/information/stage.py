@@ -51,7 +51,7 @@ from xlcons.evaluators.information.scores import language_scores, needs_verifica
 from xlcons.generation.base import Backend, ModelSpec, Request, Result, build_requests, effective_max_new_tokens, load_backend
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.stage import check_failures, generate_missing, log_engine_stats
-from xlcons.schemas import INFORMATION_FACTS, INFORMATION_ITEMS, INFORMATION_SCORES, RESPONSES, ROUND_TRIPS, TRANSLATIONS
+from xlcons.schemas import INFORMATION_FACTS, INFORMATION_ITEMS, INFORMATION_SCORES, NO_TEXT_REASONS, RESPONSES, ROUND_TRIPS, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 from xlcons.translation.splitting import split_sentences
 
@@ -60,7 +60,7 @@ log = logging.getLogger(__name__)
 EXTRACTION_MAX_NEW_TOKENS = 256  # one sentence's facts
 VERIFICATION_MAX_NEW_TOKENS = 32  # "Supported" / "Not supported", with room for a short preamble
 MAX_FACTS_PER_SENTENCE = 24  # a runaway extraction answer cannot flood verification
-FAILED = ("error", "refused", "empty")
+FAILED = NO_TEXT_REASONS  # a prompt too long for the evaluator model too
 TRANSLATION = "translation"
 ROUND_TRIP = "round_trip"
 ENGLISH = "english"
@@ -188,8 +188,8 @@ class _Answerer:
         self.requested.update(request.key for request in requests)
         self.generated += len(missing)
         log.info("%s: %d %s prompts (%d distinct), %d to generate", self.spec.name, len(requests), what, len({r.key for r in requests}), len(missing))
-        failures = generate_missing(self.spec, requests, self.cache, self._factory)
-        results = [failures.get(request.key) or self.cache.get(request.key) for request in requests]
+        unkept = generate_missing(self.spec, requests, self.cache, self._factory)
+        results = [unkept.get(request.key) or self.cache.get(request.key) for request in requests]
         for (item, lang, _), result in zip(prompts, results):
             self.outcomes.setdefault(result.key, (result.finish_reason, {"item_id": item, "lang": lang, "error": result.error}))
         return results

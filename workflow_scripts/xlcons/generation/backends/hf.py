@@ -16,6 +16,14 @@ defaults in a checkpoint's generation_config.json do not silently change what th
 every batch, so a batch's answers do not depend on what ran before it in the job; they still
 depend on which prompts share the batch (padding and batch shape change the random draws), so
 sampled answers are reproducible for the same requests and batch size, not across batch sizes.
+
+The model's context is the smaller of the positions its config gives it (`max_position_embeddings`,
+or `n_positions`, ... for other architectures) and the tokenizer's `model_max_length` (when set):
+transformers enforces neither (a rotary model runs past its trained positions and answers with
+noise), so the backend does. A prompt that, rendered by the chat template, leaves no room for one
+new token is not generated: its result is `prompt_too_long` (base.prompt_too_long). A prompt that
+fits but leaves less room than `max_new_tokens` is generated up to the end of the context, and ends
+with finish reason `length`, as vLLM ends it.
 """
 
 from __future__ import annotations
@@ -28,7 +36,17 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from xlcons.generation.base import Backend, GenerationError, ModelSpec, Request, Result, register
+from xlcons.generation.base import (
+    Backend,
+    GenerationError,
+    ModelSpec,
+    Request,
+    Result,
+    fits_context,
+    prompt_too_long,
+    register,
+    room_for_answer,
+)
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 DEVICES = ("auto", "cpu", "cuda")
@@ -36,6 +54,29 @@ DEFAULT_BATCH_SIZE = 8
 # The stage hands over `CHUNK_BATCHES` full batches at a time: enough for sorting by length to
 # group similar prompts, few enough that a killed job loses only a few batches of work.
 CHUNK_BATCHES = 8
+
+
+# Where model configs keep the number of positions the model was trained on, by architecture.
+POSITION_ATTRIBUTES = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", "n_ctx")
+# transformers' stand-in for "no limit" in a tokenizer's model_max_length (int(1e30)); anything
+# this large is no limit either.
+_NO_LIMIT = 10**12
+
+
+def context_length(config, tokenizer) -> tuple[int, str] | None:
+    """The model's context in tokens and where it comes from: the smaller of its config's number
+    of positions and the tokenizer's `model_max_length`; None when neither says."""
+    text_config = config.get_text_config() if hasattr(config, "get_text_config") else config
+    limits = []
+    for name in POSITION_ATTRIBUTES:
+        value = getattr(text_config, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            limits.append((value, f"{name} in config.json"))
+            break
+    declared = getattr(tokenizer, "model_max_length", None)
+    if isinstance(declared, int) and 0 < declared < _NO_LIMIT:
+        limits.append((declared, "model_max_length of the tokenizer"))
+    return min(limits) if limits else None
 
 
 def completion_length(new_tokens: Sequence[int], eos_ids: set[int]) -> tuple[int, str]:
@@ -99,6 +140,7 @@ class HFBackend(Backend):
         self.eos_ids = set(configured) | ({self.tokenizer.eos_token_id} if self.tokenizer.eos_token_id is not None else set())
         if not self.eos_ids:
             raise GenerationError(f"model '{spec.name}': neither the tokenizer nor the generation config in {location} names an eos token")
+        self.context, self.context_source = context_length(self.model.config, self.tokenizer) or (None, None)
 
     def _device(self, device: str) -> str:
         if device not in DEVICES:
@@ -132,16 +174,24 @@ class HFBackend(Backend):
 
     def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
         """Answer in batches of similar prompt length, longest first, so a batch too large for
-        memory fails at once rather than hours in; results are yielded batch by batch."""
-        encoded = [(request, self.prompt_ids(request)) for request in requests]
-        # One cap per batch: group by it, then sort by length within the group.
-        encoded.sort(key=lambda pair: (pair[0].max_new_tokens, -len(pair[1])))
-        for _, group in groupby(encoded, key=lambda pair: pair[0].max_new_tokens):
-            group = list(group)
+        memory fails at once rather than hours in; results are yielded batch by batch. Prompts
+        that do not fit the context are answered first, without the model."""
+        encoded = []
+        for request in requests:
+            ids = self.prompt_ids(request)
+            if fits_context(len(ids), self.context):
+                encoded.append((request, ids, room_for_answer(len(ids), request.max_new_tokens, self.context)))
+            else:
+                yield prompt_too_long(request, len(ids), self.context, self.context_source)
+        # One cap per batch (the request's, or less where the context leaves less): group by it,
+        # then sort by length within the group.
+        encoded.sort(key=lambda entry: (entry[2], -len(entry[1])))
+        for cap, group in groupby(encoded, key=lambda entry: entry[2]):
+            group = [(request, ids) for request, ids, _ in group]
             for start in range(0, len(group), self.batch_size):
-                yield from self._generate_batch(group[start : start + self.batch_size])
+                yield from self._generate_batch(group[start : start + self.batch_size], cap)
 
-    def _generate_batch(self, batch: list[tuple[Request, list[int]]]) -> list[Result]:
+    def _generate_batch(self, batch: list[tuple[Request, list[int]]], max_new_tokens: int) -> list[Result]:
         width = max(len(ids) for _, ids in batch)
         pad_id = self.tokenizer.pad_token_id
         input_ids = torch.tensor([[pad_id] * (width - len(ids)) + ids for _, ids in batch], device=self.device)
@@ -153,7 +203,7 @@ class HFBackend(Backend):
             output = self.model.generate(
                 input_ids=input_ids,
                 attention_mask=attention_mask,
-                max_new_tokens=batch[0][0].max_new_tokens,
+                max_new_tokens=max_new_tokens,
                 do_sample=not decoding.greedy,
                 repetition_penalty=decoding.repetition_penalty,
                 pad_token_id=pad_id,

@@ -11,11 +11,20 @@ The token cap is sent as `max_tokens`, not `max_completion_tokens`: every compat
 (vLLM, Gemini, llama.cpp, TGI) understands `max_tokens`, while `max_completion_tokens` is
 newer and not universally accepted. (OpenAI's reasoning models accept only
 `max_completion_tokens`; they are not what this workflow measures.)
+
+The server knows its model's context; the client does not count tokens. A request it refuses
+as longer than the context (HTTP 400 with OpenAI's error code `context_length_exceeded`, or
+a message in the words OpenAI, vLLM or Gemini use for it) is recorded as
+`prompt_too_long` with the server's message, like a prompt the local backends refuse. What
+counts is the server's rule: vLLM's server refuses a prompt that leaves no room for one new
+token and shortens `max_tokens` to what is left otherwise, while OpenAI's API refuses a
+request whose prompt plus `max_tokens` exceeds the context.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import Any
@@ -24,6 +33,8 @@ import openai
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
 from xlcons.generation.base import Backend, GenerationError, ModelSpec, Request, Result, register
+from xlcons.redaction import key_env_problem, redact, remember
+from xlcons.schemas import PROMPT_TOO_LONG
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 # Finish reasons kept as they are; everything else the API may report (content_filter,
@@ -49,11 +60,29 @@ FATAL_ERRORS = (openai.AuthenticationError, openai.PermissionDeniedError, openai
 
 
 def describe_error(error: BaseException) -> str:
-    """`<ExceptionType>: <status> <message>` (no status for errors without a response)."""
+    """`<ExceptionType>: <status> <message>` (no status for errors without a response), with
+    any key in it redacted: an endpoint may quote the Authorization header back (a 401), and
+    this text is logged and stored with the item."""
     if isinstance(error, openai.APIStatusError):
-        return f"{type(error).__name__}: {error.status_code} {error.message}"
+        return redact(f"{type(error).__name__}: {error.status_code} {error.message}")
     message = getattr(error, "message", None) or str(error)
-    return f"{type(error).__name__}: {message}"
+    return redact(f"{type(error).__name__}: {message}")
+
+
+# How servers word a refusal for length: OpenAI ("This model's maximum context length is ..."),
+# vLLM ("... is longer than the maximum model length of ...", "... exceeds model's maximum
+# context length ..."), Gemini ("The input token count (...) exceeds the maximum number of tokens allowed").
+_CONTEXT_LENGTH_MESSAGE = re.compile(
+    r"maximum context length|context_length_exceeded|longer than the maximum model length|exceeds the maximum number of tokens allowed",
+    re.IGNORECASE,
+)
+
+
+def context_length_exceeded(error: BaseException) -> bool:
+    """Whether the server refused a request (HTTP 400) because its prompt is too long for the model."""
+    if not isinstance(error, openai.BadRequestError):
+        return False
+    return getattr(error, "code", None) == "context_length_exceeded" or bool(_CONTEXT_LENGTH_MESSAGE.search(str(error.message)))
 
 
 def parse_completion(key: str, completion: Any) -> Result:
@@ -121,7 +150,10 @@ class OpenAIBackend(Backend):
         if not self.model:
             raise GenerationError(f"model '{spec.name}': backend openai needs api.model (or hf_id): the name the endpoint expects")
         key_env = options.get("api_key_env") or "OPENAI_API_KEY"
+        if problem := key_env_problem("api.api_key_env", key_env):
+            raise GenerationError(f"model '{spec.name}': {problem}")
         api_key = os.environ.get(key_env)
+        remember(api_key)
         if not api_key:
             raise GenerationError(
                 f"model '{spec.name}' ({self.model}): the API key is read from the environment variable {key_env}, "
@@ -173,6 +205,8 @@ class OpenAIBackend(Backend):
                 f"check the key (api.api_key_env), the model name (api.model) and the endpoint (api.base_url)"
             ) from None
         except Exception as error:  # noqa: BLE001 - every other failure becomes a recorded error result
+            if context_length_exceeded(error):
+                return Result(request.key, "", PROMPT_TOO_LONG, error=f"the endpoint found the prompt too long for the model: {describe_error(error)}")
             attempts = retrying.statistics.get("attempt_number", 1)
             suffix = f" (gave up after {attempts} attempts)" if _retryable(error) and attempts > 1 else ""
             return Result(request.key, "", "error", error=describe_error(error) + suffix)

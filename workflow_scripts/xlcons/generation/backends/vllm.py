@@ -3,6 +3,14 @@
 vLLM is imported inside the backend, never at module level: it lives in its own conda
 environment (envs/generate-vllm.yaml, with its own torch), and the parsing functions here
 are tested without it.
+
+The context is the engine's `max_model_len` (the `vllm.max_model_len` option, else the model's).
+vLLM refuses a prompt that leaves no room for one new token by raising for the whole call, so
+every prompt is counted first, rendered by the chat template as `LLM.chat` renders it (the
+template, then the tokenizer without special tokens), and one that does not fit gets
+`prompt_too_long` without reaching the engine. A prompt that fits but leaves less room than
+`max_new_tokens` is generated up to the end of the context: vLLM ends it there with finish
+reason `length` (its scheduler stops a request at `max_model_len`).
 """
 
 from __future__ import annotations
@@ -11,7 +19,17 @@ import gc
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from xlcons.generation.base import Backend, Decoding, GenerationError, ModelSpec, Request, Result, register
+from xlcons.generation.base import (
+    Backend,
+    Decoding,
+    GenerationError,
+    ModelSpec,
+    Request,
+    Result,
+    fits_context,
+    prompt_too_long,
+    register,
+)
 
 MISSING_VLLM = (
     "the vllm backend needs vLLM, which lives in its own conda environment: envs/generate-vllm.yaml "
@@ -120,8 +138,27 @@ class VLLMBackend(Backend):
         self._vllm = vllm
         self.chunk_size = int(spec.options.get("chunk_size", self.chunk_size))
         self.llm = vllm.LLM(**engine_kwargs(spec))
+        self.context = int(self.llm.model_config.max_model_len)
+        self.context_source = "vllm.max_model_len" if spec.options.get("max_model_len") else "the model's max_model_len in vLLM"
+        self.tokenizer = self.llm.get_tokenizer()
+
+    def prompt_tokens(self, request: Request) -> int:
+        """The length of the prompt `LLM.chat` sends for a request: the chat template's text,
+        tokenized without special tokens (the template writes them)."""
+        text = self.tokenizer.apply_chat_template([dict(message) for message in request.messages], add_generation_prompt=True, tokenize=False)
+        return len(self.tokenizer.encode(text, add_special_tokens=False))
 
     def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
+        fitting = []
+        for request in requests:
+            length = self.prompt_tokens(request)
+            if fits_context(length, self.context):
+                fitting.append(request)
+            else:
+                yield prompt_too_long(request, length, self.context, self.context_source)
+        yield from self._generate(fitting)
+
+    def _generate(self, requests: Sequence[Request]) -> Iterator[Result]:
         if not requests:
             return
         conversations = [[dict(message) for message in request.messages] for request in requests]

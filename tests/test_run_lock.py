@@ -1,0 +1,94 @@
+"""The lock a killed local Snakemake run left behind: released on the next run only when the
+record next to it proves its holder and the holder's jobs gone; every other lock stays."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from xlcons.run_lock import RECORD_PREFIX, record_holder, release_stale_lock
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/ns/pid").exists(), reason="needs Linux /proc")
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "workflow_scripts"
+
+
+def lock_of_a_killed_run(locks: Path) -> int:
+    """Snakemake's two lock files and the record of the process that took them, which has
+    ended since (in its own process group, as a run started from a shell is); its PID."""
+    locks.mkdir(parents=True)
+    for kind in ("input", "output"):
+        (locks / f"0.{kind}.lock").write_text("results/x.parquet\n")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; from xlcons.run_lock import record_holder; "
+            "locks = Path(sys.argv[2]); print(record_holder([locks / '0.input.lock', locks / '0.output.lock'], locks).name)")
+    done = subprocess.run([sys.executable, "-c", code, str(SCRIPTS), str(locks)], start_new_session=True, capture_output=True, text=True, check=True)
+    return int(done.stdout.strip().removeprefix(RECORD_PREFIX).removesuffix(".json"))
+
+
+def test_the_lock_of_a_process_that_ended_with_its_jobs_is_released(tmp_path):
+    locks = tmp_path / ".snakemake" / "locks"
+    pid = lock_of_a_killed_run(locks)
+    assert release_stale_lock(locks) == [f"released the lock that Snakemake process {pid} left in {locks} (it was killed: "
+                                         "neither it nor any of its jobs runs any more); the jobs it left unfinished run again"]
+    assert list(locks.iterdir()) == []
+
+
+def test_a_lock_without_a_record_is_left_to_snakemake(tmp_path):
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    (locks / "0.output.lock").write_text("results/x.parquet\n")
+    assert release_stale_lock(locks) == [] and (locks / "0.output.lock").exists()
+
+
+def test_the_lock_of_a_process_that_still_runs_is_kept(tmp_path):
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    (locks / "0.output.lock").write_text("results/x.parquet\n")
+    record_holder([locks / "0.output.lock"], locks)  # this very process
+    assert release_stale_lock(locks) == [] and (locks / "0.output.lock").exists()
+
+
+@pytest.mark.parametrize("key, value", [("host", "login2"), ("boot_id", "another-boot"), ("pid_namespace", "pid:[1]")])
+def test_the_lock_of_a_process_on_another_machine_or_boot_or_container_is_kept(tmp_path, key, value):
+    locks = tmp_path / "locks"
+    lock_of_a_killed_run(locks)
+    record = next(locks.glob(f"{RECORD_PREFIX}*.json"))
+    record.write_text(json.dumps({**json.loads(record.read_text()), key: value}))
+    assert release_stale_lock(locks) == [] and (locks / "0.output.lock").exists()
+
+
+def test_a_job_of_the_killed_run_that_still_runs_keeps_the_lock(tmp_path):
+    """Killing Snakemake alone leaves its jobs running (they write the same files): its
+    process group still has members, so the lock stays."""
+    locks = tmp_path / "locks"
+    lock_of_a_killed_run(locks)
+    record = next(locks.glob(f"{RECORD_PREFIX}*.json"))
+    job = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
+    try:
+        record.write_text(json.dumps({**json.loads(record.read_text()), "process_group": job.pid}))
+        assert release_stale_lock(locks) == [] and (locks / "0.output.lock").exists()
+    finally:
+        job.kill()
+        job.wait()
+
+
+def test_a_lock_file_written_anew_since_the_record_is_not_removed(tmp_path):
+    locks = tmp_path / "locks"
+    lock_of_a_killed_run(locks)
+    (locks / "0.output.lock").unlink()
+    (locks / "0.output.lock").write_text("results/y.parquet\n")  # another run's lock, same name
+    os.utime(locks / "0.output.lock", ns=(1, 1))
+    assert len(release_stale_lock(locks)) == 1
+    assert sorted(p.name for p in locks.iterdir()) == ["0.output.lock"]
+
+
+def test_an_unreadable_record_proves_nothing(tmp_path):
+    locks = tmp_path / "locks"
+    lock_of_a_killed_run(locks)
+    next(locks.glob(f"{RECORD_PREFIX}*.json")).write_text("{not json")
+    assert release_stale_lock(locks) == [] and (locks / "0.output.lock").exists()
