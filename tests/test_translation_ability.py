@@ -71,6 +71,22 @@ def test_a_failed_request_is_left_out_and_an_empty_answer_scores_zero():
     assert items["chrf"].to_list()[1] is None
 
 
+def test_a_prompt_too_long_for_the_model_is_left_out_and_named_among_the_exclusions(tmp_path):
+    """A prompt that did not fit the model's context is not scored, like a failed request, and
+    the results say which of the two each unscored sentence was."""
+    prompts = load(write_flores_sample(tmp_path / "flores"), ["en"], {"limit": 3}, run_languages=["en", "de"])
+    responses = response_rows([("1:de", "en", "Der Fluss ist früh zugefroren."), ("2:de", "en", None, "prompt_too_long"),
+                               ("3:de", "en", None, "error")], dataset="flores")
+    items, directions = score_items(item_table(prompts, responses))
+    assert items.select("item_id", "status").rows() == [("1:de", "ok"), ("2:de", "prompt_too_long"), ("3:de", "error")]
+    assert items["chrf"].to_list()[1:] == [None, None]
+    (row,) = directions.to_dicts()
+    assert (row["n_items"], row["n_failed"], row["n_too_long"]) == (1, 2, 1)
+    results = to_results(directions.to_arrow())
+    assert set(results["excluded_reasons"].to_list()) == {"error:1; prompt_too_long:1"}
+    assert set(results["n_excluded"].to_list()) == {2}
+
+
 def test_answers_are_matched_to_their_prompts_and_failed_requests_marked(tmp_path):
     prompts = load(write_flores_sample(tmp_path / "flores"), ["en"], {"limit": 2}, run_languages=["en", "de"])
     responses = response_rows([("1:de", "en", "German: Der Fluss ist früh zugefroren."), ("2:de", "en", "x", "error")],
@@ -88,7 +104,7 @@ def test_answers_are_matched_to_their_prompts_and_failed_requests_marked(tmp_pat
 def _directions(values):
     """TRANSLATION_DIRECTIONS rows from {(model, source, target): chrF}."""
     return pl.DataFrame(
-        [{"dataset": "flores", "model": model, "source": s, "target": t, "chrf": v, "chrf_pp": v / 2, "n_items": 10, "n_empty": 0, "n_failed": 1,
+        [{"dataset": "flores", "model": model, "source": s, "target": t, "chrf": v, "chrf_pp": v / 2, "n_items": 10, "n_empty": 0, "n_failed": 1, "n_too_long": 0,
           "n_changed": 0}
          for (model, s, t), v in values.items()],
         schema=pl.from_arrow(TRANSLATION_DIRECTIONS.empty_table()).schema,

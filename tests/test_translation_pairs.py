@@ -76,7 +76,7 @@ def test_each_answer_says_whether_the_extraction_changed_it_and_directions_count
 def test_the_models_table_gives_each_models_share_of_changed_answers():
     directions = pl.DataFrame(
         [{"dataset": "flores", "model": model, "source": s, "target": t, "chrf": chrf, "chrf_pp": chrf / 2, "n_items": n,
-          "n_empty": empty, "n_failed": failed, "n_changed": changed}
+          "n_empty": empty, "n_failed": failed, "n_too_long": 0, "n_changed": changed}
          for model, s, t, chrf, n, empty, failed, changed in [
              ("chat", "en", "de", 60.0, 10, 1, 0, 9), ("chat", "de", "en", 40.0, 10, 0, 2, 6),
              ("base", "en", "de", 30.0, 10, 0, 0, 1), ("base", "de", "en", 20.0, 0, 0, 10, 0)]],
@@ -111,7 +111,7 @@ XSC = {("fr", "zh"): 0.3, ("de", "zh"): 0.4, ("en", "zh"): 0.5, ("de", "fr"): 0.
 def _directions(chrf):
     return pl.DataFrame(
         [{"dataset": "flores", "model": model, "source": s, "target": t, "chrf": v, "chrf_pp": v, "n_items": 5, "n_empty": 0,
-          "n_failed": 0, "n_changed": 0} for (model, s, t), v in chrf.items()],
+          "n_failed": 0, "n_too_long": 0, "n_changed": 0} for (model, s, t), v in chrf.items()],
         schema=pl.from_arrow(TRANSLATION_DIRECTIONS.empty_table()).schema,
     )
 

@@ -8,7 +8,9 @@ writes two tables:
 * TRANSLATION_ITEMS, one row per prompt: the translation as scored (`hypothesis`), its
   sentence-level chrF and chrF++, `status`: `ok`; `empty` (no answer, or a refusal, or
   nothing left once the wrapping is removed: scored as the empty translation, which is the
-  model's failure); `error` (the request failed: not scored, counted in `n_failed`); and
+  model's failure); `error` (the request failed: not scored, counted in `n_failed`);
+  `prompt_too_long` (the prompt did not fit the model's context: not scored, counted in
+  `n_failed` and, of those, in `n_too_long`); and
   `changed`: the scored text is not the whole stripped answer (null for failed requests and
   for answers the generation stage marked empty or refused).
 * TRANSLATION_DIRECTIONS, one row per (source, target): corpus chrF and chrF++ of the
@@ -37,13 +39,13 @@ import pyarrow as pa
 
 from xlcons.evaluators.translation_answer import extract_translation
 from xlcons.languages import LanguageRegistry
-from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, NO_TRANSLATOR, PROMPTS, RESPONSES, RESULTS, UNANSWERED_REASONS
+from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, NO_TRANSLATOR, PROMPT_TOO_LONG, PROMPTS, RESPONSES, RESULTS, UNANSWERED_REASONS
 from xlcons.tables import read_table, write_table
 
 ANSWER_MODES = ("answer", "first_line", "whole")
 DEFAULT_ANSWER = "answer"
 METRICS = ("chrF", "chrF++")
-STATUSES = ("ok", "empty", "error")
+STATUSES = ("ok", "empty", "error", PROMPT_TOO_LONG)
 EVALUATOR = "translation_ability"
 
 TRANSLATION_ITEMS = pa.schema(
@@ -73,6 +75,7 @@ TRANSLATION_DIRECTIONS = pa.schema(
         pa.field("n_items", pa.int32(), nullable=False),  # sentences scored (empty answers included)
         pa.field("n_empty", pa.int32(), nullable=False),
         pa.field("n_failed", pa.int32(), nullable=False),  # failed requests, not scored
+        pa.field("n_too_long", pa.int32(), nullable=False),  # of those, prompts over the model's context
         pa.field("n_changed", pa.int32(), nullable=False),  # answers whose scored text is not the whole answer
     ]
 )
@@ -117,7 +120,7 @@ def item_table(prompts: pa.Table, responses: pa.Table, mode: str = DEFAULT_ANSWE
         failed = row["finish_reason"] in UNANSWERED_REASONS  # no answer of the model's
         empty = row["finish_reason"] in ("empty", "refused")
         hypothesis = None if failed else "" if empty else scored_text(row["response"], names[row["category"]], mode, row["category"])
-        status = "error" if failed else "empty" if not hypothesis else "ok"
+        status = row["finish_reason"] if failed else "empty" if not hypothesis else "ok"
         changed = None if failed or empty else hypothesis != (row["response"] or "").strip()
         rows.append({"dataset": row["dataset"], "model": row["model"], "item_id": row["item_id"], "lang": row["lang"],
                      "target": row["category"], "status": status, "hypothesis": hypothesis,
@@ -133,18 +136,18 @@ def score_items(items: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     chrf, chrf_pp = CHRF(), CHRF(word_order=2)
     sentence, sentence_pp, directions = [], [], []
     for (dataset, model, source, target), part in items.group_by(["dataset", "model", "lang", "target"], maintain_order=True):
-        scored = part.filter(pl.col("status") != "error")
+        scored = part.filter(~pl.col("status").is_in(UNANSWERED_REASONS))
         hypotheses, references = scored["hypothesis"].to_list(), scored["reference"].to_list()
         directions.append({
             "dataset": dataset, "model": model, "source": source, "target": target,
             "chrf": chrf.corpus_score(hypotheses, [references]).score if hypotheses else None,
             "chrf_pp": chrf_pp.corpus_score(hypotheses, [references]).score if hypotheses else None,
             "n_items": scored.height, "n_empty": int((part["status"] == "empty").sum()),
-            "n_failed": part.height - scored.height,
+            "n_failed": part.height - scored.height, "n_too_long": int((part["status"] == PROMPT_TOO_LONG).sum()),
             "n_changed": int(part["changed"].sum()) if "changed" in part.columns else 0,
         })
     for row in items.iter_rows(named=True):
-        ok = row["status"] != "error"
+        ok = row["status"] not in UNANSWERED_REASONS
         sentence.append(chrf.sentence_score(row["hypothesis"], [row["reference"]]).score if ok else None)
         sentence_pp.append(chrf_pp.sentence_score(row["hypothesis"], [row["reference"]]).score if ok else None)
     scored_items = items.with_columns(pl.Series("chrf", sentence, pl.Float64), pl.Series("chrf_pp", sentence_pp, pl.Float64))
@@ -174,8 +177,15 @@ def language_means(directions: pl.DataFrame) -> pl.DataFrame:
         pl.col("chrf").mean().alias("chrF as target"), pl.col("chrf_pp").mean().alias("chrF++ as target"))
     both = pl.concat([directions.rename({"source": "lang"}).drop("target"), directions.rename({"target": "lang"}).drop("source")])
     both = both.group_by([*keys, "lang"]).agg(pl.col("chrf").mean().alias("chrF"), pl.col("chrf_pp").mean().alias("chrF++"),
-                                              pl.col("n_items").sum(), pl.col("n_failed").sum())
+                                              pl.col("n_items").sum(), pl.col("n_failed").sum(), pl.col("n_too_long").sum())
     return both.join(as_source, on=[*keys, "lang"], how="left").join(as_target, on=[*keys, "lang"], how="left").sort([*keys, "lang"])
+
+
+def excluded_reasons(n_error: int, n_too_long: int) -> str | None:
+    """RESULTS' `excluded_reasons` of the sentences not scored: "reason:count; ...", most
+    frequent first (ties by name); None when every sentence was scored."""
+    counts = sorted(((-count, reason) for reason, count in (("error", n_error), (PROMPT_TOO_LONG, n_too_long)) if count))
+    return "; ".join(f"{reason}:{-count}" for count, reason in counts) or None
 
 
 def to_results(directions: pa.Table) -> pl.DataFrame:
@@ -187,7 +197,7 @@ def to_results(directions: pa.Table) -> pl.DataFrame:
     rows = [
         {"dataset": row["dataset"], "evaluator": EVALUATOR, "translator": NO_TRANSLATOR, "model": row["model"], "lang": row["lang"], "metric": metric,
          "kind": "corpus", "value": row[metric], "ci_low": None, "ci_high": None, "n_items": row["n_items"],
-         "n_excluded": row["n_failed"], "excluded_reasons": f"error:{row['n_failed']}" if row["n_failed"] else None,
+         "n_excluded": row["n_failed"], "excluded_reasons": excluded_reasons(row["n_failed"] - row["n_too_long"], row["n_too_long"]),
          "n_resamples": 0, "ci_level": 0.95}
         for row in means.iter_rows(named=True) for metric in METRICS
     ]
