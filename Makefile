@@ -55,7 +55,7 @@ run: env
 	$(BIN)/snakemake --cores all
 
 offline-models: env
-	$(BIN)/python -m xlcons.offline_models --out resources/offline-models --data $(SHARED_DATA)
+	$(BIN)/python -m devtools.offline_models --out resources/offline-models --data $(SHARED_DATA)
 
 offline: offline-models
 	$(BIN)/snakemake --cores all --configfile config/offline.yaml

@@ -136,7 +136,7 @@ def generation(args: argparse.Namespace) -> dict:
           f"{args.max_new_tokens} new tokens, greedy; vLLM load {load_s:.1f} s; {args.repeats} alternating repeats")
     print(f"    bare LLM.generate {bare_s:.2f} s ({n / bare_s:.1f} prompts/s); stage {stage_s:.2f} s ({n / stage_s:.1f} prompts/s); "
           f"stage / bare {stage_s / bare_s:.3f} (target <= 1.05); identical answers {same}/{n}")
-    del llm
+    llm = None  # this function's reference to the engine, dropped before returning
     return {
         "vllm_device": device,
         "vllm_bare_prompts_per_s": round(n / bare_s, 1),
@@ -165,12 +165,12 @@ def shared_engine(vllm, llm):
 def judge_on(llm, SharedEngine, spec, prompts, answers: list[str]) -> dict:  # noqa: N803 - a class
     """The MultiQ judge (xlcons.evaluators.judge.run_judge) on the same engine: the stage's
     answers judged against their English questions, judgments/s and the prefix-cache share."""
+    import pyarrow as pa
+
     from xlcons.evaluators.judge import run_judge
     from xlcons.generation.backends.vllm import prefix_cache_stats
     from xlcons.generation.base import ModelSpec
     from xlcons.schemas import RESPONSES
-
-    import pyarrow as pa
 
     rows = prompts.to_pylist()
     responses = pa.Table.from_pylist([
@@ -205,8 +205,9 @@ def moe(args: argparse.Namespace) -> dict:
     with device_map over the visible GPUs when there are several, translated sentences/s."""
     import torch
 
-    from xlcons.offline_models import write_tiny_nllb_moe
-    from xlcons.translation.translators import TranslatorSpec, load_translator
+    from devtools.offline_models import write_tiny_nllb_moe
+    from xlcons.translation.spec import TranslatorSpec
+    from xlcons.translation.translators import load_translator
 
     device = args.device if args.device == "cpu" or torch.cuda.is_available() else "cpu"
     gpus = torch.cuda.device_count() if device == "cuda" else 0
@@ -232,7 +233,8 @@ def translation(args: argparse.Namespace) -> dict:
         return {"translation": f"skipped: {reason}"}
     from benchmarks.translation import build_responses, run_stage
     from xlcons.lid import LanguageIdentifier
-    from xlcons.translation.translators import TranslatorSpec, convert, load_translator, quantization_for
+    from xlcons.translation.spec import TranslatorSpec
+    from xlcons.translation.translators import convert, load_translator, quantization_for
 
     responses, _ = build_responses(args.data, args.nllb_languages, 0)
     identifier = LanguageIdentifier(args.lid, "lid176")

@@ -4,7 +4,7 @@ Phases are timed separately: reading the release and building the prompts, then 
 scoring without an embedder (chrF for every (question, language), and for every
 timeliness candidate; Spearman matrices; xAC and xTC), then xSC: embedding every distinct
 answer and gold text once (the model) and the cosine matrices (numpy). The xSC part runs
-when the offline all-MiniLM-L6-v2 exists (``python -m xlcons.offline_models`` builds it
+when the offline all-MiniLM-L6-v2 exists (``python -m devtools.offline_models`` builds it
 under resources/offline-models) and is skipped with a message otherwise; MiniLM is
 English-only, so its xSC values are plumbing, not the paper's LaBSE numbers.
 
@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from xlcons.datasets.makqa import LANGUAGES, load
-from xlcons.metrics.knowledge import score_knowledge, semantic_matrix, sentence_transformer_embedder
-from xlcons.released import read_released
+from xlcons.datasets.makqa_released import read_released
+from xlcons.embeddings import sentence_transformer_embedder
+from xlcons.evaluators.knowledge.metrics import score_knowledge, semantic_matrix
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -74,7 +75,7 @@ def measure(args: argparse.Namespace) -> dict:
 
     if not (args.embedder / "modules.json").is_file():
         print(f"xSC with an embedder: skipped, no sentence-transformers model at {args.embedder} "
-              "(build it: python -m xlcons.offline_models --out resources/offline-models)")
+              "(build it: python -m devtools.offline_models --out resources/offline-models)")
         return found
     xsc_prompts, xsc_records = prompts, records
     if args.xsc_limit:

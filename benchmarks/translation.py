@@ -56,8 +56,10 @@ backends against each other. The whole-response baseline translates different in
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -69,8 +71,12 @@ from xlcons.languages import LanguageRegistry
 from xlcons.lid import LanguageIdentifier
 from xlcons.schemas import RESPONSES
 from xlcons.translation.cache import TranslationCache
+from xlcons.translation.spec import TranslatorSpec
 from xlcons.translation.stage import DegenerationSpec, SentenceTranslator, translate_responses
-from xlcons.translation.translators import TranslatorSpec, convert, load_translator
+from xlcons.translation.translators import convert, load_translator
+
+if __package__ in (None, ""):  # run as a script: the repository root, for devtools.offline_models
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 LANGUAGES = ["de", "fr", "es", "ru", "ar", "hi", "ja", "zh-CN", "tr", "vi"]
 
@@ -183,7 +189,7 @@ def build_sized_nllb(tiny: Path, target: Path, *, d_model: int, layers: int, ffn
     import torch
     from transformers import AutoTokenizer, M2M100Config, M2M100ForConditionalGeneration
 
-    from xlcons.offline_models import TINY_INIT_STD, _damp_special_tokens
+    from devtools.offline_models import TINY_INIT_STD, damp_special_tokens
 
     tokenizer = AutoTokenizer.from_pretrained(tiny, local_files_only=True)
     base = M2M100Config.from_pretrained(tiny)
@@ -196,7 +202,7 @@ def build_sized_nllb(tiny: Path, target: Path, *, d_model: int, layers: int, ffn
     )
     torch.manual_seed(seed)
     model = M2M100ForConditionalGeneration(config).eval()
-    _damp_special_tokens(model, tokenizer.all_special_ids)
+    damp_special_tokens(model, tokenizer.all_special_ids)
     model.save_pretrained(str(target))
     tokenizer.save_pretrained(str(target))
     return target
@@ -247,7 +253,7 @@ def alternate(spec: TranslatorSpec, translator, bare: BareEngine, batching: str,
     timings = []
     for number in range(rounds):
         timer = TimedTranslator(translator)
-        _, stage_s = timed(lambda: run_stage(spec, timer, responses, identifier, workdir, f"round-{number}"))
+        _, stage_s = timed(functools.partial(run_stage, spec, timer, responses, identifier, workdir, f"round-{number}"))
         _, bare_s = timed(lambda: bare.run(**BareEngine.SETTINGS[batching]))
         timings.append((stage_s, timer.seconds, bare_s))
     return timings
@@ -347,7 +353,7 @@ def measure(args: argparse.Namespace) -> dict:
 
     print(f"text: {len(rows)} responses ({', '.join(args.languages)}), {sum(sizes)} MultiQ questions, "
           f"{n_sentences} sentences after splitting ({distinct} distinct)")
-    print(f"language ID paths: " + ", ".join(f"{p} {paths.count(p)}" for p in sorted(set(paths))))
+    print("language ID paths: " + ", ".join(f"{p} {paths.count(p)}" for p in sorted(set(paths))))
     print(f"decoding: greedy, {args.cap} new tokens per sentence ({args.cap} x questions per whole response), "
           f"{args.threads} threads, batch budget {specs['stage, transformers'].max_batch_tokens} tokens")
     print(f"one-off: CTranslate2 conversion {convert_s:.1f} s; model loads " + ", ".join(f"{k} {v:.1f} s" for k, v in load_s.items()))

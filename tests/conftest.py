@@ -30,7 +30,7 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def offline_models(shared_data: Path) -> dict[str, Path]:
     """Every offline model of config/offline.yaml, built (or reused) under resources/offline-models."""
-    from xlcons.offline_models import build_all
+    from devtools.offline_models import build_all
 
     return build_all(OFFLINE_MODELS, data_dir=shared_data)
 

@@ -63,7 +63,7 @@ class LocalServer:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
-    def __enter__(self) -> "LocalServer":
+    def __enter__(self) -> LocalServer:
         self._thread.start()
         return self
 
@@ -119,7 +119,7 @@ class ChatEndpoint(ThreadingHTTPServer):
         with self.lock:
             return [body["messages"][-1]["content"] for body in self.bodies]
 
-    def __enter__(self) -> "ChatEndpoint":
+    def __enter__(self) -> ChatEndpoint:
         self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self

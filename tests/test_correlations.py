@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 from scipy.stats import pearsonr, spearmanr
 
-from xlcons.reports.results import MIN_INTERVAL_POINTS, correlate, correlation_intervals, correlation_pvalues, fisher_z_interval
+from xlcons.reports.results import (
+    MIN_INTERVAL_POINTS,
+    correlate,
+    correlation_intervals,
+    correlation_pvalues,
+    fisher_z_interval,
+)
 
 Q = 1.959963984540054  # the normal 97.5% quantile
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from xlcons.datasets.epitome import MECHANISMS, mechanism_examples
 from xlcons.evaluators.empathy.base import ClassifierError, load_classifier
-from xlcons.evaluators.empathy.epitome import MECHANISMS, mechanism_examples
 from xlcons.evaluators.empathy.tfidf import TfidfClassifier
 from xlcons.evaluators.empathy.training import EVALUATION_NAME, PAPER_TEST_SCORES, evaluate, scores, train_classifier
 

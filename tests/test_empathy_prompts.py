@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from xlcons.datasets import empathy
-from xlcons.evaluators.empathy.epitome import read_pairs, read_split
+from xlcons.datasets.epitome import read_pairs, read_split
 from xlcons.schemas import PROMPTS
 from xlcons.tables import conform
 

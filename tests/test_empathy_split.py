@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from xlcons.evaluators.empathy import epitome
-from xlcons.evaluators.empathy.epitome import (
+from xlcons.datasets import epitome
+from xlcons.datasets.epitome import (
     DEFAULT_SPLIT_FILE,
     FILES,
     MECHANISMS,
@@ -120,7 +120,7 @@ def test_committed_split_covers_every_post_once_with_the_sizes(epitome_dir):
 
 
 def test_no_seeker_post_in_two_splits_and_the_same_split_for_all_mechanisms(examples):
-    for mechanism, grouped in examples.items():
+    for grouped in examples.values():
         ids = {name: {e.sp_id for e in rows} for name, rows in grouped.items()}
         assert not (ids["train"] & ids["dev"]) and not (ids["train"] & ids["test"]) and not (ids["dev"] & ids["test"])
         assert sum(len(rows) for rows in grouped.values()) == 3084

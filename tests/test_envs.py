@@ -123,13 +123,19 @@ def rule_envs(rule) -> list[Path]:
     return [(Path(rule.snakefile).parent / rule.conda_env).resolve()]
 
 
+def module_file(module: str) -> Path:
+    """A library module's file: `xlcons/a/b.py`, or `xlcons/a/b/__init__.py` for a package."""
+    path = LIBRARY.joinpath(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
 def rule_code(rule) -> list[Path]:
     """The rule's script and, for an evaluator rule (the one evaluator script), the module of the
     function its registry entry names for it."""
     paths = [(Path(rule.snakefile).parent / rule.script).resolve()]
     if rule.name in RULE_JOBS:
         module = RULE_JOBS[rule.name].partition(":")[0]
-        paths.append(LIBRARY.joinpath(*module.split(".")).with_suffix(".py"))
+        paths.append(module_file(module))
     return paths
 
 
@@ -162,7 +168,7 @@ def test_rule_env_pins_what_its_code_imports(rule):
 
 def missing_from_env(module: str, script: str, env: str) -> list[str]:
     """What a backend module imported by name, with the rule script that loads it, needs and envs/<env>.yaml lacks."""
-    path = LIBRARY.joinpath(*module.split(".")).with_suffix(".py")
+    path = module_file(module)
     return sorted(needed_distributions(REPO / "workflow_scripts" / script, path) - set(env_packages(REPO / "envs" / f"{env}.yaml")))
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import shutil
 import re
+import shutil
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -19,9 +19,17 @@ import huggingface_hub
 import pytest
 import yaml
 
-from xlcons import REPO_ROOT
 from local_server import SHARED_COPIES, LocalServer, shared_copy
-from xlcons.data_sources import DATA_SOURCES, MAKQA_DOMAINS, RELEASED_MODELS, RELEASED_NAMES, DataFile, DataSource, released_source_name
+from xlcons import REPO_ROOT
+from xlcons.data_sources import (
+    DATA_SOURCES,
+    MAKQA_DOMAINS,
+    RELEASED_MODELS,
+    RELEASED_NAMES,
+    DataFile,
+    DataSource,
+    released_source_name,
+)
 from xlcons.fetch import (
     MANIFEST_NAME,
     MODEL_INCOMPLETE_NAME,

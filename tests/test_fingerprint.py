@@ -50,9 +50,9 @@ def test_a_checkpoint_retrained_in_place_gets_a_new_digest(tmp_path):
 
 
 def test_bookkeeping_files_are_not_the_model(tmp_path):
+    from devtools.offline_models import STAMP_NAME
     from xlcons.fetch import MANIFEST_NAME, MODEL_INCOMPLETE_NAME, MODEL_MARKER_NAME
-    from xlcons.offline_models import STAMP_NAME
-    from xlcons.translation.translators import CT2_MARKER
+    from xlcons.translation.spec import CT2_MARKER
 
     assert {MANIFEST_NAME, MODEL_MARKER_NAME, MODEL_INCOMPLETE_NAME, STAMP_NAME, CT2_MARKER} == BOOKKEEPING_FILES
     model = checkpoint(tmp_path / "model", b"weights")
@@ -129,7 +129,7 @@ def test_hub_and_served_models_keep_their_names_as_identity(tmp_path):
 
 
 def test_a_local_translator_is_identified_by_its_files_a_hub_one_by_its_id(tmp_path):
-    from xlcons.translation.translators import TranslatorSpec
+    from xlcons.translation.spec import TranslatorSpec
 
     a = checkpoint(tmp_path / "a" / "nllb", b"A")
     b = checkpoint(tmp_path / "b" / "nllb", b"B")

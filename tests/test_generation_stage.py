@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Iterator, Sequence
@@ -12,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from xlcons.datasets.multiq import load
+from xlcons.generation.backends.recorded import read_recorded
 from xlcons.generation.base import (
     Backend,
     Decoding,
@@ -26,7 +28,6 @@ from xlcons.generation.base import (
     prompt_too_long,
 )
 from xlcons.generation.cache import ResponseCache
-from xlcons.generation.backends.recorded import read_recorded
 from xlcons.generation.stage import FailedRequests, run_generation, run_generation_job
 from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES
 from xlcons.tables import write_table
@@ -217,7 +218,7 @@ def test_a_prompt_too_long_is_no_answer_listed_in_the_log_and_counted_again_on_a
     for calls in runs:
         caplog.clear()
         with caplog.at_level("WARNING"):
-            run_generation_job(spec, [path], [out], ["de"], 256, cache, lambda s: ShortContext(s, calls))
+            run_generation_job(spec, [path], [out], ["de"], 256, cache, functools.partial(ShortContext, calls=calls))
         rows = pq.read_table(out).to_pylist()
         assert [row["finish_reason"] for row in rows] == ["stop", "prompt_too_long", "stop", "stop", "stop"]
         assert (rows[1]["response"], rows[1]["prompt_tokens"], rows[1]["completion_tokens"]) == (NO_ANSWER, 9007, 0)

@@ -14,7 +14,13 @@ from types import SimpleNamespace
 import pytest
 
 from xlcons.generation import base
-from xlcons.generation.backends.vllm import VLLMBackend, engine_kwargs, parse_request_output, prefix_cache_stats, sampling_params_kwargs
+from xlcons.generation.backends.vllm import (
+    VLLMBackend,
+    engine_kwargs,
+    parse_request_output,
+    prefix_cache_stats,
+    sampling_params_kwargs,
+)
 from xlcons.generation.base import Decoding, GenerationError, ModelSpec
 from xlcons.schemas import NO_ANSWER
 

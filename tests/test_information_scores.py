@@ -14,13 +14,13 @@ import pyarrow as pa
 import pytest
 
 from xlcons.evaluators.information.scores import (
+    EXCLUSION_REASONS,
     EXTRACTION_FAILED,
     FACTS,
     NO_ANSWER_STATUS,
     NO_FACTS,
     REFUSAL,
     SIDE_STATUSES,
-    EXCLUSION_REASONS,
     f1_score,
     format_reasons,
     is_no_answer,

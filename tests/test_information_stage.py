@@ -417,7 +417,7 @@ def seed_extractions(spec: ModelSpec, cache_path, texts) -> None:
     from xlcons.evaluators.information.stage import EXTRACTION_MAX_NEW_TOKENS
     from xlcons.generation.base import build_requests, effective_max_new_tokens
     from xlcons.generation.cache import ResponseCache
-    from xlcons.translation.splitting import split_sentences
+    from xlcons.segmentation import split_sentences
 
     rows = [{"item_id": "seed", "lang": "en", "prompt": extraction_prompt(text, sentence), "answer": EXTRACTIONS[sentence]} for text in texts for sentence in split_sentences(text, "en")]
     cache = ResponseCache(cache_path)

@@ -16,18 +16,18 @@ import pytest
 from scipy.stats import spearmanr
 
 from xlcons.datasets.makqa import LANGUAGES, load
-from xlcons.metrics.knowledge import (
+from xlcons.datasets.makqa_released import read_released
+from xlcons.embeddings import sentence_transformer_embedder
+from xlcons.evaluators.knowledge.metrics import (
     ChrF,
     chrf,
     harmonic_mean,
     mean_over_pairs,
     score_knowledge,
     semantic_matrix,
-    sentence_transformer_embedder,
     spearman_matrix,
     timeliness_scores,
 )
-from xlcons.released import read_released
 from xlcons.schemas import KNOWLEDGE_ITEMS, KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
 
 

@@ -23,7 +23,7 @@ from xlcons.evaluators.fidelity import (
 )
 from xlcons.evaluators.language_id import run_language_id
 from xlcons.languages import LanguageRegistry
-from xlcons.lid import LanguageIdError, LanguageIdentifier, clean_text, registry_code
+from xlcons.lid import LanguageIdentifier, LanguageIdError, clean_text, registry_code
 from xlcons.schemas import FIDELITY, NO_ANSWER, RESPONSES
 from xlcons.tables import read_table, write_table
 

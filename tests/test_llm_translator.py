@@ -16,19 +16,15 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+
 from builders import response_rows
 from local_server import ChatEndpoint
-
 from xlcons.schemas import NO_ANSWER, RESPONSES, TRANSLATED_SENTENCES, TRANSLATIONS
 from xlcons.tables import write_table
-from xlcons.translation.llm_translator import (
-    DEFAULT_PROMPT,
-    LLMTranslator,
-    clean_answer,
-    language_name,
-)
+from xlcons.translation.llm_translator import LLMTranslator, clean_answer, language_name
+from xlcons.translation.spec import DEFAULT_PROMPT, SamplingSpec, TranslationError, TranslatorSpec
 from xlcons.translation.stage import DegenerationSpec, SentenceTranslator, run_translation_job
-from xlcons.translation.translators import SamplingSpec, TranslationError, TranslatorSpec, load_translator
+from xlcons.translation.translators import load_translator
 
 KEY_ENV = "XLCONS_TEST_TRANSLATOR_KEY"
 SERVED_MODEL = "served-translator"

@@ -11,15 +11,15 @@ from xlcons.datasets.makqa import (
     DEFAULT_VARIANT,
     DOMAINS,
     LANGUAGES,
-    MAKQAError,
     NATIVE_LABELS,
     VARIANTS,
+    MAKQAError,
     load,
     parse_item_id,
     read_domain,
 )
+from xlcons.datasets.makqa_released import read_released, released_records, write_jsonl
 from xlcons.generation.backends.recorded import read_recorded
-from xlcons.released import read_released, released_records, write_jsonl
 from xlcons.schemas import PROMPTS
 
 COUNTS = {"geo": 266, "history": 369, "literature": 145, "movie": 412, "science": 472, "sport_club": 233, "timeliness": 130}
@@ -225,7 +225,7 @@ def test_a_truncated_release_file_is_named_with_line_and_column(tmp_path, shared
     import shutil
 
     from xlcons.datasets.makqa import MAKQAError, read_domain
-    from xlcons.released import read_released
+    from xlcons.datasets.makqa_released import read_released
 
     folder = tmp_path / "makqa"
     shutil.copytree(shared_data / "makqa", folder)

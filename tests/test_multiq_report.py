@@ -10,6 +10,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
+from xlcons.reports.formats import to_latex, to_markdown
 from xlcons.reports.multiq import (
     accuracy_by_fidelity,
     accuracy_by_language,
@@ -22,7 +23,6 @@ from xlcons.reports.multiq import (
     report_outputs,
     run_report,
 )
-from xlcons.reports.formats import to_latex, to_markdown
 from xlcons.schemas import FIDELITY, JUDGMENTS, TOKENIZATION
 from xlcons.tables import write_table
 

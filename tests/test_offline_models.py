@@ -1,4 +1,4 @@
-"""The offline models (xlcons.offline_models): what each one must do, and how they are cached.
+"""The offline models (devtools.offline_models): what each one must do, and how they are cached.
 
 The session fixture ``offline_models`` builds them once under resources/offline-models (or
 reuses them); tests that rebuild something do it under tmp_path.
@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from xlcons import offline_models as om
+import devtools.offline_models as om
+from devtools.offline_models import lid, translators
 
+REPO = Path(__file__).resolve().parent.parent
 NAMES = ["tiny-nllb", "tiny-nllb-b", "tiny-llm", "tiny-lid", "lid176", "english-words", "smollm2-135m-instruct", "all-minilm-l6-v2"]
 
 
@@ -40,6 +42,24 @@ def _file_hashes(directory: Path) -> dict[str, str]:
 
 def _multiq(shared_data: Path, language: str) -> list[str]:
     return [prompt for _, prompt in om.multiq_prompts(shared_data)[language]]
+
+
+# --------------------------------------------------------------------------------------
+# A development tool, not part of the product
+# --------------------------------------------------------------------------------------
+
+
+def test_the_builders_are_not_shipped_and_the_workflow_never_imports_them():
+    tomllib = pytest.importorskip("tomllib")
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped_from = [REPO / where for where in pyproject["tool"]["setuptools"]["packages"]["find"]["where"]]
+    assert not any(Path(om.__file__).is_relative_to(where) for where in shipped_from)
+    product = [*(REPO / "workflow_scripts").rglob("*.py"), *(REPO / "rules").rglob("*.smk"), REPO / "Snakefile"]
+    assert not any(path.name == "offline_models.py" for path in product)
+    importers = [
+        path for path in product if re.search(r"^\s*(from|import)\s+devtools\b", path.read_text(encoding="utf-8"), re.M)
+    ]
+    assert importers == []
 
 
 # --------------------------------------------------------------------------------------
@@ -358,7 +378,7 @@ def test_interrupted_build_leaves_no_directory_at_the_final_path(tmp_path, monke
         assert (model_dir / "model.safetensors").is_file()  # midway: the model is already written
         raise RuntimeError("killed")
 
-    monkeypatch.setattr(om, "_verify_tiny_nllb", fail_verification)
+    monkeypatch.setattr(translators, "verify_tiny_nllb", fail_verification)
     with pytest.raises(RuntimeError, match="killed"):
         om.build_tiny_nllb(tmp_path / "tiny-nllb", shared_data)
     assert not (tmp_path / "tiny-nllb").exists()
@@ -368,7 +388,7 @@ def test_interrupted_build_leaves_no_directory_at_the_final_path(tmp_path, monke
         target.write_bytes(b"half a model")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(om, "_make_tiny_lid", half_a_file)
+    monkeypatch.setattr(lid, "make_tiny_lid", half_a_file)
     with pytest.raises(KeyboardInterrupt):
         om.build_all(tmp_path, shared_data, names=["tiny-lid"])
     assert not (tmp_path / "tiny-lid").exists()
@@ -387,7 +407,7 @@ def test_failed_rebuild_keeps_the_previous_model_and_killed_builds_are_cleared(t
         raise RuntimeError("broken")
 
     monkeypatch.setitem(om.MODELS, "lid176", dataclasses.replace(om.MODELS["lid176"], version=99))
-    monkeypatch.setattr(om, "_make_lid176", broken)
+    monkeypatch.setattr(lid, "make_lid176", broken)
     with pytest.raises(RuntimeError, match="broken"):
         om.build_all(tmp_path, shared_data, names=["lid176"])
     assert om.read_stamp(model.parent) == stamp  # the old, complete model is still in place
@@ -442,8 +462,8 @@ def test_missing_model_packages_say_what_to_install(monkeypatch, tmp_path):
 def test_command_line_reports_each_model_and_skips_heavy_imports_when_cached(offline_models, shared_data):
     root = _root(offline_models)
     done = subprocess.run(
-        [sys.executable, "-m", "xlcons.offline_models", "--out", str(root), "--data", str(shared_data)],
-        capture_output=True, text=True, check=True,
+        [sys.executable, "-m", "devtools.offline_models", "--out", str(root), "--data", str(shared_data)],
+        capture_output=True, text=True, check=True, cwd=REPO,
     )  # fmt: skip
     lines = done.stdout.splitlines()
     assert len(lines) == len(NAMES)
@@ -453,9 +473,9 @@ def test_command_line_reports_each_model_and_skips_heavy_imports_when_cached(off
         )
 
     probe = (
-        "import json, sys; from pathlib import Path; from xlcons.offline_models import build_all; "
+        "import json, sys; from pathlib import Path; from devtools.offline_models import build_all; "
         f"build_all(Path({str(root)!r}), Path({str(shared_data)!r})); "
         "print(json.dumps(sorted(m for m in ('torch', 'transformers', 'fasttext', 'sentencepiece') if m in sys.modules)))"
     )
-    imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO)
     assert json.loads(imported.stdout) == []

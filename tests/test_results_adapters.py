@@ -7,6 +7,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
+from xlcons import item_scores
 from xlcons.reports import item_scores as adapters
 from xlcons.reports.aggregate import run_results_job
 from xlcons.schemas import EMPATHY_ITEMS, FIDELITY, INFORMATION_ITEMS, ITEM_SCORES, JUDGMENTS, KNOWLEDGE_SCORES, RESULTS
@@ -56,7 +57,7 @@ class TestFailedRequests:
         return pl.from_arrow(pa.Table.from_pylist(rows, schema=ITEM_SCORES))
 
     def marked(self, answers):
-        frame = adapters.mark_failed(self.scores(), self.FAILED, answers)
+        frame = item_scores.mark_failed(self.scores(), self.FAILED, answers)
         assert frame.columns == ITEM_SCORES.names and frame.height == 6
         return {(r["item_id"], r["lang"]) for r in frame.to_dicts() if r["status"] == "error" and r["value"] is None}
 
@@ -73,7 +74,7 @@ class TestFailedRequests:
         from builders import response_rows
 
         responses = response_rows([("1", "de", "No answer", "error"), ("1", "en", "No answer"), ("2", "de", "Ja.")], model="m", dataset="d")
-        assert adapters.failed_requests(responses).to_dicts() == [{"dataset": "d", "model": "m", "item_id": "1", "lang": "de", "reason": "error"}]
+        assert item_scores.failed_requests(responses).to_dicts() == [{"dataset": "d", "model": "m", "item_id": "1", "lang": "de", "reason": "error"}]
 
     def test_a_prompt_too_long_for_the_model_is_excluded_with_that_reason(self):
         """A prompt the model could not take (never generated) is no answer of the model's: the
@@ -82,9 +83,9 @@ class TestFailedRequests:
 
         responses = response_rows([("1", "de", "No answer", "prompt_too_long"), ("2", "en", "No answer", "error"), ("3", "de", "Ja.")],
                                   model="m", dataset="d")
-        failed = adapters.failed_requests(responses)
+        failed = item_scores.failed_requests(responses)
         assert failed["reason"].to_list() == ["prompt_too_long", "error"]
-        frame = adapters.mark_failed(self.scores(), failed, ("own", "english"))
+        frame = item_scores.mark_failed(self.scores(), failed, ("own", "english"))
         statuses = {(r["item_id"], r["lang"]): (r["status"], r["value"]) for r in frame.to_dicts()}
         assert statuses[("1", "de")] == ("prompt_too_long", None)
         assert statuses[("2", "en")] == statuses[("2", "de")] == ("error", None)

@@ -12,11 +12,10 @@ import pyarrow as pa
 import pytest
 from scipy import stats
 
+from xlcons.derived_metrics import DerivedMetric, harmonic_mean
 from xlcons.reports.results import (
     INFORMATION_F,
-    DerivedMetric,
     cell_rng,
-    harmonic_mean,
     read_results,
     results_table,
     write_results,

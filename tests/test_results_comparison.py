@@ -193,8 +193,9 @@ def test_comparisons_adjust_every_p_value_of_a_model_pair_within_its_data_set_an
     multiq = compared.filter(evaluator="multiq")
     assert set(multiq["n_tests"].to_list()) == {8}, "2 metrics x (3 languages + pooled)"
     assert set(compared.filter(evaluator="other")["n_tests"].to_list()) == {4}, "another evaluator: another family"
-    from xlcons.reports.comparison import holm
     from scipy.stats import false_discovery_control
+
+    from xlcons.reports.comparison import holm
 
     assert multiq["p_holm"].to_list() == pytest.approx(list(holm(multiq["p_value"].to_numpy())))
     assert multiq["p_bh"].to_list() == pytest.approx(list(false_discovery_control(multiq["p_value"].to_numpy())))

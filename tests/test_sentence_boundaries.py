@@ -1,5 +1,5 @@
 """Three classes of sentence-boundary error, fixed as classes on every splitter's output
-(xlcons.translation.boundaries), on text written for these tests: an ordinal number with a
+(xlcons.segmentation.boundaries), on text written for these tests: an ordinal number with a
 period taken for a sentence end, an abbreviation before a number cut, and a sentence ending
 in an ellipsis or combined marks not cut."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from xlcons.translation.boundaries import repair
-from xlcons.translation.splitting import split, split_sentences, splitter_name
+from xlcons.segmentation import split, split_sentences, splitter_name
+from xlcons.segmentation.boundaries import repair
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Sentence splitting for translation: the right sentences, and the layout kept exactly.
 
 The translation stage sends a response to NLLB one sentence at a time and puts the
-English back in place of the originals (xlcons.translation.splitting). These tests are
+English back in place of the originals (xlcons.segmentation). These tests are
 its specification:
 
 - joining N MultiQ questions of a language gives N sentences, for paper 000's 30
@@ -29,17 +29,19 @@ from pathlib import Path
 
 import pytest
 
+from xlcons import segmentation
 from xlcons.languages import PAPER_000_LANGUAGES, LanguageRegistry
-from xlcons.translation import splitting
-from xlcons.translation.splitting import (
+from xlcons.segmentation import (
     Segment,
     split,
     split_sentences,
     splitter_info,
     splitter_name,
+    splitters,
     urdu_sentence_spans,
 )
 
+CHECKOUT = Path(__file__).resolve().parent.parent / "workflow_scripts"
 LANGUAGES = (*PAPER_000_LANGUAGES, "en")
 QUESTIONS_PER_PARAGRAPH = 5
 
@@ -56,9 +58,9 @@ def roundtrip(text: str, lang: str) -> list[str]:
 @pytest.fixture
 def fresh_splitters():
     """Forget built splitters before and after (tests that patch spaCy or the network)."""
-    splitting.clear_cache()
+    segmentation.clear_cache()
     yield
-    splitting.clear_cache()
+    segmentation.clear_cache()
 
 
 # --------------------------------------------------------------------------------------
@@ -436,7 +438,7 @@ PAPER_000_SPLITTERS = {
 @pytest.fixture
 def no_trained_pipelines(fresh_splitters, monkeypatch):
     """What the registry alone decides, whatever spaCy pipelines this machine has."""
-    monkeypatch.setattr(splitting, "_is_package", lambda name: False)
+    monkeypatch.setattr(splitters, "_is_package", lambda name: False)
 
 
 def test_paper_languages_get_the_expected_splitters(no_trained_pipelines):
@@ -500,7 +502,7 @@ def _fake_trained_pipeline(monkeypatch, installed: set[str]):
         nlp.add_pipe("sentencizer", config={"punct_chars": ["|"]})
         return nlp
 
-    monkeypatch.setattr(splitting, "_is_package", lambda name: name in installed)
+    monkeypatch.setattr(splitters, "_is_package", lambda name: name in installed)
     monkeypatch.setattr(spacy, "load", load)
     return loaded
 
@@ -578,7 +580,7 @@ def test_first_use_in_a_fresh_process_downloads_nothing(tmp_path):
         socket.socket.connect = refuse
         socket.socket.connect_ex = refuse
         socket.create_connection = refuse
-        from xlcons.translation.splitting import split
+        from xlcons.segmentation import split
         texts = {OFFLINE_TEXTS!r}
         for lang, text in texts.items():
             segmented = split(text, lang)
@@ -589,6 +591,8 @@ def test_first_use_in_a_fresh_process_downloads_nothing(tmp_path):
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHAINLP_")}
     env.update(HOME=str(home), HF_HUB_OFFLINE="1", XDG_CACHE_HOME=str(home / ".cache"))
+    # The checkout under test, not whichever copy the venv installed.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CHECKOUT), env.get("PYTHONPATH")]))
     result = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
     )

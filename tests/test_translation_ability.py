@@ -21,7 +21,13 @@ from xlcons.evaluators.translation_ability import (
     scored_text,
     to_results,
 )
-from xlcons.reports.translation_ability import consistency_by_language, correlation, correlations, report_outputs, run_report
+from xlcons.reports.translation_ability import (
+    consistency_by_language,
+    correlation,
+    correlations,
+    report_outputs,
+    run_report,
+)
 from xlcons.schemas import KNOWLEDGE_PAIRS, PROMPTS
 from xlcons.tables import read_table, write_table
 
@@ -206,7 +212,7 @@ def test_an_undefined_xsc_pair_is_left_out_of_the_means_as_the_metric_leaves_it_
     / 10 = 0.62 (counted as 0 it would be 6.2 / 12 = 0.517); so do the report's means."""
     import numpy as np
 
-    from xlcons.metrics.knowledge import mean_over_pairs
+    from xlcons.evaluators.knowledge.metrics import mean_over_pairs
 
     languages = ["en", "de", "zh", "ja"]
     values = {("en", "de"): 0.9, ("en", "zh"): 0.6, ("en", "ja"): 0.7, ("de", "zh"): 0.5, ("de", "ja"): 0.4, ("zh", "ja"): None}

@@ -30,9 +30,9 @@ from xlcons.reports.translation_quality import (
 from xlcons.schemas import ITEM_SCORES, TRANSLATED_SENTENCES, TRANSLATION_QE
 from xlcons.tables import read_table, write_table
 from xlcons.translation.quality import estimate, make_scorer, run_qe_job
+from xlcons.translation.quality_backends import QE_BACKENDS, qe_threshold
 from xlcons.translation.quality_comet import comet_checkpoint
 from xlcons.translation.quality_embedding import embedding_scorer
-from xlcons.translation.quality_backends import QE_BACKENDS, qe_threshold
 
 
 def test_each_distinct_pair_is_scored_once_and_every_sentence_gets_its_score():
@@ -339,7 +339,8 @@ def test_a_cell_under_two_translators_with_different_items_is_resampled_by_item_
     """nllb scored items 0-4, madlad items 1-5 (its item 0 excluded). The resamples draw from
     the union of the ids, 0-5, once for both, and each translator's mean takes its own scores
     of the drawn ids; with the same seed, its interval is this plain loop's."""
-    from xlcons.reports.results import cell_rng, harmonic_mean
+    from xlcons.derived_metrics import harmonic_mean
+    from xlcons.reports.results import cell_rng
 
     nllb = {str(i): v for i, v in enumerate([0.2, 0.9, 0.4, 0.7, 0.1])}
     madlad = {str(i + 1): v for i, v in enumerate([0.8, 0.5, 0.6, 0.3, 1.0])}

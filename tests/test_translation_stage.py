@@ -14,11 +14,12 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from builders import response_rows
 
+from builders import response_rows
 from xlcons.schemas import NO_ANSWER, PROMPTS
 from xlcons.tables import write_table
 from xlcons.translation.cache import TranslationCache
+from xlcons.translation.spec import TranslatorSpec
 from xlcons.translation.stage import (
     REVIEW_COLUMNS,
     ROUND_TRIPS,
@@ -35,7 +36,7 @@ from xlcons.translation.stage import (
     translate_responses,
     translation_counts,
 )
-from xlcons.translation.translators import TranslatorSpec, convert
+from xlcons.translation.translators import convert
 
 SPEC = TranslatorSpec(location="scripted", model_id="scripted", device="cpu")
 LOOP = " ".join(["again"] * 12)

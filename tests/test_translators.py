@@ -12,13 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from xlcons.translation.spec import CT2_MARKER, SamplingSpec, TranslationError, TranslatorSpec
 from xlcons.translation.translators import (
-    CT2_MARKER,
     CTranslate2Translator,
-    SamplingSpec,
     TransformersTranslator,
-    TranslationError,
-    TranslatorSpec,
     convert,
     load_translator,
     quantization_for,
@@ -166,7 +163,7 @@ def test_an_unknown_language_code_is_an_error(hf):
 
 
 def test_the_moe_checkpoint_loads_through_the_auto_class(tiny_nllb, hf, tmp_path):
-    from xlcons.offline_models import write_tiny_nllb_moe
+    from devtools.offline_models import write_tiny_nllb_moe
 
     write_tiny_nllb_moe(tiny_nllb, tmp_path)
     moe = load_translator(TranslatorSpec(location=str(tmp_path), max_new_tokens=CAP, device="cpu", gpus=2))

@@ -30,10 +30,10 @@ except ImportError as error:
         raise RuntimeError(f"XLCONS_REQUIRE_VLLM=1 but vLLM cannot be imported ({error}); build .venv-vllm with `make env-vllm`") from error
     pytest.skip(f"vLLM is not installed here ({error}); run `make test-vllm`", allow_module_level=True)
 
+from builders import response_rows  # noqa: E402
 from conftest import OFFLINE_MODELS  # noqa: E402
 from test_information_stage import english_responses, translations  # noqa: E402
 from test_judge import QUESTIONS, RESPONSES_TO_JUDGE, english_prompts  # noqa: E402
-from builders import response_rows  # noqa: E402
 from xlcons.evaluators.information.stage import run_information_job  # noqa: E402
 from xlcons.evaluators.judge import run_judge_job  # noqa: E402
 from xlcons.generation.base import Backend, Decoding, ModelSpec, load_backend  # noqa: E402

@@ -54,6 +54,18 @@ class TestStyle:
         result = subprocess.run([sys.executable, "-m", "snakefmt", "--check", *files], cwd=REPO, capture_output=True, text=True)
         assert result.returncode == 0, result.stdout + result.stderr
 
+    def test_ruff_finds_nothing(self):
+        """The lint rules of pyproject.toml ([tool.ruff]) over the library, tests and benchmarks."""
+        result = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "."], cwd=REPO,
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    def test_mypy_finds_nothing_in_the_library(self, tmp_path):
+        """The type check of pyproject.toml ([tool.mypy]: its files, its strictness), from a cold cache."""
+        result = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy")], cwd=REPO,
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+
     def test_the_snakefile_requires_snakemake_9(self):
         assert 'min_version("9.0")' in (REPO / "Snakefile").read_text()
 

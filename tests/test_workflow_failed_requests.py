@@ -16,8 +16,8 @@ from collections import Counter
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from local_server import ChatEndpoint
 
+from local_server import ChatEndpoint
 from test_workflow import REPO, snakemake
 
 KEY_ENV = "XLCONS_TEST_FAILING_KEY"

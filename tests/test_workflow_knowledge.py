@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from local_server import LocalServer
 from builders import offline_language_confusion
+from local_server import LocalServer
 from test_workflow import REPO, snakemake
 from xlcons.data_sources import DATA_SOURCES
 from xlcons.schemas import KNOWLEDGE_SCORES

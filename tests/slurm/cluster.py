@@ -68,7 +68,7 @@ class Started:
         return json.dumps({"daemons": self.daemons, "seconds": self.seconds, "installed": self.installed})
 
     @classmethod
-    def from_json(cls, text: str) -> "Started":
+    def from_json(cls, text: str) -> Started:
         data = json.loads(text)
         return cls(daemons={k: int(v) for k, v in data["daemons"].items()}, seconds=data["seconds"], installed=data["installed"])
 

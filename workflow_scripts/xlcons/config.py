@@ -14,7 +14,7 @@ import copy
 import difflib
 import re
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,14 @@ import jsonschema
 from xlcons import REPO_ROOT
 from xlcons.config_files import load_yaml, yaml_problem
 from xlcons.data_sources import RELEASED_MODELS, url_file_name
-from xlcons.datasets import BUILT_IN, ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, DatasetInfo, data_folder, dataset_registry
+from xlcons.datasets import (
+    BUILT_IN,
+    ENGLISH_QUESTION,
+    PROMPT_LANGUAGE_ANSWERS,
+    DatasetInfo,
+    data_folder,
+    dataset_registry,
+)
 from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
 from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS, explain_need, resolve
 from xlcons.generation.registry import BACKENDS, backend_info
@@ -36,7 +43,7 @@ class ConfigError(ValueError):
     """An invalid config; the message lists every problem found, one per line."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(path: Path = SCHEMA_PATH) -> dict:
     """The config schema: the YAML file, completed from the three registries (each built-in data
     set's section, each evaluator's section, each backend's name, summary and options section)."""
@@ -372,7 +379,7 @@ class DatasetResolver:
         return bool(self.infos[name].translated_from) or name in self.translated_answers()
 
 
-def _check_model_languages(name: str, spec: Mapping[str, Any], datasets: "DatasetResolver") -> Iterator[str]:
+def _check_model_languages(name: str, spec: Mapping[str, Any], datasets: DatasetResolver) -> Iterator[str]:
     allowed = spec.get("languages")
     if allowed is None:
         return
@@ -385,7 +392,7 @@ def _check_model_languages(name: str, spec: Mapping[str, Any], datasets: "Datase
             )
 
 
-def _check_dataset(name: str, spec: Mapping[str, Any], datasets: "DatasetResolver", base_dir: Path) -> Iterator[str]:
+def _check_dataset(name: str, spec: Mapping[str, Any], datasets: DatasetResolver, base_dir: Path) -> Iterator[str]:
     info = datasets.infos[name]
     yield from _check_languages(f"datasets.{name}.languages", spec["languages"], datasets.registry, spec["enabled"] and datasets.needs_nllb(name))
     if info.user:
@@ -427,7 +434,7 @@ def _check_item_selection(name: str, spec: Mapping[str, Any], info: DatasetInfo,
     yield from selection_problems(name, spec, ids, what)
 
 
-def _check_evaluator_datasets(datasets: "DatasetResolver") -> Iterator[str]:
+def _check_evaluator_datasets(datasets: DatasetResolver) -> Iterator[str]:
     """Every evaluator's data sets exist, and each has what the evaluator needs."""
     sections = {info.section for info in EVALUATORS.values()}
     for section in sorted(sections):

@@ -77,7 +77,8 @@ class JsonLinesCache:
         if not complete.strip():  # a new cache: it starts with its header
             self.path.write_text(json.dumps(self.FORMAT.header()) + "\n", encoding="utf-8")
             return
-        version, records = UNVERSIONED, []
+        version = UNVERSIONED
+        records: list[tuple] = []  # (line number, record, key)
         for number, raw in enumerate(complete.split(b"\n"), start=1):
             if not raw.strip():
                 continue

@@ -51,7 +51,7 @@ class LLMJob:
     evaluator's model (`evaluators.judge.llm`). Its methods are Snakemake input, params,
     conda and resources functions; the backend entry decides env, GPUs and memory."""
 
-    def __init__(self, plan: "Plan", key: str, resources: str, envs_dir: Path | str, dataset: str | None = None):
+    def __init__(self, plan: Plan, key: str, resources: str, envs_dir: Path | str, dataset: str | None = None):
         self.plan, self.key, self.resources, self.envs_dir = plan, key, resources, Path(envs_dir)
         self.dataset = dataset  # a generator answering this data set gets its system prompt
 
@@ -552,7 +552,7 @@ class Plan:
     def file_translators(self) -> dict[str, str]:
         """The translator behind each per-item file of an evaluator that reads translations (or
         round trips), and behind each QE table (the results' `translator` column)."""
-        files = {}
+        files: dict[str, str] = {}
         for info in self.evaluators():
             if info.reads == TRANSLATIONS or info.through_primary_translator:
                 for dataset, model, via in self.evaluation_jobs(info.name):
@@ -567,7 +567,8 @@ class Plan:
 
     def results_inputs(self) -> dict[str, list[str]]:
         """Every file the results stage reads, by registered output (see xlcons.reports.aggregate)."""
-        inputs, scored = {}, {}
+        inputs: dict[str, list[str]] = {}
+        scored: dict[tuple[str, str], None] = {}
         for info in self.evaluators():
             for source in info.results:
                 files = self.evaluation_files(info.name, source.output)

@@ -153,7 +153,7 @@ TOKENIZATION = pa.schema(
 TOKEN_CLASSES = ("ascii", "character", "subword")
 
 # -- knowledge consistency
-# Paper 001 on MAKQA (xlcons.metrics.knowledge). `variant` is the prompt variant (the
+# Paper 001 on MAKQA (xlcons.evaluators.knowledge.metrics). `variant` is the prompt variant (the
 # default `few_shot` for ids without a prefix); `domain` is a MAKQA domain or `all` (xSC
 # and xAC pooled over the six non-timeliness domains, xTC on timeliness).
 

@@ -1,7 +1,7 @@
 """Empathy prompts (paper 000): 100 EPITOME seeker posts from the test split, in English.
 
 The posts are drawn from the test split of the committed EPITOME split
-(``datasets/data/epitome_split.tsv``, see :mod:`xlcons.evaluators.empathy.epitome`), so no
+(``datasets/data/epitome_split.tsv``, see :mod:`xlcons.datasets.epitome`), so no
 prompt was seen by the empathy classifiers in training.
 
 Stratification: every test post gets the label combination of its response(s), one 0/1
@@ -32,7 +32,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from xlcons.evaluators.empathy.epitome import MECHANISMS, SEED, label_combination, read_pairs, read_split
+from xlcons.datasets.epitome import MECHANISMS, SEED, label_combination, read_pairs, read_split
 from xlcons.schemas import PROMPTS
 
 N_POSTS = 100
@@ -84,7 +84,7 @@ def stratified_sample(categories: Mapping[str, str], n_posts: int, seed: int) ->
         strata[category].append(item)
     shares = allocate({category: len(ids) for category, ids in strata.items()}, n_posts)
     rng = random.Random(seed)
-    keyed = []
+    keyed: list = []
     for category in sorted(strata):
         ids = list(strata[category])
         rng.shuffle(ids)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from xlcons.evaluators.empathy.epitome import FILES as EPITOME_FILES
+from xlcons.datasets.epitome import FILES as EPITOME_FILES
 from xlcons.languages import PAPER_001_LANGUAGES
 
 # The release files these read; the MultiQ and MAKQA loaders take their names from here (they

@@ -136,6 +136,12 @@ def is_released_completions(columns: Sequence[str]) -> bool:
     return set(OUTPUT_COLUMNS) <= set(columns) and "response" not in columns
 
 
+def recorded_table(table: pa.Table) -> pa.Table | None:
+    """The benchmark's completions as recorded responses, None for a table of any other columns:
+    the release format entry of :data:`xlcons.datasets.releases.RELEASE_FORMATS`."""
+    return released_responses(table) if is_released_completions(table.column_names) else None
+
+
 def released_responses(table: pa.Table) -> pa.Table:
     """The benchmark's completions (outputs/<model>.csv) as recorded responses: item_id, language, response."""
     ids = [item_id(task, source, row) for task, source, row in zip(

@@ -15,7 +15,7 @@ science 472, sport_club 233, timeliness 130. (The paper's Table 1 lists other co
 Items
     ``item_id`` is ``"<domain>/<QID>-<PID>"`` for the default variant (``few_shot``, the
     paper's setting, under which the released GPT-3.5 outputs were produced, so
-    :mod:`xlcons.released` maps them onto these ids) and ``"<variant>:<domain>/<QID>-<PID>"``
+    :mod:`xlcons.datasets.makqa_released` maps them onto these ids) and ``"<variant>:<domain>/<QID>-<PID>"``
     for every other variant. ``category`` is the domain, ``references`` the gold answers as
     released (timeliness: the candidate list, oldest first), ``source_lang`` the language.
 
@@ -211,7 +211,7 @@ def example_answer(golds: Sequence[str], domain: str) -> str:
     return ", ".join(golds[:MAX_EXAMPLE_ANSWERS])
 
 
-def draw_examples(pool: Mapping[str, dict], k: int, *, domain: str, seed: int, exclude: set[str] = frozenset()) -> list[str]:
+def draw_examples(pool: Mapping[str, dict], k: int, *, domain: str, seed: int, exclude: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """The keys of the k examples of a domain: seeded, the same for every question and language."""
     keys = [key for key in pool if key not in exclude]
     if k > len(keys):

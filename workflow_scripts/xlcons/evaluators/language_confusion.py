@@ -101,9 +101,9 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from xlcons.derived_metrics import DerivedMetric, harmonic_mean
+from xlcons.item_scores import excluded_unless, long_table
 from xlcons.languages import LanguageRegistry, written_script
-from xlcons.reports.item_scores import _excluded_unless, _long
-from xlcons.reports.results import DerivedMetric, harmonic_mean
 from xlcons.schemas import DATASET, ITEM_ID, ITEM_SCORES, LANG, MODEL, NO_ANSWER
 
 EVALUATOR = "language_confusion"
@@ -363,8 +363,8 @@ def to_item_scores(table: pa.Table) -> pl.DataFrame:
     parts = []
     for level in ("line", "word"):
         passed = pl.col(f"{level}_pass")
-        status = _excluded_unless(passed.is_not_null(), f"{level}_excluded_reason")
-        parts.append(_long(frame, EVALUATOR, {f"{level}_pass": passed}, status))
+        status = excluded_unless(passed.is_not_null(), f"{level}_excluded_reason")
+        parts.append(long_table(frame, EVALUATOR, {f"{level}_pass": passed}, status))
     return pl.concat(parts)
 
 

@@ -21,11 +21,10 @@ from xlcons.evaluators.language_confusion import (
     check_thresholds,
     score_language_confusion,
 )
+from xlcons.evaluators.registry import LCB_MODEL_KEY, LCB_WORDS_KEY
 from xlcons.lid import LanguageIdentifier
 from xlcons.schemas import FIDELITY, RESPONSES
 from xlcons.tables import read_table, write_table
-
-from xlcons.evaluators.registry import LCB_MODEL_KEY, LCB_WORDS_KEY
 
 LANGUAGE_ID_MODEL = "evaluators.language_id.model"
 

@@ -46,8 +46,8 @@ from xlcons.evaluators.language_confusion import (
     DEFAULT_MIN_CONFIDENCE,
     LANGUAGE_CONFUSION,
     LATIN_SCRIPT,
-    confusion_row,
     check_thresholds,
+    confusion_row,
 )
 from xlcons.evaluators.lcb_tokens import LineTokenizer
 from xlcons.languages import Language, LanguageRegistry, written_script

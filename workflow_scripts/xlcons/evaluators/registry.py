@@ -26,6 +26,7 @@ from typing import Any
 from xlcons.config_sections import closed_section
 from xlcons.data_sources import LCB_WORDS_SHA256, LCB_WORDS_URL, LID176_SHA256, LID176_URL
 from xlcons.datasets import ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, SEEKER_POST, TRANSLATION_REQUESTS
+from xlcons.item_scores import ENGLISH_ANSWER, OWN_ANSWER  # the answers a score rests on
 
 # Beyond the data set capabilities: English is among the languages the set runs in
 # (the English answer is the reference the other languages are compared with).
@@ -34,11 +35,6 @@ ENGLISH_ANSWERS = "english_answers"
 RESPONSES = "responses"
 TRANSLATIONS = "translations"
 
-# The answers one item's score rests on (EvaluatorInfo.answers): the answer in the item's
-# language, and the English answer it is compared with. A score resting on a request that
-# failed is not a score of the model: the results stage excludes it with status `error`.
-OWN_ANSWER = "own"
-ENGLISH_ANSWER = "english"
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,18 @@ import pyarrow as pa
 
 from xlcons.evaluators.translation_answer import extract_translation
 from xlcons.languages import LanguageRegistry
-from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, NO_TRANSLATOR, PROMPT_TOO_LONG, PROMPTS, RESPONSES, RESULTS, UNANSWERED_REASONS
+from xlcons.schemas import (
+    DATASET,
+    ITEM_ID,
+    LANG,
+    MODEL,
+    NO_TRANSLATOR,
+    PROMPT_TOO_LONG,
+    PROMPTS,
+    RESPONSES,
+    RESULTS,
+    UNANSWERED_REASONS,
+)
 from xlcons.tables import read_table, write_table
 
 ANSWER_MODES = ("answer", "first_line", "whole")

@@ -58,7 +58,7 @@ class ModelSpec:
     revision: str | None = None
 
     @classmethod
-    def from_config(cls, name: str, spec: Mapping[str, Any], location: str | None) -> "ModelSpec":
+    def from_config(cls, name: str, spec: Mapping[str, Any], location: str | None) -> ModelSpec:
         backend = spec["backend"]
         section = backend_info(backend).options_key
         return cls(
@@ -133,7 +133,7 @@ class Result:
         }
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> "Result":
+    def from_record(cls, record: Mapping[str, Any]) -> Result:
         return cls(**{name: record.get(name) for name in ("key", "response", "finish_reason", "prompt_tokens", "completion_tokens", "error")})
 
 
@@ -216,7 +216,7 @@ class Backend(ABC):
     name: ClassVar[str]
     # How many requests the stage hands over at once; the cache is flushed after each chunk,
     # so this bounds the work a killed job loses. Backends that batch internally take many.
-    chunk_size: ClassVar[int] = 64
+    chunk_size: int = 64
 
     def __init__(self, spec: ModelSpec):
         self.spec = spec
@@ -230,7 +230,7 @@ class Backend(ABC):
         the prefix cache); logged before close. Empty when the engine keeps none."""
         return {}
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - an optional hook: a backend with nothing to free keeps this one
         """Free the model (GPU memory, threads); called once at the end of the job."""
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from xlcons.generation.base import Result
-from xlcons.schemas import UNANSWERED_REASONS
 from xlcons.jsonl_cache import CacheFormat, JsonLinesCache
+from xlcons.schemas import UNANSWERED_REASONS
 
 
 class ResponseCache(JsonLinesCache):

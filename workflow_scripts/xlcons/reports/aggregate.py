@@ -25,9 +25,9 @@ import polars as pl
 
 from xlcons.atomic import atomic_path
 from xlcons.evaluators.registry import QE_INPUT, RESPONSES_INPUT, RESULTS_SOURCES, resolve
+from xlcons.item_scores import failed_requests, mark_failed
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
-from xlcons.reports.item_scores import failed_requests, mark_failed
 from xlcons.reports.results import results_table, sort_item_scores, sort_results, with_translator, write_results
 from xlcons.reports.translation_quality import passing_scores, qe_item_scores, sensitivity_metrics
 from xlcons.schemas import COMPARISONS, ITEM_SCORES, NO_TRANSLATOR, RESPONSES, TRANSLATION_QE, TRANSLATIONS

@@ -52,7 +52,15 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from xlcons.reports.results import CI_LEVEL, N_RESAMPLES, DerivedMetric, cell_rng, item_scores_frame, percentile_interval, resampled_means
+from xlcons.derived_metrics import DerivedMetric
+from xlcons.reports.results import (
+    CI_LEVEL,
+    N_RESAMPLES,
+    cell_rng,
+    item_scores_frame,
+    percentile_interval,
+    resampled_means,
+)
 from xlcons.schemas import COMPARISONS, ITEM_STATUS_OK, POOLED
 
 N_PERMUTATIONS = 10_000

@@ -98,7 +98,7 @@ def group_averages(
         codes = list(values)
         rows.append(_row(key, "all", "all", codes, values))
         for grouping, field, order in (("script", "script_group", SCRIPT_GROUPS), ("family", "family_group", FAMILY_GROUPS)):
-            members = {group: [] for group in (*order, UNGROUPED)}
+            members: dict[str, list[str]] = {group: [] for group in (*order, UNGROUPED)}
             for code in codes:
                 members[_membership(registry, code, field)].append(code)
             for group, found in members.items():

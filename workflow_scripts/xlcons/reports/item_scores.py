@@ -41,72 +41,21 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
-from xlcons.evaluators.registry import ENGLISH_ANSWER, OWN_ANSWER
-from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, JUDGE_FAILURES, NO_TRANSLATOR, RESULTS, UNANSWERED_REASONS
-
-_KEYS = ["dataset", "model", "item_id", "lang"]
-
-
-def failed_requests(responses: pa.Table) -> pl.DataFrame:
-    """(dataset, model, item_id, lang, reason) of the RESPONSES rows that hold no answer of the
-    model's: a failed request or a prompt too long for the model (`reason`: that finish reason)."""
-    frame = pl.from_arrow(responses.select([*_KEYS, "finish_reason"]))
-    unanswered = frame.filter(pl.col("finish_reason").is_in(list(UNANSWERED_REASONS)))
-    return unanswered.rename({"finish_reason": "reason"}).unique(maintain_order=True)
-
-
-def mark_failed(scores: pl.DataFrame, failed: pl.DataFrame, answers: tuple[str, ...]) -> pl.DataFrame:
-    """`scores` with the failed answer's reason as status (``error``, ``prompt_too_long``; and no
-    value) where an answer the score rests on has none: the item's own (`OWN_ANSWER`) and/or the
-    English one (`ENGLISH_ANSWER`); the item's own reason first when both have none."""
-    if failed.is_empty() or scores.is_empty():
-        return scores
-    reasons = []
-    if OWN_ANSWER in answers:
-        scores = scores.join(failed.rename({"reason": "_own"}), on=_KEYS, how="left")
-        reasons.append(pl.col("_own"))
-    if ENGLISH_ANSWER in answers:
-        english = failed.filter(pl.col("lang") == "en").drop("lang").rename({"reason": "_english"})
-        scores = scores.join(english, on=["dataset", "model", "item_id"], how="left")
-        reasons.append(pl.col("_english"))
-    reason = pl.coalesce(reasons) if reasons else pl.lit(None, pl.String)
-    return scores.with_columns(
-        pl.coalesce(reason, pl.col("status")).alias("status"),
-        pl.when(reason.is_not_null()).then(None).otherwise(pl.col("value")).alias("value"),
-    ).select(ITEM_SCORES.names)
-
-
-def _long(frame: pl.DataFrame, evaluator: str, metrics: dict[str, pl.Expr], status: pl.Expr) -> pl.DataFrame:
-    """One ITEM_SCORES row per input row and metric; a row whose status is not ok has no value."""
-    parts = [
-        frame.select(
-            *_KEYS,
-            pl.lit(evaluator).alias("evaluator"),
-            pl.lit(NO_TRANSLATOR).alias("translator"),  # the results stage names the translator of a file
-            pl.lit(name).alias("metric"),
-            status.alias("status"),
-            expression.cast(pl.Float64).alias("value"),
-        ).with_columns(pl.when(pl.col("status") == ITEM_STATUS_OK).then(pl.col("value")).alias("value"))
-        for name, expression in metrics.items()
-    ]
-    return pl.concat(parts).select(ITEM_SCORES.names) if parts else pl.from_arrow(ITEM_SCORES.empty_table())
-
-
-def _excluded_unless(ok: pl.Expr, reason: str = "excluded_reason") -> pl.Expr:
-    return pl.when(ok).then(pl.lit(ITEM_STATUS_OK)).otherwise(pl.col(reason).fill_null("excluded"))
+from xlcons.item_scores import excluded_unless, long_table
+from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, JUDGE_FAILURES, NO_TRANSLATOR, RESULTS
 
 
 def from_fidelity(table: pa.Table) -> pl.DataFrame:
     frame = pl.from_arrow(table)
     fidelity = pl.col("fidelity")
-    status = _excluded_unless(fidelity != "excluded")
-    return _long(frame, "fidelity", {"fidelity_same": fidelity == "same", "fidelity_english": fidelity == "english"}, status)
+    status = excluded_unless(fidelity != "excluded")
+    return long_table(frame, "fidelity", {"fidelity_same": fidelity == "same", "fidelity_english": fidelity == "english"}, status)
 
 
 def from_judgments(table: pa.Table) -> pl.DataFrame:
     frame = pl.from_arrow(table)
     failed = pl.col("verdict").is_in(list(JUDGE_FAILURES))
-    return _long(frame, "judge", {"accuracy": pl.col("verdict") == "yes"}, pl.when(failed).then(pl.col("verdict")).otherwise(pl.lit(ITEM_STATUS_OK)))
+    return long_table(frame, "judge", {"accuracy": pl.col("verdict") == "yes"}, pl.when(failed).then(pl.col("verdict")).otherwise(pl.lit(ITEM_STATUS_OK)))
 
 
 def from_information(table: pa.Table) -> pl.DataFrame:
@@ -117,14 +66,14 @@ def from_information(table: pa.Table) -> pl.DataFrame:
         rows = frame.filter(pl.col("comparison") == comparison)
         if rows.height:
             metrics = {name: pl.col(name) for name in ("precision", "recall", "f1")}
-            parts.append(_long(rows, evaluator, metrics, _excluded_unless(pl.col("excluded_reason").is_null())))
+            parts.append(long_table(rows, evaluator, metrics, excluded_unless(pl.col("excluded_reason").is_null())))
     return pl.concat(parts) if parts else pl.from_arrow(ITEM_SCORES.empty_table())
 
 
 def from_empathy(table: pa.Table) -> pl.DataFrame:
     frame = pl.from_arrow(table)
     metrics = {"consistency": pl.col("equal"), "ER": pl.col("er_agree"), "IP": pl.col("ip_agree"), "EX": pl.col("ex_agree")}
-    return _long(frame, "empathy", metrics, _excluded_unless(pl.col("status") == ITEM_STATUS_OK))
+    return long_table(frame, "empathy", metrics, excluded_unless(pl.col("status") == ITEM_STATUS_OK))
 
 
 def knowledge_results(scores: pa.Table) -> pl.DataFrame:

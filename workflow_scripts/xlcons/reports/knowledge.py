@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -34,7 +35,7 @@ OVERALL = "all"
 MAIN_METRICS = ("xSC", "xAC", "xTC", "xC")
 DOMAIN_METRICS = ("xSC", "xAC")
 HEATMAP_METRICS = ("xSC", "xAC")
-# As xlcons.metrics.knowledge averages language pairs: an undefined pair of these metrics
+# As xlcons.evaluators.knowledge.metrics averages language pairs: an undefined pair of these metrics
 # (a correlation with a constant side) counts as 0; of any other (xSC: no question answered
 # in both languages) it is left out of the mean.
 UNDEFINED_PAIRS_AS_ZERO = ("xAC", "xTC")
@@ -148,7 +149,7 @@ def table5(scores: pa.Table) -> pl.DataFrame:
     rows = []
     for model in _models(frame):
         for metric in MAIN_METRICS:
-            row = {"model": model, "metric": metric}
+            row: dict[str, Any] = {"model": model, "metric": metric}
             for variant in variants:
                 row[variant] = _value(frame.filter(pl.col("variant") == variant), model, metric)
             if any(row[variant] is not None for variant in variants):

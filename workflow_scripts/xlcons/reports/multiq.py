@@ -55,6 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -62,7 +63,8 @@ import pyarrow as pa
 
 from xlcons.evaluators.fidelity import robust_variant
 from xlcons.languages import LanguageRegistry
-from xlcons.reports.formats import TABLE_SUFFIXES, save_figure as _save, write_table_files
+from xlcons.reports.formats import TABLE_SUFFIXES, write_table_files
+from xlcons.reports.formats import save_figure as _save
 from xlcons.schemas import FIDELITY, JUDGE_FAILURES, JUDGMENTS, TOKENIZATION
 from xlcons.tables import conform, read_table
 
@@ -185,7 +187,7 @@ def _wide(counts: pl.DataFrame, column: str, classes: Sequence[str], models: lis
     """One row per model: accuracy per class, then the number of responses per class."""
     rows = []
     for model in models:
-        row = {"model": model}
+        row: dict[str, Any] = {"model": model}
         for name in classes:
             found = counts.filter((pl.col("model") == model) & (pl.col(column) == name))
             row[name] = found["accuracy"][0] if found.height else None

@@ -56,6 +56,7 @@ import polars as pl
 import pyarrow as pa
 
 from xlcons.atomic import atomic_path
+from xlcons.derived_metrics import DerivedMetric, harmonic_mean
 from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, NO_TRANSLATOR, RESULTS
 from xlcons.tables import SchemaError, conform, read_table, write_table
 
@@ -74,30 +75,6 @@ N_RESAMPLES = 1000
 
 
 # -- Derived metrics ------------------------------------------------------------------
-
-
-def harmonic_mean(*means: np.ndarray) -> np.ndarray:
-    """Elementwise harmonic mean k / sum(1/m) (F = 2PR/(P+R) for two); 0 where an input is 0, NaN propagates."""
-    stacked = np.asarray(np.broadcast_arrays(*[np.asarray(m, dtype=float) for m in means]))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        result = len(means) / np.sum(1.0 / stacked, axis=0)
-    zero = np.any(stacked == 0, axis=0) & ~np.any(np.isnan(stacked), axis=0)
-    return np.where(zero, 0.0, result)
-
-
-@dataclass(frozen=True)
-class DerivedMetric:
-    """A metric computed from the means of other metrics of the same cell, on the same resample.
-
-    `function` takes one array per input (the input means, any shape) and returns an
-    array of that shape. `evaluators` restricts it to those evaluators (None: every cell
-    that has all the inputs).
-    """
-
-    name: str
-    inputs: tuple[str, ...]
-    function: Callable[..., np.ndarray]
-    evaluators: tuple[str, ...] | None = None
 
 
 # Paper 000's information-consistency score F(l) = 2·C^P·C^R / (C^P + C^R), in every cell

@@ -69,8 +69,8 @@ import pyarrow as pa
 
 from xlcons.languages import FAMILY_GROUPS, SCRIPT_GROUPS, LanguageRegistry
 from xlcons.reports.formats import TABLE_SUFFIXES, save_figure, write_table_files
-from xlcons.reports.results import primary_rows
 from xlcons.reports.groups import TRAINING_GROUPS, UNGROUPED, column_label, group_averages, group_table_wide
+from xlcons.reports.results import primary_rows
 from xlcons.schemas import RESULTS
 
 REFERENCE = "en"

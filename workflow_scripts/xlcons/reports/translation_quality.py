@@ -55,9 +55,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from xlcons.derived_metrics import DerivedMetric
 from xlcons.evaluators.registry import EVALUATORS, TRANSLATIONS
 from xlcons.reports.formats import TABLE_SUFFIXES, save_figure, write_table_files
-from xlcons.reports.results import CI_LEVEL, DerivedMetric, correlate, primary_rows, with_translator
+from xlcons.reports.results import CI_LEVEL, correlate, primary_rows, with_translator
 from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK
 from xlcons.translation.quality_backends import threshold_for
 

@@ -56,7 +56,8 @@ def _is_space_or_punctuation(char: str) -> bool:
 
 def normalise(text: str) -> str:
     """NFKC, case-folded, each run of whitespace and punctuation one space, stripped."""
-    out, gap = [], False
+    out: list[str] = []
+    gap = False
     for char in unicodedata.normalize("NFKC", text).casefold():
         if _is_space_or_punctuation(char):
             gap = True

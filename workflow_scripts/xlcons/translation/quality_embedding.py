@@ -10,7 +10,7 @@ from xlcons.translation.quality_backends import Scorer
 
 def embedding_scorer(model: str | Path, *, batch_size: int = 64, device: str | None = None) -> Scorer:
     """Cosine similarity of source and translation embeddings (each distinct text embedded once)."""
-    from xlcons.metrics.knowledge import sentence_transformer_embedder
+    from xlcons.embeddings import sentence_transformer_embedder
 
     embed = sentence_transformer_embedder(str(model), device=device, batch_size=batch_size)
 

@@ -4,7 +4,7 @@ Everything here goes through one job-level engine, ``SentenceTranslator``: it ow
 job's sentence cache and the degeneration repair, loads the translator only when the cache
 lacks something, and translates every sentence of the job together (identical sentences
 once, longest first, in chunks that are flushed to the cache, so a killed job loses at most
-one chunk). Texts are cut into sentences by ``xlcons.translation.splitting`` (the
+one chunk). Texts are cut into sentences by ``xlcons.segmentation`` (the
 language's own splitter) and put back together with their layout.
 
 **Which language a response is translated from** (``translation_path`` per response):
@@ -71,11 +71,12 @@ from xlcons.schemas import (
     TRANSLATION_PATHS,
     TRANSLATIONS,
 )
+from xlcons.segmentation import Segmented, split
 from xlcons.tables import read_table, write_table
 from xlcons.translation.cache import TranslationCache, decoding_tag, identity_digest, sentence_key
 from xlcons.translation.degeneration import is_degenerate
-from xlcons.translation.splitting import Segmented, split
-from xlcons.translation.translators import SamplingSpec, Translator, TranslatorSpec, load_translator
+from xlcons.translation.spec import SamplingSpec, TranslatorSpec
+from xlcons.translation.translators import Translator, load_translator
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ class DegenerationSpec:
     tries: int = 3
 
     @classmethod
-    def from_config(cls, section: Mapping[str, Any] | None) -> "DegenerationSpec":
+    def from_config(cls, section: Mapping[str, Any] | None) -> DegenerationSpec:
         return cls(**{name: value for name, value in (section or {}).items() if name in cls.__dataclass_fields__})
 
     def check(self, source: str, translation: str) -> str | None:
@@ -168,7 +169,7 @@ class SentenceTranslator:
             self._translator.close()
             self._translator = None
 
-    def __enter__(self) -> "SentenceTranslator":
+    def __enter__(self) -> SentenceTranslator:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -387,7 +388,7 @@ def translation_counts(translations: pa.Table) -> pa.Table:
         group["n_degenerate"] += row["n_degenerate"]
         group["n_repaired"] += row["n_repaired"]
         group["n_unrepaired"] += row["n_degenerate"] - row["n_repaired"]
-    records = [{"dataset": d, "model": m, "lang": l, **counts} for (d, m, l), counts in groups.items()]
+    records = [{"dataset": d, "model": m, "lang": lang, **counts} for (d, m, lang), counts in groups.items()]
     return pa.Table.from_pylist(records, schema=TRANSLATION_COUNTS)
 
 

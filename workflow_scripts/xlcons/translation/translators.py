@@ -68,207 +68,25 @@ import os
 import shutil
 import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from xlcons.fingerprint import local_content
+from xlcons.translation.spec import (
+    BACKENDS,
+    CT2_MARKER,
+    SamplingSpec,
+    TranslationError,
+    TranslatorSpec,
+    device_kind,
+)
 
 log = logging.getLogger(__name__)
 
-BACKENDS = ("transformers", "ctranslate2", "llm")
-# Model families of the sequence-to-sequence backends: how a checkpoint is told the target language.
-FAMILIES = ("nllb", "madlad")
-DTYPES = ("auto", "float32", "float16", "bfloat16")
-COMPUTE_TYPES = ("default", "auto", "int8", "int8_float16", "int8_float32", "int8_bfloat16", "int16",
-                 "float16", "bfloat16", "float32")
-DEFAULT_MAX_NEW_TOKENS = 256
 # Tokenizer files copied into a converted CTranslate2 model (those the checkpoint has).
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "sentencepiece.bpe.model", "spiece.model",
                    "special_tokens_map.json", "added_tokens.json")
-CT2_MARKER = "xlcons-ctranslate2.json"
-
-
-class TranslationError(RuntimeError):
-    """A translator cannot be built or run as configured; the message says what to change."""
-
-
-@dataclass(frozen=True)
-class SamplingSpec:
-    """Sampled decoding (the repair of degenerate translations): nucleus sampling, seeded."""
-
-    temperature: float = 0.7
-    top_p: float = 0.95
-    seed: int = 0
-
-    def __post_init__(self):
-        if not self.temperature > 0:
-            raise ValueError(f"sampling temperature must be > 0, not {self.temperature}")
-        if not 0 < self.top_p <= 1:
-            raise ValueError(f"sampling top_p must be in (0, 1], not {self.top_p}")
-
-
-@dataclass(frozen=True)
-class TranslatorSpec:
-    """One configured translator, resolved to files on disk.
-
-    ``location`` is the Hugging Face checkpoint directory (weights for transformers, and the
-    tokenizer for both backends); ``ct2_location`` the converted CTranslate2 model
-    (ctranslate2 backend; it carries a copy of the tokenizer, so ``location`` may be None).
-    ``model_id`` / ``revision`` name the model in cache keys (the directory name when None);
-    a model not ``from_hub`` (a local ``path``) is named with a digest of its files too.
-    ``device`` is ``auto`` (a GPU when there is one), ``cpu`` or ``cuda``; ``threads`` the CPU
-    threads of the engine (0: the library's default, which follows OMP_NUM_THREADS).
-    """
-
-    backend: str = "transformers"
-    location: str | None = None
-    ct2_location: str | None = None
-    model_id: str | None = None
-    revision: str | None = None
-    from_hub: bool = False
-    compute_type: str = "auto"
-    dtype: str = "auto"
-    beam_size: int = 1
-    max_batch_tokens: int = 4096
-    max_input_tokens: int = 512
-    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS
-    gpus: int = 1
-    device: str = "auto"
-    threads: int = 0
-    # `nllb` (target tag forced as the decoder's first token) or `madlad` (a `<2xx>` tag before the source).
-    family: str = "nllb"
-    # backend `llm`: the generation model's params (as an evaluator's `llm`: its config fields,
-    # `location`, `content`) and the prompt template (None: the documented default).
-    llm: Mapping[str, Any] | None = None
-    prompt: str | None = None
-
-    def __post_init__(self):
-        if self.family not in FAMILIES:
-            raise TranslationError(f"translator.family must be one of {', '.join(FAMILIES)}, not {self.family!r}")
-        if self.backend == "llm" and not self.llm:
-            raise TranslationError("translator backend llm needs the generation model (`llm`)")
-        if self.backend not in BACKENDS:
-            raise TranslationError(f"unknown translator backend {self.backend!r}; known: {', '.join(BACKENDS)}")
-        if self.dtype not in DTYPES:
-            raise TranslationError(f"translator.dtype must be one of {', '.join(DTYPES)}, not {self.dtype!r}")
-        if self.compute_type not in COMPUTE_TYPES:
-            raise TranslationError(f"translator.compute_type must be one of {', '.join(COMPUTE_TYPES)}, not {self.compute_type!r}")
-        if self.device not in ("auto", "cpu", "cuda"):
-            raise TranslationError(f"translator device must be auto, cpu or cuda, not {self.device!r}")
-        for name in ("beam_size", "max_batch_tokens", "max_new_tokens"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise TranslationError(f"translator.{name} must be a positive integer, not {value!r}")
-        if isinstance(self.max_input_tokens, bool) or not isinstance(self.max_input_tokens, int) or self.max_input_tokens < 3:
-            raise TranslationError(f"translator.max_input_tokens must be an integer >= 3, not {self.max_input_tokens!r}")
-
-    @classmethod
-    def from_config(cls, section: Mapping[str, Any], location: str | None, ct2_location: str | None = None,
-                    *, threads: int = 0, device: str = "auto") -> "TranslatorSpec":
-        """From the config's ``translator`` section (defaults filled in by the schema)."""
-        model = section.get("model") or {}
-        model_id = model.get("hf_id") or model.get("name")
-        if model_id is None and model.get("path"):
-            model_id = Path(model["path"]).name
-        return cls(
-            backend=section.get("backend", "transformers"),
-            location=location,
-            ct2_location=ct2_location,
-            model_id=model_id,
-            revision=model.get("revision"),
-            from_hub=bool(model.get("hf_id")) and not model.get("path"),
-            compute_type=section.get("compute_type", "auto"),
-            dtype=section.get("dtype", "auto"),
-            beam_size=section.get("beam_size", 1),
-            max_batch_tokens=section.get("max_batch_tokens", 4096),
-            max_input_tokens=section.get("max_input_tokens", 512),
-            max_new_tokens=section.get("max_new_tokens") or DEFAULT_MAX_NEW_TOKENS,
-            gpus=section.get("gpus", 1),
-            device=device,
-            threads=threads,
-            family=section.get("family", "nllb"),
-            llm=section.get("llm"),
-            prompt=section.get("prompt"),
-        )
-
-    @property
-    def tokenizer_location(self) -> str:
-        where = self.location or self.ct2_location
-        if where is None:
-            raise TranslationError("translator: neither a checkpoint directory nor a CTranslate2 model was given")
-        return where
-
-    def identity(self) -> dict[str, Any]:
-        """What shapes a translation: the key part of the stage's sentence cache. A local
-        checkpoint (not from the Hub) adds the digest of its files (`content`; the label stays
-        the name), so another one under the same folder name, or one retrained in place, is
-        not served the old translations."""
-        if self.backend == "llm":  # the LLM's identity, decoding, token cap and prompt
-            from xlcons.translation.llm_translator import llm_identity
-
-            return llm_identity(self)
-        name = self.model_id or Path(self.location or self.ct2_location or "unknown").name
-        files = self.ct2_location if self.backend == "ctranslate2" else self.location
-        content = None if self.from_hub else local_content(files)
-        numeric: dict[str, Any]
-        if self.backend == "ctranslate2":
-            numeric = {"compute_type": self.compute_type, "weights": _ct2_quantization(self.ct2_location)}
-        else:
-            numeric = {"dtype": self.dtype}
-        return {
-            "model": name,
-            "revision": self.revision,
-            "backend": self.backend,
-            **numeric,
-            "device": _device_kind(self.device),
-            "beam_size": self.beam_size,
-            "max_input_tokens": self.max_input_tokens,
-            "max_new_tokens": self.max_new_tokens,
-        } | ({"content": content} if content else {}) | (
-            {"family": self.family} if self.family != "nllb" else {}  # NLLB keys stay as they were
-        )
-
-    def label(self) -> str:
-        """A short human-readable name, recorded with every translation."""
-        if self.backend == "llm":  # <model>|llm
-            from xlcons.translation.llm_translator import llm_label
-
-            return llm_label(self)
-        identity = self.identity()
-        numeric = identity.get("compute_type") or identity.get("dtype")
-        return f"{identity['model']}|{self.backend}|{numeric}|beam{self.beam_size}"
-
-
-def _device_kind(device: str) -> str:
-    """cpu or cuda: 'auto' resolved here, because the numeric path (and so the output) differs."""
-    if device != "auto":
-        return device
-    try:
-        import torch
-
-        if torch.cuda.is_available():
-            return "cuda"
-    except ImportError:  # pragma: no cover - a ctranslate2-only environment
-        pass
-    try:
-        import ctranslate2
-
-        if ctranslate2.get_cuda_device_count() > 0:
-            return "cuda"
-    except ImportError:  # pragma: no cover
-        pass
-    return "cpu"
-
-
-def _ct2_quantization(ct2_location: str | None) -> str | None:
-    if not ct2_location:
-        return None
-    marker = Path(ct2_location) / CT2_MARKER
-    if marker.is_file():
-        return json.loads(marker.read_text()).get("quantization")
-    return None
 
 
 def madlad_tags(code: str) -> list[str]:
@@ -346,7 +164,7 @@ class Translator(ABC):
                     done[unique[index]] = self.decode(ids)
         return [done.get(sentence, "") for sentence in sentences]
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - an optional hook: a translator with nothing to free keeps this one
         """Free the model; called once at the end of the job."""
 
     # -- shared steps (public for tests and the benchmark)
@@ -480,7 +298,7 @@ class TransformersTranslator(Translator):
         self.torch = torch
         if spec.location is None or not Path(spec.location).is_dir():
             raise TranslationError(f"translator: no checkpoint directory at {spec.location!r}; fetch the model or fix its path")
-        device = _device_kind(spec.device)
+        device = device_kind(spec.device)
         if device == "cuda" and not torch.cuda.is_available():
             raise TranslationError("translator: device cuda asked for, but no CUDA device is available")
         if spec.threads:
@@ -571,7 +389,7 @@ class CTranslate2Translator(Translator):
         import ctranslate2
 
         self.ct2 = ctranslate2
-        device = _device_kind(spec.device)
+        device = device_kind(spec.device)
         if device == "cuda" and ctranslate2.get_cuda_device_count() == 0:
             raise TranslationError("translator: device cuda asked for, but CTranslate2 sees no CUDA device")
         if spec.gpus > 1:

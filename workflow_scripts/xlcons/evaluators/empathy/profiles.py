@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from xlcons.evaluators.empathy.epitome import MECHANISMS, label_combination
+from xlcons.datasets.epitome import MECHANISMS, label_combination
 from xlcons.schemas import (
     EMPATHY_EXCLUSIONS,
     EMPATHY_ITEMS,

@@ -41,7 +41,7 @@ DEFAULTS: dict[str, Any] = {
 
 def _matrix(seekers: Sequence[str], responses: Sequence[str]) -> np.ndarray:
     check_pairs(seekers, responses)
-    matrix = np.empty((len(seekers), 2), dtype=object)
+    matrix: np.ndarray = np.empty((len(seekers), 2), dtype=object)
     matrix[:, 0] = list(seekers)
     matrix[:, 1] = list(responses)
     return matrix

@@ -21,16 +21,19 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xlcons.evaluators.empathy.base import ClassifierError, PairClassifier, classifier_class
-from xlcons.evaluators.empathy.epitome import (
+from xlcons.datasets.epitome import (
     DEFAULT_SPLIT_FILE,
     FILES,
     MECHANISMS,
     Example,
     mechanism_examples,
 )
+from xlcons.evaluators.empathy.base import ClassifierError, PairClassifier, classifier_class
+
+if TYPE_CHECKING:
+    import numpy as np
 
 EVALUATION_NAME = "evaluation.json"
 TRAIN_ON = ("train", "train+dev")
@@ -42,7 +45,7 @@ PAPER_TEST_SCORES = {
 }
 
 
-def scores(gold: Sequence[int], predicted: Sequence[int]) -> dict[str, Any]:
+def scores(gold: Sequence[int], predicted: Sequence[int] | np.ndarray) -> dict[str, Any]:
     """Accuracy, macro-F1 and positive-class F1 (fractions), with the gold and predicted positive rates."""
     from sklearn.metrics import accuracy_score, f1_score
 

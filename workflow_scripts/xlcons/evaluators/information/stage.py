@@ -2,7 +2,7 @@
 
 For every compared pair (item x, language l) the job
 
-1. splits both sides into sentences (`xlcons.translation.splitting.split_sentences`, English
+1. splits both sides into sentences (`xlcons.segmentation.split_sentences`, English
    rules: both sides are English text) and asks the evaluator LLM for the atomic facts of
    each sentence, with the whole side as context (`prompts.extraction_prompt`);
 2. asks, for every fact of one side, whether the other side supports it
@@ -47,13 +47,35 @@ import pyarrow as pa
 
 from xlcons.evaluators.information.parsing import UNPARSEABLE, fact_key, parse_facts, parse_verdict
 from xlcons.evaluators.information.prompts import extraction_prompt, verification_prompt
-from xlcons.evaluators.information.scores import language_scores, needs_verification, pre_extraction_status, score_item, side_status
-from xlcons.generation.base import Backend, ModelSpec, Request, Result, build_requests, effective_max_new_tokens, load_backend
+from xlcons.evaluators.information.scores import (
+    language_scores,
+    needs_verification,
+    pre_extraction_status,
+    score_item,
+    side_status,
+)
+from xlcons.generation.base import (
+    Backend,
+    ModelSpec,
+    Request,
+    Result,
+    build_requests,
+    effective_max_new_tokens,
+    load_backend,
+)
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.stage import check_failures, generate_missing, log_engine_stats
-from xlcons.schemas import INFORMATION_FACTS, INFORMATION_ITEMS, INFORMATION_SCORES, NO_TEXT_REASONS, RESPONSES, ROUND_TRIPS, TRANSLATIONS
+from xlcons.schemas import (
+    INFORMATION_FACTS,
+    INFORMATION_ITEMS,
+    INFORMATION_SCORES,
+    NO_TEXT_REASONS,
+    RESPONSES,
+    ROUND_TRIPS,
+    TRANSLATIONS,
+)
+from xlcons.segmentation import split_sentences
 from xlcons.tables import read_table, write_table
-from xlcons.translation.splitting import split_sentences
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from xlcons.datasets.lcb import is_released_completions, released_responses
+from xlcons.datasets.releases import folder_formats, read_release_folder, release_records
 from xlcons.generation.base import Backend, GenerationError, ModelSpec, Request, Result, register
 
 TEXT_COLUMNS = ("item_id", "language", "lang", "response", "finish_reason", "error")
@@ -48,25 +48,25 @@ def _as_text(table: pa.Table, path: Path) -> pa.Table:
 
 
 def read_recorded(path: Path | str) -> dict[tuple[str, str], dict]:
-    """(item_id, language) -> record of a recorded-responses file (or a folder of released MAKQA
-    outputs, or a folder holding one completions file of the Language Confusion Benchmark)."""
+    """(item_id, language) -> record of a recorded-responses file, a folder holding one such CSV
+    file, or a release in a format of xlcons.datasets.releases (a folder of released MAKQA
+    outputs, the Language Confusion Benchmark's completions)."""
     path = Path(path)
-    if path.is_dir() and not list(path.glob("result_*.json")) and len(list(path.glob("*.csv"))) == 1:
-        path = next(path.glob("*.csv"))  # a fetched LCB release: resources/data/lcb-released-<model>/<model>.csv
-    if path.is_dir():
-        from xlcons.released import released_records
-
-        table = pa.Table.from_pylist(released_records(path))
-    else:
+    table = read_release_folder(path) if path.is_dir() else None
+    if path.is_dir() and table is None:
+        files = list(path.glob("*.csv"))
+        if len(files) != 1:
+            raise GenerationError(f"{path}: a folder of recorded responses holds one CSV file, or a release: {folder_formats()}")
+        path = files[0]  # a fetched LCB release: resources/data/lcb-released-<model>/<model>.csv
+    if table is None:
         reader = READERS.get(path.suffix.lower())
         if reader is None:
-            raise GenerationError(f"{path}: recorded responses must be .csv, .jsonl or .parquet, or a folder of result_<domain>.json")
+            raise GenerationError(f"{path}: recorded responses must be .csv, .jsonl or .parquet, or a folder of a release ({folder_formats()})")
         try:
             table = _as_text(reader(path), path)
         except (pa.ArrowInvalid, OSError) as error:  # not UTF-8, malformed lines, not Parquet
             raise GenerationError(f"{path}: cannot read the recorded responses: {error}") from None
-    if is_released_completions(table.column_names):  # the benchmark's outputs/<model>.csv
-        table = released_responses(table)
+    table = release_records(table)  # a released format's columns (the LCB's outputs/<model>.csv) as records
     if "lang" in table.column_names and "language" not in table.column_names:
         table = table.rename_columns(["language" if name == "lang" else name for name in table.column_names])
     missing = [name for name in ("item_id", "language", "response") if name not in table.column_names]

@@ -1,5 +1,7 @@
 """Released MAKQA model outputs (paper 001's ``result_<domain>.json``) as recorded responses.
 
+One of the release formats of :mod:`xlcons.datasets.releases`.
+
 A release folder holds one ``result_<domain>.json`` per domain: a list of
 ``{head_entity_id, rel_id, <lang>: {groundTruth, question, answer, ...}}``. Each
 (question, language) becomes one record ``{item_id, language, response}`` with the item
@@ -15,7 +17,7 @@ model and every later stage treats it like a generated one.
   the error and the metrics leave that (question, language) out, instead of the whole run
   failing on a gap.
 
-Both are counted in the :class:`ReleasedReport`. ``python -m xlcons.released FOLDER OUT.jsonl``
+Both are counted in the :class:`ReleasedReport`. ``python -m xlcons.datasets.makqa_released FOLDER OUT.jsonl``
 writes the JSONL file and prints the counts.
 """
 
@@ -27,9 +29,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xlcons.atomic import atomic_path
 from xlcons.datasets.makqa import DOMAINS, LANGUAGES, MAKQAError, item_id, read_json_file
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 RESULT_FILE = "result_{domain}.json"
 
@@ -92,6 +98,16 @@ def read_released(
 def released_records(folder: Path | str, domains: Sequence[str] | None = None) -> list[dict]:
     """The release as recorded-response records (item_id, language, response, finish_reason, error)."""
     return read_released(folder, domains)[0]
+
+
+def recorded_folder(folder: Path) -> pa.Table | None:
+    """A folder holding ``result_<domain>.json`` files as a table of recorded responses (None for
+    any other folder): the release format entry of :data:`xlcons.datasets.releases.RELEASE_FORMATS`."""
+    if not list(folder.glob(RESULT_FILE.format(domain="*"))):
+        return None
+    import pyarrow as pa
+
+    return pa.Table.from_pylist(released_records(folder))
 
 
 def write_jsonl(records: Iterable[dict], path: Path | str) -> Path:

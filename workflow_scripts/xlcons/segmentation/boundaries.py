@@ -91,7 +91,7 @@ def repair(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]
     """The splitter's sentence spans of `text` with the three classes of error corrected."""
     merged: list[list[int]] = []
     for start, end in spans:
-        if merged and _false_cut(text[merged[-1][0]:merged[-1][1]], text[start:end]):
+        if merged and _false_cut(text[merged[-1][0] : merged[-1][1]], text[start:end]):
             merged[-1][1] = end
         else:
             merged.append([start, end])

@@ -64,7 +64,7 @@ Other data sets
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +74,7 @@ from sacrebleu.metrics import CHRF
 from scipy.stats import rankdata
 
 from xlcons.datasets.makqa import TIMELINESS, parse_item_id
+from xlcons.embeddings import Embedder
 from xlcons.schemas import KNOWLEDGE_ITEMS, KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES, UNANSWERED_REASONS
 
 RANKINGS = ("recency", "list_position")
@@ -87,9 +88,6 @@ MISSING_REASONS = frozenset(UNANSWERED_REASONS)  # a failed request, a prompt to
 # cell status codes
 MISSING, OK, EMPTY = 0, 1, 2
 STATUS_NAMES = {MISSING: "missing", OK: "ok", EMPTY: "empty"}
-
-Embedder = Callable[[Sequence[str]], np.ndarray]
-
 
 # -- chrF ----------------------------------------------------------------------------------
 class ChrF:
@@ -256,18 +254,6 @@ def harmonic_mean(values: Sequence[float | None]) -> float:
     if any(v <= 0 for v in values):
         return 0.0
     return len(values) / sum(1.0 / v for v in values)
-
-
-def sentence_transformer_embedder(model: str, *, device: str | None = None, batch_size: int = 64) -> Embedder:
-    """An `embed(texts)` over a sentence-transformers model folder (LaBSE, MiniLM, ...)."""
-    from sentence_transformers import SentenceTransformer
-
-    encoder = SentenceTransformer(str(model), device=device, local_files_only=True)
-
-    def embed(texts: Sequence[str]) -> np.ndarray:
-        return encoder.encode(list(texts), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True)
-
-    return embed
 
 
 # -- scoring a model -----------------------------------------------------------------------
@@ -596,6 +582,6 @@ def score_knowledge(
 
 __all__ = [
     "ChrF", "DEFAULT_RANKING", "KnowledgeResult", "OVERALL", "RANKINGS", "chrf", "embed_unique",
-    "harmonic_mean", "mean_over_pairs", "score_knowledge", "semantic_matrix", "sentence_transformer_embedder",
+    "harmonic_mean", "mean_over_pairs", "score_knowledge", "semantic_matrix",
     "spearman_matrix", "timeliness_scores",
 ]

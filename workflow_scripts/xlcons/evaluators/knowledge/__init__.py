@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from xlcons.metrics.knowledge import score_knowledge, sentence_transformer_embedder
+from xlcons.embeddings import sentence_transformer_embedder
+from xlcons.evaluators.knowledge.metrics import score_knowledge
 from xlcons.schemas import KNOWLEDGE_ITEMS, KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES, PROMPTS, RESPONSES
 from xlcons.tables import read_table, write_table
 
