@@ -116,10 +116,13 @@ def run_one(name: str, quick: bool) -> tuple[list[tuple[str, ...]], bool]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="small sizes (each module's QUICK arguments)")
-    parser.add_argument("--only", action="append", metavar="NAME", help="run only this benchmark (repeatable, or comma-separated)")
+    parser.add_argument(
+        "--only", action="append", metavar="NAME", help="run only this benchmark (repeatable, or comma-separated)"
+    )
     parser.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     parser.add_argument("--json", type=Path, help="also write the table's rows as JSON here")
     args = parser.parse_args(argv)

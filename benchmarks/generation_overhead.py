@@ -36,14 +36,19 @@ def direct(model_dir: Path, prompts: list[str], batch_size: int, max_new_tokens:
         ]
         batch = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
         with torch.inference_mode():
-            out = model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
+            out = model.generate(
+                **batch, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id
+            )
         answers += tokenizer.batch_decode(out[:, batch["input_ids"].shape[1] :], skip_special_tokens=True)
     return answers
 
 
 def stage(model_dir: Path, table, batch_size: int, max_new_tokens: int) -> list[str]:
     spec = ModelSpec(
-        name="bench", backend="hf", location=str(model_dir), decoding=Decoding(max_new_tokens=max_new_tokens),
+        name="bench",
+        backend="hf",
+        location=str(model_dir),
+        decoding=Decoding(max_new_tokens=max_new_tokens),
         options={"device": "cpu", "dtype": "float32", "batch_size": batch_size},
     )
     with tempfile.TemporaryDirectory() as cache_dir:  # a cold cache: everything is generated
@@ -74,14 +79,19 @@ def measure(args: argparse.Namespace) -> dict:
     times = {"direct": [], "stage": []}
     outputs = {}
     for _ in range(args.repeats):
-        for name, run in (("direct", lambda: direct(args.model, prompts, args.batch_size, args.max_new_tokens)),
-                          ("stage", lambda: stage(args.model, table, args.batch_size, args.max_new_tokens))):
+        for name, run in (
+            ("direct", lambda: direct(args.model, prompts, args.batch_size, args.max_new_tokens)),
+            ("stage", lambda: stage(args.model, table, args.batch_size, args.max_new_tokens)),
+        ):
             start = time.perf_counter()
             outputs[name] = run()
             times[name].append(time.perf_counter() - start)
     same = sum(a.strip() == b.strip() for a, b in zip(outputs["direct"], outputs["stage"]))
     direct_s, stage_s = statistics.median(times["direct"]), statistics.median(times["stage"])
-    print(f"prompts: {len(prompts)} ({len(args.languages)} languages), batch {args.batch_size}, {args.max_new_tokens} new tokens, {args.repeats} alternating repeats")
+    print(
+        f"prompts: {len(prompts)} ({len(args.languages)} languages), batch {args.batch_size}, "
+        f"{args.max_new_tokens} new tokens, {args.repeats} alternating repeats"
+    )
     print(f"{'':10}{'median s':>10}{'items/s':>10}")
     for name, seconds in (("direct", direct_s), ("stage", stage_s)):
         print(f"{name:10}{seconds:10.2f}{len(prompts) / seconds:10.2f}")

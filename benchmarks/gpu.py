@@ -100,17 +100,30 @@ def generation(args: argparse.Namespace) -> dict:
     prompts = table["prompt"].to_pylist()
     device, dtype, eager = engine_device(args)
     start = time.perf_counter()
-    llm = vllm.LLM(model=str(args.model), dtype=dtype, gpu_memory_utilization=args.gpu_memory_utilization,
-                   max_model_len=args.max_model_len, enforce_eager=eager, disable_log_stats=False, seed=0)
+    llm = vllm.LLM(
+        model=str(args.model),
+        dtype=dtype,
+        gpu_memory_utilization=args.gpu_memory_utilization,
+        max_model_len=args.max_model_len,
+        enforce_eager=eager,
+        disable_log_stats=False,
+        seed=0,
+    )
     load_s = time.perf_counter() - start
-    spec = ModelSpec(name="bench", backend="vllm", location=str(args.model),
-                     decoding=Decoding(temperature=0.0, max_new_tokens=args.max_new_tokens),
-                     options={"dtype": dtype, "gpu_memory_utilization": args.gpu_memory_utilization, "enforce_eager": eager})
+    spec = ModelSpec(
+        name="bench",
+        backend="vllm",
+        location=str(args.model),
+        decoding=Decoding(temperature=0.0, max_new_tokens=args.max_new_tokens),
+        options={"dtype": dtype, "gpu_memory_utilization": args.gpu_memory_utilization, "enforce_eager": eager},
+    )
 
     SharedEngine = shared_engine(vllm, llm)
     tokenizer = llm.get_tokenizer()
-    templated = [tokenizer.apply_chat_template([{"role": "user", "content": p}], add_generation_prompt=True, tokenize=False)
-                 for p in prompts]
+    templated = [
+        tokenizer.apply_chat_template([{"role": "user", "content": p}], add_generation_prompt=True, tokenize=False)
+        for p in prompts
+    ]
     params = vllm.SamplingParams(temperature=0.0, max_tokens=args.max_new_tokens, seed=0)
 
     def bare():
@@ -118,8 +131,9 @@ def generation(args: argparse.Namespace) -> dict:
 
     def stage():
         with tempfile.TemporaryDirectory() as tmp:  # a cold cache: everything is generated
-            return run_generation(spec, table, args.max_new_tokens, Path(tmp) / "cache.jsonl",
-                                  backend_factory=SharedEngine)["response"].to_pylist()
+            return run_generation(
+                spec, table, args.max_new_tokens, Path(tmp) / "cache.jsonl", backend_factory=SharedEngine
+            )["response"].to_pylist()
 
     bare()  # warm-up: CUDA graphs, first-call allocations
     times, outputs = {"bare": [], "stage": []}, {}
@@ -132,10 +146,14 @@ def generation(args: argparse.Namespace) -> dict:
     same = sum(a.strip() == b.strip() for a, b in zip(outputs["bare"], outputs["stage"]))
     bare_s, stage_s = statistics.median(times["bare"]), statistics.median(times["stage"])
     n = len(prompts)
-    print(f"generation: {n} MultiQ prompts ({', '.join(args.languages)}), {args.model.name}, {dtype} on {device}, "
-          f"{args.max_new_tokens} new tokens, greedy; vLLM load {load_s:.1f} s; {args.repeats} alternating repeats")
-    print(f"    bare LLM.generate {bare_s:.2f} s ({n / bare_s:.1f} prompts/s); stage {stage_s:.2f} s ({n / stage_s:.1f} prompts/s); "
-          f"stage / bare {stage_s / bare_s:.3f} (target <= 1.05); identical answers {same}/{n}")
+    print(
+        f"generation: {n} MultiQ prompts ({', '.join(args.languages)}), {args.model.name}, {dtype} on {device}, "
+        f"{args.max_new_tokens} new tokens, greedy; vLLM load {load_s:.1f} s; {args.repeats} alternating repeats"
+    )
+    print(
+        f"    bare LLM.generate {bare_s:.2f} s ({n / bare_s:.1f} prompts/s); stage {stage_s:.2f} s ({n / stage_s:.1f} "
+        f"prompts/s); stage / bare {stage_s / bare_s:.3f} (target <= 1.05); identical answers {same}/{n}"
+    )
     llm = None  # this function's reference to the engine, dropped before returning
     return {
         "vllm_device": device,
@@ -173,12 +191,26 @@ def judge_on(llm, SharedEngine, spec, prompts, answers: list[str]) -> dict:  # n
     from xlcons.schemas import RESPONSES
 
     rows = prompts.to_pylist()
-    responses = pa.Table.from_pylist([
-        {"dataset": "multiq", "model": "bench", "item_id": row["item_id"], "lang": row["lang"], "prompt": row["prompt"],
-         "response": answer, "finish_reason": "stop", "prompt_tokens": None, "completion_tokens": None,
-         "backend": "vllm", "decoding_hash": "bench", "error": None}
-        for row, answer in zip(rows, answers)
-    ], schema=RESPONSES)
+    responses = pa.Table.from_pylist(
+        [
+            {
+                "dataset": "multiq",
+                "model": "bench",
+                "item_id": row["item_id"],
+                "lang": row["lang"],
+                "prompt": row["prompt"],
+                "response": answer,
+                "finish_reason": "stop",
+                "prompt_tokens": None,
+                "completion_tokens": None,
+                "backend": "vllm",
+                "decoding_hash": "bench",
+                "error": None,
+            }
+            for row, answer in zip(rows, answers)
+        ],
+        schema=RESPONSES,
+    )
     english = prompts.filter(pa.compute.equal(prompts["lang"], "en"))
     responses = responses.filter(pa.compute.is_in(responses["item_id"], english["item_id"]))
     judge_spec = ModelSpec(name="judge", backend="vllm", location=spec.location, options=spec.options)
@@ -192,8 +224,10 @@ def judge_on(llm, SharedEngine, spec, prompts, answers: list[str]) -> dict:  # n
     cached = after.get("cached_prompt_tokens", 0) - before.get("cached_prompt_tokens", 0)
     total = after.get("prompt_tokens", 0) - before.get("prompt_tokens", 0)
     verdicts = {verdict: table["verdict"].to_pylist().count(verdict) for verdict in ("yes", "no", "unparseable")}
-    print(f"    judge: {table.num_rows} answers in {seconds:.2f} s ({table.num_rows / seconds:.1f}/s), {verdicts}; "
-          f"prefix cache served {cached} of {total} prompt tokens")
+    print(
+        f"    judge: {table.num_rows} answers in {seconds:.2f} s ({table.num_rows / seconds:.1f}/s), {verdicts}; "
+        f"prefix cache served {cached} of {total} prompt tokens"
+    )
     return {
         "vllm_judge_answers_per_s": round(table.num_rows / seconds, 1),
         "vllm_judge_prefix_cache_share": round(cached / total, 3) if total else None,
@@ -213,16 +247,26 @@ def moe(args: argparse.Namespace) -> dict:
     gpus = torch.cuda.device_count() if device == "cuda" else 0
     with tempfile.TemporaryDirectory() as tmp:
         path = write_tiny_nllb_moe(args.nllb, Path(tmp) / "moe")
-        translator = load_translator(TranslatorSpec(location=str(path), model_id="tiny-nllb-moe", max_new_tokens=args.nllb_cap,
-                                                    device=device, gpus=max(gpus, 1), dtype="float32"))
+        translator = load_translator(
+            TranslatorSpec(
+                location=str(path),
+                model_id="tiny-nllb-moe",
+                max_new_tokens=args.nllb_cap,
+                device=device,
+                gpus=max(gpus, 1),
+                dtype="float32",
+            )
+        )
         spread = hasattr(translator.model, "hf_device_map")
         sentences = ["Das ist ein Satz.", "Wie spät ist es?", "Der Himmel ist blau."] * 32
         translator.translate(sentences[:3], "deu_Latn", "eng_Latn")  # warm-up
         start = time.perf_counter()
         out = translator.translate(sentences, "deu_Latn", "eng_Latn")
         seconds = time.perf_counter() - start
-    print(f"moe: tiny random NllbMoe on {device} ({gpus} GPUs, device_map {'used' if spread else 'not used'}): "
-          f"{len(out)} sentences in {seconds:.2f} s ({len(out) / seconds:.0f}/s)")
+    print(
+        f"moe: tiny random NllbMoe on {device} ({gpus} GPUs, device_map {'used' if spread else 'not used'}): "
+        f"{len(out)} sentences in {seconds:.2f} s ({len(out) / seconds:.0f}/s)"
+    )
     return {"moe_device": device, "moe_device_map": spread, "moe_sentences_per_s": round(len(out) / seconds)}
 
 
@@ -238,14 +282,21 @@ def translation(args: argparse.Namespace) -> dict:
 
     responses, _ = build_responses(args.data, args.nllb_languages, 0)
     identifier = LanguageIdentifier(args.lid, "lid176")
-    common = dict(model_id=args.nllb.name, max_new_tokens=args.nllb_cap, device=args.device, max_batch_tokens=args.max_batch_tokens)
+    common = dict(
+        model_id=args.nllb.name,
+        max_new_tokens=args.nllb_cap,
+        device=args.device,
+        max_batch_tokens=args.max_batch_tokens,
+    )
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         ct2_dir = convert(args.nllb, workdir / "ct2", quantization=quantization_for(args.ct2_compute_type))
         specs = {
             "transformers": TranslatorSpec(location=str(args.nllb), dtype=args.nllb_dtype, **common),
-            "ctranslate2": TranslatorSpec(backend="ctranslate2", ct2_location=str(ct2_dir), compute_type=args.ct2_compute_type, **common),
+            "ctranslate2": TranslatorSpec(
+                backend="ctranslate2", ct2_location=str(ct2_dir), compute_type=args.ct2_compute_type, **common
+            ),
         }
         for name, spec in specs.items():
             translator = load_translator(spec)
@@ -259,10 +310,15 @@ def translation(args: argparse.Namespace) -> dict:
             results[name] = (statistics.median(times), sentences)
             del translator
     (hf_s, n), (ct2_s, _) = results["transformers"], results["ctranslate2"]
-    print(f"translation: {responses.num_rows} responses, {n} sentences ({', '.join(args.nllb_languages)}), {args.nllb.name}, {args.device}, "
-          f"cap {args.nllb_cap} tokens, batch budget {args.max_batch_tokens} tokens")
-    print(f"    transformers ({args.nllb_dtype}) {hf_s:.2f} s ({n / hf_s:.0f} sentences/s); "
-          f"CTranslate2 ({args.ct2_compute_type}) {ct2_s:.2f} s ({n / ct2_s:.0f} sentences/s); CTranslate2 / transformers {hf_s / ct2_s:.2f}x")
+    print(
+        f"translation: {responses.num_rows} responses, {n} sentences ({', '.join(args.nllb_languages)}), "
+        f"{args.nllb.name}, {args.device}, cap {args.nllb_cap} tokens, batch budget {args.max_batch_tokens} tokens"
+    )
+    print(
+        f"    transformers ({args.nllb_dtype}) {hf_s:.2f} s ({n / hf_s:.0f} sentences/s); "
+        f"CTranslate2 ({args.ct2_compute_type}) {ct2_s:.2f} s ({n / ct2_s:.0f} "
+        f"sentences/s); CTranslate2 / transformers {hf_s / ct2_s:.2f}x"
+    )
     return {
         "nllb_transformers_sentences_per_s": round(n / hf_s),
         "nllb_ct2_sentences_per_s": round(n / ct2_s),
@@ -273,29 +329,54 @@ def translation(args: argparse.Namespace) -> dict:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", choices=PARTS, action="append", help="run only this part (repeatable)")
-    parser.add_argument("--model", type=Path, default=REPO / "resources" / "offline-models" / "smollm2-135m-instruct",
-                        help="a small instruct model directory for vLLM")
+    parser.add_argument(
+        "--model",
+        type=Path,
+        default=REPO / "resources" / "offline-models" / "smollm2-135m-instruct",
+        help="a small instruct model directory for vLLM",
+    )
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "multiq")
-    parser.add_argument("--languages", nargs="+", default=["en", "de", "fr", "es", "ru", "zh-CN", "ar", "hi", "sw", "ja"])
-    parser.add_argument("--prompts", type=int, default=2000, help="MultiQ prompts for generation (200 per language at most)")
+    parser.add_argument(
+        "--languages", nargs="+", default=["en", "de", "fr", "es", "ru", "zh-CN", "ar", "hi", "sw", "ja"]
+    )
+    parser.add_argument(
+        "--prompts", type=int, default=2000, help="MultiQ prompts for generation (200 per language at most)"
+    )
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--dtype", default="bfloat16", choices=["auto", "bfloat16", "float16", "float32"])
     parser.add_argument("--gpu-memory-utilization", type=float, default=0.5)
     parser.add_argument("--max-model-len", type=int, default=2048)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--nllb", type=Path, default=REPO / "resources" / "offline-models" / "tiny-nllb",
-                        help="an NLLB checkpoint directory (the tiny random one by default; a real 600M gives real figures)")
+    parser.add_argument(
+        "--nllb",
+        type=Path,
+        default=REPO / "resources" / "offline-models" / "tiny-nllb",
+        help="an NLLB checkpoint directory (the tiny random one by default; a real 600M gives real figures)",
+    )
     parser.add_argument("--lid", type=Path, default=REPO / "resources" / "offline-models" / "lid176" / "lid.176.ftz")
-    parser.add_argument("--nllb-languages", nargs="+", default=["de", "fr", "es", "ru", "ar", "hi", "ja", "zh-CN", "tr", "vi"])
+    parser.add_argument(
+        "--nllb-languages", nargs="+", default=["de", "fr", "es", "ru", "ar", "hi", "ja", "zh-CN", "tr", "vi"]
+    )
     parser.add_argument("--nllb-cap", type=int, default=64, help="new tokens per sentence")
     parser.add_argument("--nllb-dtype", default="float16", choices=["auto", "float32", "float16", "bfloat16"])
-    parser.add_argument("--ct2-compute-type", default="float16", choices=["float32", "float16", "int8_float16", "bfloat16"])
+    parser.add_argument(
+        "--ct2-compute-type", default="float16", choices=["float32", "float16", "int8_float16", "bfloat16"]
+    )
     parser.add_argument("--max-batch-tokens", type=int, default=8192)
-    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
-                        help="translation and moe parts: cpu is a smoke test of the code path, not a GPU figure")
-    parser.add_argument("--judge", action="store_true", help="generation part: also judge the answers on the same engine")
-    parser.add_argument("--check", action="store_true",
-                        help=f"the prepared GPU check: every part with {' '.join(CHECK)}, figures to --json")
+    parser.add_argument(
+        "--device",
+        default="cuda",
+        choices=["cuda", "cpu"],
+        help="translation and moe parts: cpu is a smoke test of the code path, not a GPU figure",
+    )
+    parser.add_argument(
+        "--judge", action="store_true", help="generation part: also judge the answers on the same engine"
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help=f"the prepared GPU check: every part with {' '.join(CHECK)}, figures to --json",
+    )
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     return parser
 

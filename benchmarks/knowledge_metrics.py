@@ -48,8 +48,10 @@ def measure(args: argparse.Namespace) -> dict:
     prompts = load(args.data, list(LANGUAGES), None)
     records, report = read_released(args.data / "result_gpt35")
     found["load_s"] = round(time.perf_counter() - start, 2)
-    print(f"load prompts + release: {found['load_s']:6.2f} s  ({prompts.num_rows} prompts, {report.records} answers, "
-          f"{sum(report.empty.values())} empty, {sum(report.missing.values())} missing)")
+    print(
+        f"load prompts + release: {found['load_s']:6.2f} s  ({prompts.num_rows} prompts, {report.records} answers, "
+        f"{sum(report.empty.values())} empty, {sum(report.missing.values())} missing)"
+    )
 
     for ranking in ("list_position", "recency"):
         times = []
@@ -57,8 +59,10 @@ def measure(args: argparse.Namespace) -> dict:
             start = time.perf_counter()
             result = score_knowledge(records, prompts, model="gpt-3.5", ranking=ranking)
             times.append(time.perf_counter() - start)
-        print(f"xAC + xTC ({ranking:13s}): {np.median(times):6.2f} s median of {args.repeats}  "
-              f"xAC {result.value('xAC'):.4f}  xTC {result.value('xTC'):.4f}")
+        print(
+            f"xAC + xTC ({ranking:13s}): {np.median(times):6.2f} s median of {args.repeats}  "
+            f"xAC {result.value('xAC'):.4f}  xTC {result.value('xTC'):.4f}"
+        )
         found[f"xac_xtc_{ranking}_s"] = round(float(np.median(times)), 2)
         if ranking == "list_position":
             found["xAC"], found["xTC"] = round(result.value("xAC"), 4), round(result.value("xTC"), 4)
@@ -74,8 +78,10 @@ def measure(args: argparse.Namespace) -> dict:
     print(f"xSC cosine matrix alone (1,897 questions x 12 languages x 768 dims): {found['xsc_cosine_matrix_s']:6.3f} s")
 
     if not (args.embedder / "modules.json").is_file():
-        print(f"xSC with an embedder: skipped, no sentence-transformers model at {args.embedder} "
-              "(build it: python -m devtools.offline_models --out resources/offline-models)")
+        print(
+            f"xSC with an embedder: skipped, no sentence-transformers model at {args.embedder} "
+            "(build it: python -m devtools.offline_models --out resources/offline-models)"
+        )
         return found
     xsc_prompts, xsc_records = prompts, records
     if args.xsc_limit:
@@ -94,10 +100,14 @@ def measure(args: argparse.Namespace) -> dict:
     start = time.perf_counter()
     result = score_knowledge(xsc_records, xsc_prompts, model="gpt-3.5", embed=embed, ranking="list_position")
     found["xsc_with_embedder_s"] = round(time.perf_counter() - start, 2)
-    print(f"xSC + oracle + xAC + xTC with {args.embedder.name}: {found['xsc_with_embedder_s']:6.2f} s "
-          f"({sum(calls)} distinct texts embedded in {len(calls)} call; {len(xsc_records)} answers)")
-    print(f"    xSC {result.value('xSC'):.4f}  oracle {result.value('xSC_oracle'):.4f}  xC {result.value('xC'):.4f} "
-          "(MiniLM is English-only: not comparable with the paper's LaBSE 0.706 / 0.849)")
+    print(
+        f"xSC + oracle + xAC + xTC with {args.embedder.name}: {found['xsc_with_embedder_s']:6.2f} s "
+        f"({sum(calls)} distinct texts embedded in {len(calls)} call; {len(xsc_records)} answers)"
+    )
+    print(
+        f"    xSC {result.value('xSC'):.4f}  oracle {result.value('xSC_oracle'):.4f}  xC {result.value('xC'):.4f} "
+        "(MiniLM is English-only: not comparable with the paper's LaBSE 0.706 / 0.849)"
+    )
     return found
 
 

@@ -50,11 +50,18 @@ def build_responses(data: Path, questions: int | None, languages: list[str] | No
     n = prompts.num_rows
     return pa.table(
         {
-            "dataset": prompts["dataset"], "model": pa.array(["prompts-as-answers"] * n), "item_id": prompts["item_id"],
-            "lang": prompts["lang"], "prompt": prompts["prompt"], "response": prompts["prompt"],
-            "finish_reason": pa.array(["stop"] * n), "prompt_tokens": pa.nulls(n, pa.int32()),
-            "completion_tokens": pa.nulls(n, pa.int32()), "backend": pa.array(["file"] * n),
-            "decoding_hash": pa.array(["x"] * n), "error": pa.nulls(n, pa.string()),
+            "dataset": prompts["dataset"],
+            "model": pa.array(["prompts-as-answers"] * n),
+            "item_id": prompts["item_id"],
+            "lang": prompts["lang"],
+            "prompt": prompts["prompt"],
+            "response": prompts["prompt"],
+            "finish_reason": pa.array(["stop"] * n),
+            "prompt_tokens": pa.nulls(n, pa.int32()),
+            "completion_tokens": pa.nulls(n, pa.int32()),
+            "backend": pa.array(["file"] * n),
+            "decoding_hash": pa.array(["x"] * n),
+            "error": pa.nulls(n, pa.string()),
         },
         schema=RESPONSES,
     )
@@ -105,8 +112,12 @@ def measure(args: argparse.Namespace) -> dict:
 
     times = {"loop": [], "stage": [], "batched": [], "single": []}
     outputs = {}
-    runs = (("loop", lambda: per_row_loop(model, identifier, responses)), ("stage", lambda: score_fidelity(responses, identifier)),
-            ("batched", lambda: identifier.predict(texts)), ("single", single_calls))
+    runs = (
+        ("loop", lambda: per_row_loop(model, identifier, responses)),
+        ("stage", lambda: score_fidelity(responses, identifier)),
+        ("batched", lambda: identifier.predict(texts)),
+        ("single", single_calls),
+    )
     for _ in range(args.repeats):
         for name, run in runs:
             start = time.perf_counter()
@@ -125,16 +136,25 @@ def measure(args: argparse.Namespace) -> dict:
     loop_s, stage_s = statistics.median(times["loop"]), statistics.median(times["stage"])
     langs = len(set(responses["lang"].to_pylist()))
 
-    print(f"responses: {n:,} (MultiQ prompts as their own answers, {langs} languages); lid.176 load {load_s:.2f} s; "
-          f"{args.repeats} alternating repeats")
+    print(
+        f"responses: {n:,} (MultiQ prompts as their own answers, {langs} languages); lid.176 load {load_s:.2f} s; "
+        f"{args.repeats} alternating repeats"
+    )
     print(f"{'':30}{'median s':>10}{'responses/s':>14}")
     print(f"{'per-row loop (predict each)':30}{loop_s:10.2f}{n / loop_s:14,.0f}")
     print(f"{'stage (score_fidelity)':30}{stage_s:10.2f}{n / stage_s:14,.0f}")
-    print(f"stage speed-up over the loop: {loop_s / stage_s:.2f}x (runs: loop {', '.join(f'{t:.2f}' for t in times['loop'])}; "
-          f"stage {', '.join(f'{t:.2f}' for t in times['stage'])})")
-    print(f"language ID alone (medians): batched predict {batched_predict_s:.2f} s, one fastText call per text "
-          f"{single_predict_s:.2f} s ({single_predict_s / batched_predict_s:.2f}x)")
-    print(f"identical labels: {same_labels}/{n}; identical classes on the {len(compared):,} scored rows: {same_classes}/{len(compared)}")
+    print(
+        f"stage speed-up over the loop: {loop_s / stage_s:.2f}x (runs: loop "
+        f"{', '.join(f'{t:.2f}' for t in times['loop'])}; stage {', '.join(f'{t:.2f}' for t in times['stage'])})"
+    )
+    print(
+        f"language ID alone (medians): batched predict {batched_predict_s:.2f} s, one fastText call per text "
+        f"{single_predict_s:.2f} s ({single_predict_s / batched_predict_s:.2f}x)"
+    )
+    print(
+        f"identical labels: {same_labels}/{n}; identical classes on the "
+        f"{len(compared):,} scored rows: {same_classes}/{len(compared)}"
+    )
     print("stage classes: " + ", ".join(f"{k} {v:,}" for k, v in classes.items()))
     return {
         "responses": n,

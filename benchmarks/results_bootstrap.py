@@ -1,6 +1,6 @@
 """Time to build the results table with bootstrap CIs from a synthetic paper-scale ITEM_SCORES table.
 
-Paper 000's scale: 12 models × 30 languages × 150 items, with information consistency
+Gupta et al. 2025's scale: 12 models × 30 languages × 150 items, with information consistency
 (precision, recall, f1 per item, and the derived F, jointly resampled) and empathy
 consistency (consistency, ER, IP as 0/1), about 5% of the information items excluded
 (no facts). Phases timed: building the synthetic table (not part of the pipeline), the
@@ -18,10 +18,11 @@ import time
 import numpy as np
 import polars as pl
 
+from xlcons.evaluators.information.tables import INFORMATION_F
 from xlcons.languages import PAPER_000_LANGUAGES
 from xlcons.reports.comparison import compare_models
 from xlcons.reports.groups import group_averages
-from xlcons.reports.results import INFORMATION_F, results_table
+from xlcons.reports.results import results_table
 
 INFORMATION = ("precision", "recall", "f1")
 EMPATHY = ("consistency", "ER", "IP")
@@ -69,7 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--items", type=int, default=150)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--compare", action="store_true", help="also time a two-model comparison (1000 resamples, 10000 permutations)")
+    parser.add_argument(
+        "--compare", action="store_true", help="also time a two-model comparison (1000 resamples, 10000 permutations)"
+    )
     return parser
 
 
@@ -87,9 +90,11 @@ def measure(args: argparse.Namespace) -> dict:
         start = time.perf_counter()
         results = results_table(scores, derived=[INFORMATION_F], n_resamples=args.resamples, seed=0)
         times.append(time.perf_counter() - start)
-    print(f"results table with {args.resamples} resamples: {np.median(times):6.2f} s median of {args.repeats}  "
-          f"({results.height:,} rows, {args.models} models × {args.languages + 1} languages × "
-          f"{results['metric'].n_unique()} metrics × {args.items} items)")
+    print(
+        f"results table with {args.resamples} resamples: {np.median(times):6.2f} s median of {args.repeats}  "
+        f"({results.height:,} rows, {args.models} models × {args.languages + 1} languages × "
+        f"{results['metric'].n_unique()} metrics × {args.items} items)"
+    )
     found["results_table_s"] = round(float(np.median(times)), 2)
 
     start = time.perf_counter()
@@ -99,10 +104,14 @@ def measure(args: argparse.Namespace) -> dict:
 
     if args.compare:
         start = time.perf_counter()
-        comparison = compare_models(scores, "model-00", "model-01", derived=[INFORMATION_F], n_resamples=1000, n_permutations=10000)
+        comparison = compare_models(
+            scores, "model-00", "model-01", derived=[INFORMATION_F], n_resamples=1000, n_permutations=10000
+        )
         found["comparison_s"] = round(time.perf_counter() - start, 2)
-        print(f"comparison of two models (1000 resamples, 10000 permutations): {found['comparison_s']:6.2f} s  "
-              f"({comparison.height} rows)")
+        print(
+            f"comparison of two models (1000 resamples, 10000 permutations): {found['comparison_s']:6.2f} s  "
+            f"({comparison.height} rows)"
+        )
     return found
 
 

@@ -118,7 +118,9 @@ def merged_config(papers=PAPERS, round_trips: bool = True, models: int | None = 
         evaluators.setdefault("knowledge", {})["datasets"] = [d for d in ("makqa", "multiq") if d in datasets]
     information = evaluators.setdefault("information", {})
     if round_trips and "information" in datasets and not information.get("round_trip_languages"):
-        information["round_trip_languages"] = [lang for lang in datasets["information"].get("languages", []) if lang != "en"]
+        information["round_trip_languages"] = [
+            lang for lang in datasets["information"].get("languages", []) if lang != "en"
+        ]
     if not round_trips:
         information.pop("round_trip_languages", None)
     if models is not None:
@@ -155,8 +157,10 @@ def scaled_models(models: dict, total: int) -> dict:
 def _renamed(section, names: dict[str, str]):
     """An evaluator's model sharing a generator's download (`name: <model>`) follows the generator's new name."""
     if isinstance(section, dict):
-        return {key: names.get(value, value) if key == "name" and isinstance(value, str) else _renamed(value, names)
-                for key, value in section.items()}
+        return {
+            key: names.get(value, value) if key == "name" and isinstance(value, str) else _renamed(value, names)
+            for key, value in section.items()
+        }
     return section
 
 
@@ -172,8 +176,20 @@ def validate(path: Path) -> dict:
 
 def snakemake_command(config_path: Path, workdir: Path, *extra: str, profile: Path | None = None) -> list[str]:
     python = [sys.executable] + (["-m", "cProfile", "-o", str(profile)] if profile else [])
-    return [*python, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-            "--configfile", str(config_path), "--cores", "1", *extra]
+    return [
+        *python,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(config_path),
+        "--cores",
+        "1",
+        *extra,
+    ]
 
 
 def run_snakemake(command: list[str], timeout: int = 1800) -> tuple[float, str, int, float, float]:
@@ -220,8 +236,21 @@ def slurm_probe_s() -> float | None:
 def startup_command(workdir: Path) -> list[str]:
     """The same CLI on a one-rule Snakefile: what any Snakemake run costs here (imports, plugins)."""
     (workdir / "Snakefile").write_text(TRIVIAL_SNAKEFILE)
-    return [sys.executable, "-m", "snakemake", "--snakefile", str(workdir / "Snakefile"), "--directory", str(workdir),
-            "--cores", "1", "-n", "--forceall", "--quiet", "rules"]
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(workdir / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "1",
+        "-n",
+        "--forceall",
+        "--quiet",
+        "rules",
+    ]
 
 
 def job_stats(output: str) -> dict[str, int]:
@@ -268,10 +297,18 @@ def dump_outputs(config_path: Path, workdir: Path, out: Path) -> None:
 def create_outputs(config_path: Path, workdir: Path) -> tuple[int, int]:
     """Create every output of the DAG in `workdir`, all with one mtime; (jobs, files)."""
     listing = workdir.parent / "outputs.json"
-    code = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
-            "from benchmarks.scheduling import dump_outputs; dump_outputs(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))")
-    result = subprocess.run([sys.executable, "-c", code, str(REPO), str(config_path), str(workdir), str(listing)],
-                            cwd=REPO, env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True)
+    code = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+        "from benchmarks.scheduling import dump_outputs; "
+        "dump_outputs(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(REPO), str(config_path), str(workdir), str(listing)],
+        cwd=REPO,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        capture_output=True,
+        text=True,
+    )
     if result.returncode != 0:
         raise RuntimeError(f"listing the DAG's outputs failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     listed = json.loads(listing.read_text())
@@ -296,7 +333,11 @@ def top_functions(profile: Path, limit: int = 25) -> list[str]:
     rows.sort(reverse=True)
     lines = [f"{'cumulative s':>12}{'own s':>9}{'calls':>10}  function"]
     lines += [f"{c:12.2f}{t:9.2f}{n:10d}  {label}" for c, t, n, label, _ in rows[:limit]]
-    ours = [r for r in rows if "/rules/" in r[4] or r[4].endswith(".smk") or "/xlcons/" in r[4] or r[4].endswith("Snakefile")]
+    ours = [
+        r
+        for r in rows
+        if "/rules/" in r[4] or r[4].endswith(".smk") or "/xlcons/" in r[4] or r[4].endswith("Snakefile")
+    ]
     lines += ["", "of the workflow's own code (rules/*.smk, Snakefile, xlcons):"]
     lines += [f"{c:12.2f}{t:9.2f}{n:10d}  {label}" for c, t, n, label, _ in ours[:limit]]
     return lines
@@ -306,13 +347,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--papers", nargs="+", default=list(PAPERS), choices=PAPERS, help="paper configs to merge")
     parser.add_argument("--no-round-trips", action="store_true", help="turn the translationese round trips off")
-    parser.add_argument("--models", type=int, default=None, metavar="N",
-                        help="N generator models in all: the papers' models, then copies of them named "
-                             "<paper>-<model>-<k> (default: the papers' own models); targets < 60 s for both runs")
-    parser.add_argument("--translators", type=int, default=0, metavar="N",
-                        help=f"N extra translators beside the primary one (at most {len(EXTRA_TRANSLATORS)}: the larger NLLBs, MADLAD-400)")
+    parser.add_argument(
+        "--models",
+        type=int,
+        default=None,
+        metavar="N",
+        help="N generator models in all: the papers' models, then copies of them named "
+        "<paper>-<model>-<k> (default: the papers' own models); targets < 60 s for both runs",
+    )
+    parser.add_argument(
+        "--translators",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N extra translators beside the primary one (at most "
+        f"{len(EXTRA_TRANSLATORS)}: the larger NLLBs, MADLAD-400)",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="alternating dry-run / no-op runs (medians reported)")
-    parser.add_argument("--profile", type=Path, default=None, help="also profile one dry run and one no-op (FILE.dry, FILE.noop)")
+    parser.add_argument(
+        "--profile", type=Path, default=None, help="also profile one dry run and one no-op (FILE.dry, FILE.noop)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary working directories")
     return parser
 
@@ -321,15 +375,23 @@ def measure(args: argparse.Namespace) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="xlcons-sched-"))
     try:
         targets = targets_for(args.models)
-        config_path = write_config(merged_config(args.papers, not args.no_round_trips, args.models, args.translators), tmp / "merged.yaml")
+        config_path = write_config(
+            merged_config(args.papers, not args.no_round_trips, args.models, args.translators), tmp / "merged.yaml"
+        )
         config = validate(config_path)
         models = len(config["models"])
         datasets = DatasetResolver(config, LanguageRegistry.load(), REPO)
         langs = {name: len(datasets.languages(name)) for name in datasets.enabled()}
-        scale = "the papers' own models" if args.models is None else f"--models {args.models}: the papers' models and copies"
+        scale = (
+            "the papers' own models"
+            if args.models is None
+            else f"--models {args.models}: the papers' models and copies"
+        )
         scale += f", {1 + args.translators} translator{'s' if args.translators else ''}"
-        print(f"merged config of {', '.join(args.papers)}: {models} models ({scale}); data sets (languages) {langs}; "
-              f"validates with load_config")
+        print(
+            f"merged config of {', '.join(args.papers)}: {models} models ({scale}); data sets (languages) {langs}; "
+            f"validates with load_config"
+        )
 
         # The no-op working directory: every output present and up to date.
         noop_dir = tmp / "noop"
@@ -347,7 +409,9 @@ def measure(args: argparse.Namespace) -> dict:
         for repeat in range(args.repeats):  # alternating, so machine noise hits all three
             dry_dir = tmp / f"dry{repeat}"
             dry_dir.mkdir()
-            wall, output, code, used, peak = run_snakemake(snakemake_command(config_path, dry_dir, "-n", "--forceall", "--quiet", "rules"))
+            wall, output, code, used, peak = run_snakemake(
+                snakemake_command(config_path, dry_dir, "-n", "--forceall", "--quiet", "rules")
+            )
             if code != 0:
                 raise RuntimeError(f"dry run failed:\n{output[-4000:]}")
             times["dry"].append(wall)
@@ -363,8 +427,10 @@ def measure(args: argparse.Namespace) -> dict:
             if "Nothing to be done" not in noop_output:
                 noop_ok = False
                 stats = noop_output.split("Job stats:")[1] if "Job stats:" in noop_output else noop_output[-3000:]
-                print(f"no-op run {repeat + 1} did NOT report 'Nothing to be done' (did the workflow change during the "
-                      f"benchmark? its outputs were listed at the start); it would run:\nJob stats:{stats[:3000]}")
+                print(
+                    f"no-op run {repeat + 1} did NOT report 'Nothing to be done' (did the workflow change during the "
+                    f"benchmark? its outputs were listed at the start); it would run:\nJob stats:{stats[:3000]}"
+                )
             wall, output, code, used, peak = run_snakemake(startup_command(startup_dir))
             if code != 0:
                 raise RuntimeError(f"trivial dry run failed:\n{output[-4000:]}")
@@ -387,25 +453,38 @@ def measure(args: argparse.Namespace) -> dict:
             op, threshold = targets[figure]
             return f"target {op} {threshold:g} s"
 
-        print(f"dry run (snakemake -n --forceall): median {median['dry']:.2f} s wall, {cpu_median['dry']:.2f} s CPU, "
-              f"of {args.repeats} ({runs('dry')}); peak RSS {rss_peak['dry']:.0f} MiB; {total} jobs, {models} models "
-              f"({target('dry_run_s')})")
+        print(
+            f"dry run (snakemake -n --forceall): median {median['dry']:.2f} s wall, {cpu_median['dry']:.2f} s CPU, "
+            f"of {args.repeats} ({runs('dry')}); peak RSS {rss_peak['dry']:.0f} MiB; {total} jobs, {models} models "
+            f"({target('dry_run_s')})"
+        )
         print("    " + ", ".join(f"{rule} {n}" for rule, n in counts.items() if rule != "total"))
-        print(f"no-op rerun (snakemake -n, {files} outputs present): median {median['noop']:.2f} s wall, {cpu_median['noop']:.2f} s CPU, "
-              f"of {args.repeats} ({runs('noop')}); peak RSS {rss_peak['noop']:.0f} MiB; 'Nothing to be done': {noop_ok} "
-              f"({target('noop_s')})")
-        print(f"for scale, a one-rule Snakefile's dry run: median {median['startup']:.2f} s wall, {cpu_median['startup']:.2f} s CPU "
-              f"({runs('startup')}); peak RSS {rss_peak['startup']:.0f} MiB: interpreter, imports, executor plugins")
+        print(
+            f"no-op rerun (snakemake -n, {files} outputs present): median {median['noop']:.2f} s "
+            f"wall, {cpu_median['noop']:.2f} s CPU, of {args.repeats} ({runs('noop')}); peak RSS "
+            f"{rss_peak['noop']:.0f} MiB; 'Nothing to be done': {noop_ok} ({target('noop_s')})"
+        )
+        print(
+            f"for scale, a one-rule Snakefile's dry run: median {median['startup']:.2f} "
+            f"s wall, {cpu_median['startup']:.2f} s CPU ({runs('startup')}); peak RSS "
+            f"{rss_peak['startup']:.0f} MiB: interpreter, imports, executor plugins"
+        )
         if times["slurm"]:
-            print(f"of which the SLURM plugin's `scontrol show config` at import (a SLURM client is installed here): "
-                  f"median {median['slurm']:.2f} s ({runs('slurm')}); wall minus CPU above is mostly this wait")
+            print(
+                f"of which the SLURM plugin's `scontrol show config` at import (a SLURM client is installed here): "
+                f"median {median['slurm']:.2f} s ({runs('slurm')}); wall minus CPU above is mostly this wait"
+            )
 
         if args.profile:
-            for kind, workdir, extra in (("dry", tmp / "dry-profile", ("-n", "--forceall", "--quiet", "rules")),
-                                         ("noop", noop_dir, ("-n",))):
+            for kind, workdir, extra in (
+                ("dry", tmp / "dry-profile", ("-n", "--forceall", "--quiet", "rules")),
+                ("noop", noop_dir, ("-n",)),
+            ):
                 workdir.mkdir(exist_ok=True)
                 out = args.profile.with_name(f"{args.profile.name}.{kind}")
-                seconds, output, code, _, _ = run_snakemake(snakemake_command(config_path, workdir, *extra, profile=out))
+                seconds, output, code, _, _ = run_snakemake(
+                    snakemake_command(config_path, workdir, *extra, profile=out)
+                )
                 if code != 0:
                     raise RuntimeError(f"profiled {kind} run failed:\n{output[-4000:]}")
                 print(f"\nprofile of the {kind} run ({seconds:.1f} s under cProfile) -> {out}")
@@ -443,7 +522,13 @@ def summary(results: dict, targets: dict) -> str:
     """The figures as lines of figure, value, target, met? (as `python -m benchmarks` prints them)."""
     rows = [("figure", "value", "target", "met?")]
     for figure, value in results.items():
-        shown = ("yes" if value else "no") if isinstance(value, bool) else f"{value:g}" if isinstance(value, float) else str(value)
+        shown = (
+            ("yes" if value else "no")
+            if isinstance(value, bool)
+            else f"{value:g}"
+            if isinstance(value, float)
+            else str(value)
+        )
         if figure in targets:
             op, threshold = targets[figure]
             passed = {"<": value < threshold, "==": value == threshold}[op] if op in ("<", "==") else None

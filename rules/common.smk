@@ -10,8 +10,9 @@ from snakemake.logging import logger
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
-from xlcons.config import ConfigError, resolve_config
+from xlcons.config import QE_MODEL, ConfigError, resolve_config
 from xlcons.config_files import first_problem
+from xlcons.evaluators.registry import LANGUAGE_ID_MODEL_KEY
 from xlcons.plan import Plan, alternation, via_alternation
 from xlcons.run_lock import record_holder, release_stale_lock
 
@@ -55,9 +56,9 @@ onstart:
         record_holder(getattr(workflow.persistence, "_lockfile", {}).values())
 
 
-# Config keys of the models the stages share.
-LANGUAGE_ID = "evaluators.language_id.model"
-QE_MODEL = "translator.qe.model"
+# Config keys of the models the stages share (the language-ID model's, from its registry
+# entry; translator.qe.model: QE_MODEL).
+LANGUAGE_ID = LANGUAGE_ID_MODEL_KEY
 # Report outputs the rule files add to the run (paper tables, figures).
 REPORT_TARGETS = []
 
@@ -181,10 +182,6 @@ def get_translator_dir(wildcards):
     return PLAN.local_path(PLAN.translator_key(job_translator(wildcards)), RESOURCES)
 
 
-def get_epitome_folder(wildcards):
-    return PLAN.dataset_folder("empathy", RESOURCES)
-
-
 # -- translation ------------------------------------------------------------------------
 
 
@@ -214,22 +211,17 @@ def translator_cache(stage, dataset="{dataset}"):
 
 
 def get_translation_lid(wildcards):
-    if config["translator"]["detect_response_language"]:
-        return PLAN.model_inputs(LANGUAGE_ID, RESOURCES)
-    return []
+    """The language-ID model, when it picks the languages the answers are translated from."""
+    return PLAN.translation_lid_inputs(RESOURCES)
 
 
 def get_translation_lid_path(wildcards):
-    if config["translator"]["detect_response_language"]:
-        return PLAN.local_path(LANGUAGE_ID, RESOURCES)
-    return None
+    return PLAN.translation_lid_path(RESOURCES)
 
 
 def get_translation_lid_content(wildcards):
     """The digest of a local LID model's files, when it picks the source languages."""
-    if config["translator"]["detect_response_language"]:
-        return PLAN.content(LANGUAGE_ID)
-    return None
+    return PLAN.translation_lid_content()
 
 
 def get_translator_mem_mb(wildcards, attempt):
@@ -268,80 +260,8 @@ def get_conversion_content(wildcards):
     return PLAN.content(PLAN.translator_key(converted_translator(wildcards)))
 
 
-# -- evaluators ------------------------------------------------------------------------
-
-
 def get_qe_model_path(wildcards):
     return PLAN.local_path(QE_MODEL, RESOURCES)
-
-
-def get_embedder_path(wildcards):
-    return PLAN.local_path("evaluators.knowledge.embedder", RESOURCES)
-
-
-def get_information_options(wildcards):
-    """The token caps and fact limit, and the share of requests that may fail."""
-    section = config["evaluators"]["information"]
-    options = {
-        key: section[key]
-        for key in (
-            "extraction_max_new_tokens",
-            "verification_max_new_tokens",
-            "max_facts_per_sentence",
-        )
-    }
-    return {**options, "max_failed_share": PLAN.max_failed_share()}
-
-
-EMPATHY_ENCODER = "evaluators.empathy.encoder"
-MECHANISMS = ("ER", "IP", "EX")
-
-
-def empathy_fine_tunes():
-    return config["evaluators"]["empathy"]["classifier"] == "encoder"
-
-
-def empathy_classifier_dir(mechanism):
-    """Where a trained classifier goes: built by the workflow, so under resources/."""
-    kind = config["evaluators"]["empathy"]["classifier"]
-    return f"{RESOURCES}/classifiers/empathy-{kind}/{mechanism}"
-
-
-def empathy_classifier_evaluation(mechanism):
-    return f"{RESULTS}/evaluations/empathy/classifiers/{mechanism}.json"
-
-
-def get_empathy_training_gpus(wildcards):
-    return 1 if empathy_fine_tunes() else 0
-
-
-def get_empathy_training_mem_mb(wildcards, attempt):
-    return (32000 if empathy_fine_tunes() else 4000) * attempt
-
-
-def get_empathy_training_runtime(wildcards, attempt):
-    return (240 if empathy_fine_tunes() else 15) * attempt
-
-
-def get_empathy_encoder_content(wildcards):
-    """The digest of a local encoder's files, when the classifiers are fine-tuned from it."""
-    return PLAN.content(EMPATHY_ENCODER) if empathy_fine_tunes() else None
-
-
-def get_empathy_training_options(wildcards):
-    """The classifier's options: the TF-IDF section, or the encoder's path, training settings
-    and the mechanism's learning rate and epochs."""
-    section = config["evaluators"]["empathy"]
-    options = {"train_on": section["train_on"]}
-    if not empathy_fine_tunes():
-        return {**options, **section["tfidf"]}
-    return {
-        **options,
-        **section["encoder_training"],
-        **section["hyperparameters"][wildcards.mechanism],
-        "model": PLAN.local_path(EMPATHY_ENCODER, RESOURCES),
-        "seed": section["seed"],
-    }
 
 
 # -- targets ----------------------------------------------------------------------------
@@ -366,12 +286,11 @@ def report_outputs(module, folder, **options):
     """The files a report module's `report_outputs` lists for this run (tables in the configured formats)."""
     from importlib import import_module
 
-    output = config["output"]
     outputs = import_module(module).report_outputs(
         f"{RESULTS}/tables/{folder}",
         PLAN.generators(),
-        output["table_formats"],
-        output["figure_formats"],
+        PLAN.table_formats(),
+        PLAN.figure_formats(),
         **options,
     )
     return [str(path) for path in outputs]
@@ -400,9 +319,7 @@ def get_results_inputs(wildcards):
 
 
 def get_training_languages(wildcards):
-    return {
-        name: spec.get("training_languages") for name, spec in config["models"].items()
-    }
+    return PLAN.training_languages()
 
 
 def paper_files(evaluator, output, dataset):

@@ -1,8 +1,11 @@
-# Empathy consistency (paper 000): one classifier per EPITOME mechanism (ER, IP, EX) is
+# Empathy consistency (Gupta et al. 2025): one classifier per EPITOME mechanism (ER, IP, EX) is
 # trained once on the committed seeker-post split (TF-IDF on a CPU in seconds, or a
 # fine-tuned encoder on a GPU); each model's English and translated answers get an
 # empathy profile, and a language's consistency is the share of items whose profiles match
-# (per translator, `{via}`, with several translators).
+# (per translator, `{via}`, with several translators). The decisions (which classifier,
+# where it goes, its options and hardware) are xlcons.evaluators.empathy.plan's.
+
+EMPATHY = PLAN.planner("empathy")
 
 if PLAN.evaluator_datasets("empathy"):
 
@@ -10,37 +13,43 @@ if PLAN.evaluator_datasets("empathy"):
         input:
             data=PLAN.dataset_location("empathy", RESOURCES),
             encoder=(
-                PLAN.model_inputs(EMPATHY_ENCODER, RESOURCES)
-                if empathy_fine_tunes()
+                PLAN.model_inputs(EMPATHY.encoder_key, RESOURCES)
+                if EMPATHY.fine_tunes()
                 else []
             ),
         output:
-            model=directory(empathy_classifier_dir("{mechanism}")),
-            evaluation=empathy_classifier_evaluation("{mechanism}"),
+            model=directory(EMPATHY.classifier_dir(RESOURCES, "{mechanism}")),
+            evaluation=EMPATHY.classifier_evaluation(RESULTS, "{mechanism}"),
         log:
             "logs/evaluate/empathy/train_{mechanism}.log",
         benchmark:
             f"{RESULTS}/benchmarks/evaluate/empathy/train_{{mechanism}}.tsv"
         wildcard_constraints:
-            mechanism="|".join(MECHANISMS),
+            mechanism="|".join(EMPATHY.mechanisms),
         conda:
             "../envs/evaluate.yaml"
         threads: 2
         resources:
-            gpu=get_empathy_training_gpus,
-            mem_mb=get_empathy_training_mem_mb,
-            runtime=get_empathy_training_runtime,
+            gpu=EMPATHY.gpus(),
+            mem_mb=lambda wildcards, attempt: EMPATHY.training_mem_mb(attempt),
+            runtime=lambda wildcards, attempt: EMPATHY.training_runtime(attempt),
         params:
-            kind=config["evaluators"]["empathy"]["classifier"],
-            data=get_epitome_folder,
-            options=get_empathy_training_options,
-            encoder_content=get_empathy_encoder_content,
+            kind=EMPATHY.classifier,
+            data=lambda wildcards: PLAN.dataset_folder("empathy", RESOURCES),
+            options=lambda wildcards: EMPATHY.training_options(
+                wildcards.mechanism, PLAN.local_path(EMPATHY.encoder_key, RESOURCES)
+            ),
+            encoder_content=(
+                PLAN.content(EMPATHY.encoder_key) if EMPATHY.fine_tunes() else None
+            ),
         script:
             "../workflow_scripts/evaluate.py"
 
     rule empathy_consistency:
         input:
-            classifiers=[empathy_classifier_dir(m) for m in MECHANISMS],
+            classifiers=[
+                EMPATHY.classifier_dir(RESOURCES, m) for m in EMPATHY.mechanisms
+            ],
             prompts=get_english_prompts,
             english=get_english_response,
             translations=get_translations_into_english,
@@ -57,7 +66,7 @@ if PLAN.evaluator_datasets("empathy"):
             "../envs/evaluate.yaml"
         threads: 2
         resources:
-            gpu=get_empathy_training_gpus,
+            gpu=EMPATHY.gpus(),
             mem_mb=8000,
             runtime=120,
         script:

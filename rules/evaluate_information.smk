@@ -1,11 +1,15 @@
-# Information consistency (paper 000): the evaluator LLM extracts atomic facts from the
+# Information consistency (Gupta et al. 2025): the evaluator LLM extracts atomic facts from the
 # English answer and from each translated answer, and checks each fact against the other
 # side; precision, recall and F per language. One job per (data set, model) serves every
 # language (the English facts are extracted once). The translationese check scores the
 # round trips en -> l -> en against the English answers the same way. With several
 # translators (`translators`), one job per translator (`{via}`), each with its own cache.
+# The decisions (options, round-trip languages) are xlcons.evaluators.information.plan's.
 
-INFORMATION_LLM = PLAN.llm_job("evaluators.information.llm", RESOURCES, ENVS)
+INFORMATION = PLAN.planner("information")
+INFORMATION_LLM = PLAN.llm_job(INFORMATION.llm_key, RESOURCES, ENVS)
+# The token caps and fact limit, and the share of requests that may fail.
+INFORMATION_OPTIONS = INFORMATION.options(PLAN.max_failed_share())
 
 
 if PLAN.evaluator_datasets("information"):
@@ -34,7 +38,7 @@ if PLAN.evaluator_datasets("information"):
             runtime=1440,
         params:
             llm=INFORMATION_LLM.spec,
-            options=get_information_options,
+            options=INFORMATION_OPTIONS,
             cache=translator_cache("information"),
         script:
             "../workflow_scripts/evaluate.py"
@@ -65,7 +69,7 @@ if PLAN.evaluator_datasets("translationese"):
             runtime=720,
         params:
             llm=INFORMATION_LLM.spec,
-            options=get_information_options,
+            options=INFORMATION_OPTIONS,
             cache=job_cache("translationese"),
         script:
             "../workflow_scripts/evaluate.py"

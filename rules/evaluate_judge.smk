@@ -1,4 +1,4 @@
-# Judged accuracy (paper 004): an LLM judges every answer against the item's English
+# Judged accuracy (Holtermann et al. 2024): an LLM judges every answer against the item's English
 # question, yes or no. One job per (data set, model); the judge's backend entry decides
 # the job's env, GPUs and memory.
 

@@ -1,7 +1,9 @@
-# Knowledge consistency (paper 001): xSC (sentence embeddings), xAC and xTC (chrF +
+# Knowledge consistency (Xing et al. 2024): xSC (sentence embeddings), xAC and xTC (chrF +
 # Spearman across language pairs) and their harmonic mean xC, per (data set, model). Any
 # set of parallel items gets xSC; one with gold answers also xAC, and xTC for a
 # `timeliness` category. MAKQA's paper tables are written by rules/report.smk.
+
+KNOWLEDGE_EMBEDDER = "evaluators.knowledge.embedder"
 
 
 if PLAN.evaluator_datasets("knowledge"):
@@ -10,7 +12,7 @@ if PLAN.evaluator_datasets("knowledge"):
         input:
             prompts=get_prompts,
             responses=get_responses,
-            embedder=PLAN.model_inputs("evaluators.knowledge.embedder", RESOURCES),
+            embedder=PLAN.model_inputs(KNOWLEDGE_EMBEDDER, RESOURCES),
         output:
             scores=evaluation("knowledge_scores"),
             pairs=evaluation("knowledge_pairs"),
@@ -28,10 +30,10 @@ if PLAN.evaluator_datasets("knowledge"):
             mem_mb=8000,
             runtime=120,
         params:
-            embedder=get_embedder_path,
-            embedder_content=PLAN.content("evaluators.knowledge.embedder"),
-            ranking=config["evaluators"]["knowledge"]["timeliness_ranking"],
-            oracle=config["evaluators"]["knowledge"]["oracle"],
-            oracle_answers=config["evaluators"]["knowledge"]["oracle_answers"],
+            embedder=lambda wildcards: PLAN.local_path(KNOWLEDGE_EMBEDDER, RESOURCES),
+            embedder_content=PLAN.content(KNOWLEDGE_EMBEDDER),
+            ranking=PLAN.evaluator_option("knowledge", "timeliness_ranking"),
+            oracle=PLAN.evaluator_option("knowledge", "oracle"),
+            oracle_answers=PLAN.evaluator_option("knowledge", "oracle_answers"),
         script:
             "../workflow_scripts/evaluate.py"

@@ -28,17 +28,17 @@ if PLAN.evaluator_datasets("language_confusion"):
             mem_mb=8000,
             runtime=60,
         params:
-            rule=config["evaluators"]["language_confusion"]["rule"],
+            rule=PLAN.evaluator_option("language_confusion", "rule"),
             model_paths={
                 key: PLAN.local_path(key, RESOURCES)
                 for key in LANGUAGE_CONFUSION_MODELS
             },
             model_content={key: PLAN.content(key) for key in LANGUAGE_CONFUSION_MODELS},
-            label_scheme=config["evaluators"]["language_id"]["label_scheme"],
-            min_line_tokens=config["evaluators"]["language_confusion"][
-                "min_line_tokens"
-            ],
-            min_confidence=config["evaluators"]["language_confusion"]["min_confidence"],
+            label_scheme=PLAN.lid_label_scheme(),
+            min_line_tokens=PLAN.evaluator_option(
+                "language_confusion", "min_line_tokens"
+            ),
+            min_confidence=PLAN.evaluator_option("language_confusion", "min_confidence"),
         script:
             "../workflow_scripts/evaluate.py"
 
@@ -51,7 +51,7 @@ if PLAN.evaluator_datasets("language_confusion"):
     LANGUAGE_CONFUSION_REPORT = [
         f"{base}.{kind}"
         for base in LANGUAGE_CONFUSION_HEATMAPS.values()
-        for kind in config["output"]["figure_formats"]
+        for kind in PLAN.figure_formats()
     ]
     REPORT_TARGETS.extend(LANGUAGE_CONFUSION_REPORT)
 
@@ -76,7 +76,7 @@ if PLAN.evaluator_datasets("language_confusion"):
             runtime=30,
         params:
             heatmaps=LANGUAGE_CONFUSION_HEATMAPS,
-            figure_formats=config["output"]["figure_formats"],
+            figure_formats=PLAN.figure_formats(),
         script:
             "../workflow_scripts/evaluate.py"
 
@@ -115,6 +115,6 @@ if PLAN.evaluator_datasets("language_confusion"):
                 mem_mb=4000,
                 runtime=30,
             params:
-                table_formats=config["output"]["table_formats"],
+                table_formats=PLAN.table_formats(),
             script:
                 "../workflow_scripts/evaluate.py"

@@ -1,4 +1,4 @@
-# Language fidelity (paper 004): the language of every answer by fastText LID (GlotLID),
+# Language fidelity (Holtermann et al. 2024): the language of every answer by fastText LID (GlotLID),
 # and whether it is the prompted language, English or another. One job per (data set,
 # model): the LID model loads once and serves every language.
 
@@ -24,8 +24,8 @@ if PLAN.evaluator_datasets("language_id"):
         params:
             model_path=get_language_id_path,
             model_content=PLAN.content(LANGUAGE_ID),
-            label_scheme=config["evaluators"]["language_id"]["label_scheme"],
-            unsupported=config["evaluators"]["language_id"]["unsupported_languages"],
-            robust=config["evaluators"]["language_id"]["robust"],
+            label_scheme=PLAN.lid_label_scheme(),
+            unsupported=PLAN.evaluator_option("language_id", "unsupported_languages"),
+            robust=PLAN.evaluator_option("language_id", "robust"),
         script:
             "../workflow_scripts/evaluate.py"

@@ -1,4 +1,4 @@
-# Tokenizer analysis (paper 004, Table 5): how each generator's tokenizer cuts each
+# Tokenizer analysis (Holtermann et al. 2024, Table 5): how each generator's tokenizer cuts each
 # language's prompts; generators whose backend has a local tokenizer only.
 
 if PLAN.evaluator_datasets("tokenization"):

@@ -1,4 +1,4 @@
-# Translation ability (paper 001 §5): the model under test translates FLORES-200 sentences
+# Translation ability (Xing et al. 2024 §5): the model under test translates FLORES-200 sentences
 # among the run's languages; chrF and chrF++ per direction (sacrebleu, corpus level). One
 # job per (data set, model). Tables and figures against xSC/xAC: rules/report.smk.
 
@@ -24,6 +24,6 @@ if PLAN.evaluator_datasets("translation_ability"):
             mem_mb=4000,
             runtime=30,
         params:
-            answer=config["evaluators"]["translation_ability"]["answer"],
+            answer=PLAN.evaluator_option("translation_ability", "answer"),
         script:
             "../workflow_scripts/evaluate.py"

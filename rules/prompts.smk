@@ -1,6 +1,6 @@
 # Prompt sets, built-in or the user's own: one table per (data set, language), in the
 # PROMPTS schema, by the data set's loader (xlcons.datasets). A new language adds a file
-# and leaves the others untouched. Sets written in English only (paper 000's, and the
+# and leaves the others untouched. Sets written in English only (Gupta et al. 2025's, and the
 # user's `translated` sets) get their English table here; rules/translate.smk carries it
 # into the other languages.
 

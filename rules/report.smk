@@ -1,6 +1,6 @@
 # Aggregation over every evaluator: the per-item files of all evaluators, data sets and
 # models in (by evaluator, as the registry lists them), the long results table with
-# bootstrap intervals, paper 000's group averages and the configured model comparisons
+# bootstrap intervals, Gupta et al. 2025's group averages and the configured model comparisons
 # out. Then the papers' own tables and figures. Local rules: they read per-item files
 # only, so adding a model recomputes these tables and never an evaluator.
 
@@ -35,11 +35,11 @@ if PLAN.evaluators():
             mem_mb=8000,
             runtime=60,
         params:
-            n_resamples=config["output"]["bootstrap_resamples"],
-            seed=config["output"]["seed"],
+            n_resamples=PLAN.bootstrap_resamples(),
+            seed=PLAN.seed(),
             training_languages=get_training_languages,
-            table_formats=config["output"]["table_formats"],
-            comparisons=config["output"]["comparisons"],
+            table_formats=PLAN.table_formats(),
+            comparisons=PLAN.comparisons(),
             qe_threshold=PLAN.qe_threshold(),
             translators=PLAN.file_translators(),
         script:
@@ -90,8 +90,8 @@ if PLAN.evaluators() and QE_REPORT:
             mem_mb=4000,
             runtime=30,
         params:
-            table_formats=config["output"]["table_formats"],
-            figure_formats=config["output"]["figure_formats"],
+            table_formats=PLAN.table_formats(),
+            figure_formats=PLAN.figure_formats(),
             qe=bool(PLAN.qe_datasets()),
             qe_threshold=PLAN.qe_threshold(),
             translators=PLAN.translators(),
@@ -99,7 +99,7 @@ if PLAN.evaluators() and QE_REPORT:
             "../workflow_scripts/translation_quality_report.py"
 
 
-# Paper 004's tables and figures, when MultiQ's answers have fidelity and judgments.
+# Holtermann et al. 2024's tables and figures, when MultiQ's answers have fidelity and judgments.
 MULTIQ_CAPTIONS = {
     "table3_accuracy": "multiq_accuracy",
     "table3_vs_published": "multiq_published",
@@ -144,13 +144,13 @@ if "multiq" in PLAN.evaluator_datasets("language_id") and "multiq" in (
             mem_mb=4000,
             runtime=30,
         params:
-            table_formats=config["output"]["table_formats"],
-            figure_formats=config["output"]["figure_formats"],
+            table_formats=PLAN.table_formats(),
+            figure_formats=PLAN.figure_formats(),
         script:
             "../workflow_scripts/multiq_report.py"
 
 
-# Paper 001's Tables 3, 4 and 6 and the language-pair heatmaps, when MAKQA is scored.
+# Xing et al. 2024's Tables 3, 4 and 6 and the language-pair heatmaps, when MAKQA is scored.
 MAKQA_CAPTIONS = {
     "table3_xsc": "makqa_xsc",
     "table4_domains": "makqa_domains",
@@ -179,13 +179,13 @@ if "makqa" in PLAN.evaluator_datasets("knowledge"):
             mem_mb=4000,
             runtime=30,
         params:
-            table_formats=config["output"]["table_formats"],
-            figure_formats=config["output"]["figure_formats"],
+            table_formats=PLAN.table_formats(),
+            figure_formats=PLAN.figure_formats(),
         script:
             "../workflow_scripts/knowledge_report.py"
 
 
-# Paper 001 §5: the models' translation ability (FLORES-200 chrF) by direction and language,
+# Xing et al. 2024 §5: the models' translation ability (FLORES-200 chrF) by direction and language,
 # and, when MAKQA is scored in the same run, against their xSC and xAC.
 FLORES_CAPTIONS = {
     "translation_directions": "flores_directions",
@@ -228,13 +228,13 @@ if "flores" in PLAN.evaluator_datasets("translation_ability"):
             mem_mb=4000,
             runtime=30,
         params:
-            table_formats=config["output"]["table_formats"],
-            figure_formats=config["output"]["figure_formats"],
+            table_formats=PLAN.table_formats(),
+            figure_formats=PLAN.figure_formats(),
         script:
             "../workflow_scripts/translation_ability_report.py"
 
 
-# Paper 000's tables and figures from the results table: averaged consistency by script,
+# Gupta et al. 2025's tables and figures from the results table: averaged consistency by script,
 # family and In/Out (beside the published averages), the self-consistency table of the
 # translationese check, per-language values with intervals, the EPITOME classifiers
 # beside the paper's, and model x language heatmaps grouped by script.
@@ -247,7 +247,7 @@ TTE_CAPTIONS = {
     "heatmap_information_F": "tte_heatmap_information",
     "heatmap_empathy_consistency": "tte_heatmap_empathy",
 }
-# (paper 000's sets: a user set scored by these evaluators is in the results table and its groups)
+# (Gupta et al. 2025's sets: a user set scored by these evaluators is in the results table and its groups)
 empathy_scored = "empathy" in PLAN.evaluator_datasets("empathy")
 TTE_REPORT = report_outputs(
     "xlcons.reports.translate_then_evaluate",
@@ -266,7 +266,10 @@ if "information" in PLAN.evaluator_datasets("information") or empathy_scored:
         input:
             results=f"{RESULTS}/tables/results.parquet",
             classifiers=(
-                [empathy_classifier_evaluation(m) for m in MECHANISMS]
+                [
+                    PLAN.planner("empathy").classifier_evaluation(RESULTS, mechanism)
+                    for mechanism in PLAN.planner("empathy").mechanisms
+                ]
                 if empathy_scored
                 else []
             ),
@@ -285,7 +288,7 @@ if "information" in PLAN.evaluator_datasets("information") or empathy_scored:
             training_languages=get_training_languages,
             translationese=bool(PLAN.round_trip_languages()),
             translator=PLAN.primary_translator(),
-            table_formats=config["output"]["table_formats"],
-            figure_formats=config["output"]["figure_formats"],
+            table_formats=PLAN.table_formats(),
+            figure_formats=PLAN.figure_formats(),
         script:
             "../workflow_scripts/translate_then_evaluate_report.py"

@@ -1,4 +1,4 @@
-# Translation to English (paper 000): each response is split into sentences with its
+# Translation to English (Gupta et al. 2025): each response is split into sentences with its
 # language's splitter, translated by NLLB (transformers or CTranslate2), degenerate
 # translations repaired by sampling, and reassembled with the original layout. One job
 # per (data set, model) loads the translator once for every language. A data set's
@@ -68,7 +68,7 @@ for dataset in PLAN.translation_datasets():
             converted=get_ctranslate2_dir,
             lid=get_translation_lid_path,
             lid_content=get_translation_lid_content,
-            label_scheme=config["evaluators"]["language_id"]["label_scheme"],
+            label_scheme=PLAN.lid_label_scheme(),
             cache=translator_cache("translate", dataset),
         script:
             "../workflow_scripts/translate.py"
@@ -99,7 +99,7 @@ for dataset in PLAN.qe_datasets():
             PLAN.qe_env(ENVS)
         threads: 2
         resources:
-            gpu=PLAN.qe_section()["gpus"],
+            gpu=PLAN.qe_gpus(),
             mem_mb=8000,
             runtime=240,
         params:
@@ -107,12 +107,12 @@ for dataset in PLAN.qe_datasets():
             model_path=get_qe_model_path,
             model_name=PLAN.qe_model_name(),
             lid=get_language_id_path,
-            label_scheme=config["evaluators"]["language_id"]["label_scheme"],
+            label_scheme=PLAN.lid_label_scheme(),
         script:
             "../workflow_scripts/translation_qe.py"
 
 
-# Prompt sets written in English only (paper 000's, a user's `translated` sets): one job
+# Prompt sets written in English only (Gupta et al. 2025's, a user's `translated` sets): one job
 # per data set carries the English prompts into every other configured language, with a
 # review file per language.
 for dataset in PLAN.prompt_translated_datasets():
@@ -148,7 +148,7 @@ for dataset in PLAN.prompt_translated_datasets():
             "../workflow_scripts/translate_prompts.py"
 
 
-# Translationese check (paper 000): each model's English answers go en -> l -> en, to be
+# Translationese check (Gupta et al. 2025): each model's English answers go en -> l -> en, to be
 # scored against the originals (evaluators.information.round_trip_languages).
 if PLAN.round_trip_languages():
 
@@ -166,7 +166,7 @@ if PLAN.round_trip_languages():
         benchmark:
             f"{RESULTS}/benchmarks/round_trip/{{dataset}}/{{model}}.tsv"
         wildcard_constraints:
-            dataset=scored_datasets("translationese"),
+            dataset=alternation(PLAN.round_trip_datasets()),
         conda:
             "../envs/translate.yaml"
         threads: 2

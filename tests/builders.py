@@ -20,20 +20,22 @@ def response_rows(rows: Sequence[tuple[str, ...]], model: str = "m", dataset: st
     records = []
     for item, lang, response, *reason in rows:
         finish = reason[0] if reason else ("refused" if response == NO_ANSWER else "stop")
-        records.append({
-            "dataset": dataset,
-            "model": model,
-            "item_id": item,
-            "lang": lang,
-            "prompt": f"({lang}) question {item}",
-            "response": response,
-            "finish_reason": finish,
-            "prompt_tokens": None,
-            "completion_tokens": None,
-            "backend": "file",
-            "decoding_hash": "x",
-            "error": "failed" if finish == "error" else None,
-        })
+        records.append(
+            {
+                "dataset": dataset,
+                "model": model,
+                "item_id": item,
+                "lang": lang,
+                "prompt": f"({lang}) question {item}",
+                "response": response,
+                "finish_reason": finish,
+                "prompt_tokens": None,
+                "completion_tokens": None,
+                "backend": "file",
+                "decoding_hash": "x",
+                "error": "failed" if finish == "error" else None,
+            }
+        )
     return pa.Table.from_pylist(records, schema=RESPONSES)
 
 
@@ -57,12 +59,30 @@ def offline_config(repo) -> dict:
 
 # A FLORES-shaped sample: line N is the same sentence in every language (our own sentences).
 FLORES_SAMPLE = {
-    "eng_Latn": ["The river froze early this winter.", "She sold her bicycle to a neighbour.",
-                 "The museum opens at nine on Sundays.", "Two trains were late because of the snow."],
-    "deu_Latn": ["Der Fluss ist diesen Winter früh zugefroren.", "Sie hat ihr Fahrrad an einen Nachbarn verkauft.",
-                 "Das Museum öffnet sonntags um neun.", "Zwei Züge hatten wegen des Schnees Verspätung."],
-    "zho_Hans": ["今年冬天河流很早就结冰了。", "她把自行车卖给了一位邻居。", "博物馆星期天九点开门。", "因为下雪，两列火车晚点了。"],
-    "jpn_Jpan": ["今年の冬は川が早く凍った。", "彼女は自転車を近所の人に売った。", "博物館は日曜日の九時に開く。", "雪のせいで列車が二本遅れた。"],
+    "eng_Latn": [
+        "The river froze early this winter.",
+        "She sold her bicycle to a neighbour.",
+        "The museum opens at nine on Sundays.",
+        "Two trains were late because of the snow.",
+    ],
+    "deu_Latn": [
+        "Der Fluss ist diesen Winter früh zugefroren.",
+        "Sie hat ihr Fahrrad an einen Nachbarn verkauft.",
+        "Das Museum öffnet sonntags um neun.",
+        "Zwei Züge hatten wegen des Schnees Verspätung.",
+    ],
+    "zho_Hans": [
+        "今年冬天河流很早就结冰了。",
+        "她把自行车卖给了一位邻居。",
+        "博物馆星期天九点开门。",
+        "因为下雪，两列火车晚点了。",
+    ],
+    "jpn_Jpan": [
+        "今年の冬は川が早く凍った。",
+        "彼女は自転車を近所の人に売った。",
+        "博物館は日曜日の九時に開く。",
+        "雪のせいで列車が二本遅れた。",
+    ],
 }
 
 
@@ -75,8 +95,11 @@ def write_flores_sample(folder, sentences=FLORES_SAMPLE, *, archive: bool = True
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    files = {f"flores200_dataset/{split}/{code}.{split}": ("\n".join(lines) + "\n").encode()
-             for split in ("dev", "devtest") for code, lines in sentences.items()}
+    files = {
+        f"flores200_dataset/{split}/{code}.{split}": ("\n".join(lines) + "\n").encode()
+        for split in ("dev", "devtest")
+        for code, lines in sentences.items()
+    }
     if not archive:
         for name, data in files.items():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
@@ -93,8 +116,21 @@ def write_flores_sample(folder, sentences=FLORES_SAMPLE, *, archive: bool = True
 def sentences(rows):
     """TRANSLATED_SENTENCES rows from (item_id, lang, index, source, translation)."""
     return pa.Table.from_pylist(
-        [{"dataset": "information", "model": "m", "item_id": item, "lang": lang, "sentence_index": index, "source_lang": lang,
-          "source": source, "translation": translation, "degenerate_reason": None, "repaired": False, "attempts": 0}
-         for item, lang, index, source, translation in rows],
+        [
+            {
+                "dataset": "information",
+                "model": "m",
+                "item_id": item,
+                "lang": lang,
+                "sentence_index": index,
+                "source_lang": lang,
+                "source": source,
+                "translation": translation,
+                "degenerate_reason": None,
+                "repaired": False,
+                "attempts": 0,
+            }
+            for item, lang, index, source, translation in rows
+        ],
         schema=TRANSLATED_SENTENCES,
     )

@@ -21,5 +21,9 @@ def check_tabular(text: str) -> None:
         cells = re.split(r"(?<!\\)&", line[: -len(r" \\")])
         assert len(cells) == columns, f"{len(cells)} cells for {columns} columns: {line!r}"
         for cell in cells:
-            bare = cell.replace(r"\textbackslash{}", "").replace(r"\textasciitilde{}", "").replace(r"\textasciicircum{}", "")
+            bare = (
+                cell.replace(r"\textbackslash{}", "")
+                .replace(r"\textasciitilde{}", "")
+                .replace(r"\textasciicircum{}", "")
+            )
             assert not _UNESCAPED.search(bare), f"unescaped special character in {cell!r}"

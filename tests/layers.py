@@ -22,12 +22,28 @@ PACKAGE = "xlcons"
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Small shared pieces: no stage, no evaluator, no data set in particular.
-    ("base", (
-        "xlcons", "xlcons.atomic", "xlcons.tables", "xlcons.schemas", "xlcons.languages", "xlcons.lid",
-        "xlcons.data_sources", "xlcons.fetch", "xlcons.config_files", "xlcons.config_sections",
-        "xlcons.redaction", "xlcons.cache_lock", "xlcons.jsonl_cache", "xlcons.run_lock",
-        "xlcons.fingerprint", "xlcons.job", "xlcons.embeddings",
-    )),
+    (
+        "base",
+        (
+            "xlcons",
+            "xlcons.atomic",
+            "xlcons.tables",
+            "xlcons.schemas",
+            "xlcons.languages",
+            "xlcons.lid",
+            "xlcons.data_sources",
+            "xlcons.fetch",
+            "xlcons.config_files",
+            "xlcons.config_sections",
+            "xlcons.redaction",
+            "xlcons.cache_lock",
+            "xlcons.jsonl_cache",
+            "xlcons.run_lock",
+            "xlcons.fingerprint",
+            "xlcons.job",
+            "xlcons.embeddings",
+        ),
+    ),
     ("segmentation", ("xlcons.segmentation",)),  # text into sentences and layout, for any stage
     ("datasets", ("xlcons.datasets",)),  # stage 1: prompts (and the papers' released outputs)
     ("generation", ("xlcons.generation",)),  # stage 2: models answer
@@ -35,7 +51,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("item scores", ("xlcons.item_scores", "xlcons.derived_metrics")),  # the per-item table every evaluator maps to
     ("evaluators", ("xlcons.evaluators",)),  # stage 4: per-item scores
     ("reports", ("xlcons.reports",)),  # stage 5: results tables, figures, paper tables
-    ("config and plan", ("xlcons.config", "xlcons.plan", "xlcons.schema_docs")),  # the DAG
+    ("config and plan", ("xlcons.config", "xlcons.dataset_resolver", "xlcons.plan", "xlcons.schema_docs")),  # the DAG
 )
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}
 

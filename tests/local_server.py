@@ -20,9 +20,14 @@ from xlcons.data_sources import DataFile, DataSource
 # Where ../shared/data holds a copy of each source (the released outputs of GPT-3.5 sit inside
 # the MAKQA folder there); the other models' released outputs have no copy here.
 SHARED_COPIES = {
-    "multiq": "multiq", "epitome": "epitome", "makqa": "makqa", "makqa-released-gpt35": "makqa/result_gpt35",
+    "multiq": "multiq",
+    "epitome": "epitome",
+    "makqa": "makqa",
+    "makqa-released-gpt35": "makqa/result_gpt35",
     # the Language Confusion Benchmark's prompts, and the completions of two of its ten models
-    "lcb": "lcb", "lcb-released-command-r-plus": "lcb/outputs", "lcb-released-llama-3-instruct": "lcb/outputs",
+    "lcb": "lcb",
+    "lcb-released-command-r-plus": "lcb/outputs",
+    "lcb-released-llama-3-instruct": "lcb/outputs",
 }
 
 
@@ -148,11 +153,19 @@ class _ChatHandler(BaseHTTPRequestHandler):
                 message += f"; Incorrect API key provided: {header.removeprefix('Bearer ')} (Authorization: {header})"
             status, payload = answer, {"error": {"message": message, "type": "server_error", "code": None}}
         else:
-            status, payload = 200, {
-                "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body["model"],
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-            }
+            status, payload = (
+                200,
+                {
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body["model"],
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                },
+            )
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")

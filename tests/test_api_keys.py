@@ -49,7 +49,10 @@ def test_a_key_pasted_into_api_key_env_is_refused_without_being_repeated(key):
     assert key not in message and key[:6] not in message
 
 
-@pytest.mark.parametrize(("where", "dotted"), [("judge", "evaluators.judge.llm.api.api_key_env"), ("translator", "translators.gpt.llm.api.api_key_env")])
+@pytest.mark.parametrize(
+    ("where", "dotted"),
+    [("judge", "evaluators.judge.llm.api.api_key_env"), ("translator", "translators.gpt.llm.api.api_key_env")],
+)
 def test_every_openai_model_of_the_config_is_checked(where, dotted):
     """The judge, the information evaluator and an LLM translator reach an endpoint the same way."""
     for key in ("sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56", "sk123abc"):
@@ -64,7 +67,9 @@ def test_a_value_that_is_no_variable_name_is_refused_without_being_repeated():
         assert "models.gpt.api.api_key_env" in message and str(value) not in message
 
 
-@pytest.mark.parametrize("name", ["OPENAI_API_KEY", "GEMINI_API_KEY", "MY_PROJECT_KEY_2", "azure_openai_key", "SK_API_KEY"])
+@pytest.mark.parametrize(
+    "name", ["OPENAI_API_KEY", "GEMINI_API_KEY", "MY_PROJECT_KEY_2", "azure_openai_key", "SK_API_KEY"]
+)
 def test_variable_names_are_accepted(name):
     assert is_variable_name(name)
     validate_config(api_config("models", name))
@@ -89,8 +94,14 @@ def test_redact_leaves_ordinary_text_alone():
 
 
 def test_the_environment_s_secrets_are_redacted_but_not_short_or_ordinary_values():
-    remember_environment({"XLCONS_TEST_API_KEY": "pZ4xQ8rT2vW6", "HF_TOKEN": "hf_abcdefghijklmnop", "TOKENIZERS_PARALLELISM": "false",
-                          "SHORT_KEY": "1234"})
+    remember_environment(
+        {
+            "XLCONS_TEST_API_KEY": "pZ4xQ8rT2vW6",
+            "HF_TOKEN": "hf_abcdefghijklmnop",
+            "TOKENIZERS_PARALLELISM": "false",
+            "SHORT_KEY": "1234",
+        }
+    )
     assert redact("pZ4xQ8rT2vW6 hf_abcdefghijklmnop false 1234") == f"{REDACTED} {REDACTED} false 1234"
 
 

@@ -1,4 +1,5 @@
-"""The benchmark runner (`python -m benchmarks`): its table, target checks and --only; and the GPU check's parts that run on a CPU."""
+"""The benchmark runner (`python -m benchmarks`): its table, target checks and --only; and the
+GPU check's parts that run on a CPU."""
 
 from __future__ import annotations
 
@@ -37,7 +38,10 @@ def fake_benchmark(monkeypatch, name: str, figures: dict, targets: dict, calls: 
 
 class TestTable:
     def test_columns_are_padded_under_a_header_and_a_rule(self):
-        rows = [("scheduling", "dry_run_s", "13.9", "< 30", "yes"), ("multiq_fidelity", "identical_labels", "yes", "== yes", "yes")]
+        rows = [
+            ("scheduling", "dry_run_s", "13.9", "< 30", "yes"),
+            ("multiq_fidelity", "identical_labels", "yes", "== yes", "yes"),
+        ]
         lines = runner.format_table(rows).splitlines()
         assert lines[0].split() == ["benchmark", "figure", "value", "target", "met?"]
         assert set(lines[1].replace(" ", "")) == {"-"}
@@ -49,7 +53,9 @@ class TestTable:
 
     def test_rows_carry_the_target_and_whether_it_is_met(self):
         targets = {"dry_run_s": ("<", 30.0), "ok": ("==", True)}
-        rows = runner.rows_of("scheduling", {"dry_run_s": 31.5, "jobs": 527, "ok": True, "note": "skipped: no GPU"}, targets)
+        rows = runner.rows_of(
+            "scheduling", {"dry_run_s": 31.5, "jobs": 527, "ok": True, "note": "skipped: no GPU"}, targets
+        )
         assert rows == [
             ("scheduling", "dry_run_s", "31.5", "< 30", "no"),
             ("scheduling", "jobs", "527", "", ""),
@@ -103,7 +109,9 @@ class TestSelection:
 
 
 def test_the_package_runs_from_the_repository_root():
-    result = subprocess.run([sys.executable, "-m", "benchmarks", "--list"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--list"], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == list(runner.BENCHMARKS)
 
@@ -139,10 +147,16 @@ class TestSchedulingConfig:
         # the evaluators are the papers' own, with the information LLM on the first Qwen-2.5-14B's download
         assert config["evaluators"] == scheduling.merged_config()["evaluators"]
         assert set(config["datasets"]) == {"information", "empathy", "multiq", "makqa", "flores"}
-        assert scheduling.targets_for(120)["dry_run_s"] == ("<", 60.0) and scheduling.targets_for(120)["noop_s"] == ("<", 60.0)
+        assert scheduling.targets_for(120)["dry_run_s"] == ("<", 60.0) and scheduling.targets_for(120)["noop_s"] == (
+            "<",
+            60.0,
+        )
 
     def test_fewer_models_than_the_papers_keeps_the_first(self, scheduling):
-        assert list(scheduling.merged_config(["xing2024-knowledge"], models=2)["models"]) == ["xing2024-gpt-3.5-turbo", "xing2024-bloomz-560m"]
+        assert list(scheduling.merged_config(["xing2024-knowledge"], models=2)["models"]) == [
+            "xing2024-gpt-3.5-turbo",
+            "xing2024-bloomz-560m",
+        ]
         with pytest.raises(ValueError, match="at least 1"):
             scheduling.merged_config(models=0)
 
@@ -155,18 +169,26 @@ class TestSchedulingConfig:
         assert len(config["models"]) == 60
         datasets = DatasetResolver(config, LanguageRegistry.load(), REPO)
         assert {name: len(datasets.languages(name)) for name in datasets.enabled()} == {
-            "information": 31, "empathy": 31, "multiq": 137, "makqa": 12, "flores": 12}
+            "information": 31,
+            "empathy": 31,
+            "multiq": 137,
+            "makqa": 12,
+            "flores": 12,
+        }
 
     def test_extra_translators_join_the_primary_one_and_validate(self, scheduling, tmp_path):
-        config = scheduling.validate(scheduling.write_config(scheduling.merged_config(models=2, translators=2), tmp_path / "merged.yaml"))
+        config = scheduling.validate(
+            scheduling.write_config(scheduling.merged_config(models=2, translators=2), tmp_path / "merged.yaml")
+        )
         assert list(config["translators"]) == ["nllb-1.3B", "nllb-3.3B"]
         assert "translators" not in scheduling.merged_config(models=2)
         with pytest.raises(ValueError, match="--translators must be between 0 and 3"):
             scheduling.merged_config(translators=4)
 
     def test_the_summary_marks_the_targets(self, scheduling):
-        lines = scheduling.summary({"jobs": 5, "dry_run_s": 61.5, "noop_s": 12.0, "noop_nothing_to_be_done": True},
-                                   scheduling.targets_for(120)).splitlines()
+        lines = scheduling.summary(
+            {"jobs": 5, "dry_run_s": 61.5, "noop_s": 12.0, "noop_nothing_to_be_done": True}, scheduling.targets_for(120)
+        ).splitlines()
         assert lines[0].split() == ["figure", "value", "target", "met?"]
         assert lines[2].split() == ["jobs", "5"]
         assert lines[3].split() == ["dry_run_s", "61.5", "<", "60", "no"]
@@ -181,8 +203,21 @@ def test_the_gpu_check_runs_each_part_it_can_and_writes_one_json(tmp_path, offli
     from benchmarks import gpu
 
     out = tmp_path / "check.json"
-    found = gpu.figures(["--check", "--only", "generation", "--only", "moe", "--device", "cpu",
-                         "--nllb", str(offline_models["tiny-nllb"]), "--json", str(out)])
+    found = gpu.figures(
+        [
+            "--check",
+            "--only",
+            "generation",
+            "--only",
+            "moe",
+            "--device",
+            "cpu",
+            "--nllb",
+            str(offline_models["tiny-nllb"]),
+            "--json",
+            str(out),
+        ]
+    )
 
     assert json.loads(out.read_text()) == found
     assert found["generation"].startswith("skipped: vLLM is not installed")

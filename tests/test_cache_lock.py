@@ -28,8 +28,11 @@ def test_a_second_job_on_a_cache_waits_for_the_first_and_then_reads_all_it_wrote
     cache = tmp_path / "generate" / "m.jsonl"
     cache.parent.mkdir()
     env_path = str(repo_root / "workflow_scripts")
-    writer = subprocess.Popen([sys.executable, "-c", f"import sys; sys.path.insert(0, {env_path!r})\n{WRITER}", str(cache)],
-                              stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", f"import sys; sys.path.insert(0, {env_path!r})\n{WRITER}", str(cache)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert writer.stdout.readline().strip() == "holding"
         started = time.monotonic()
@@ -53,9 +56,18 @@ def test_one_process_opening_a_cache_twice_does_not_wait_on_itself(tmp_path):
     del first, again
     gc.collect()
     # released: another process takes it at once
-    probe = subprocess.run([sys.executable, "-c", dedent(f"""
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            dedent(f"""
         import fcntl, os
         fd = os.open({str(lock_path(path))!r}, os.O_RDWR)
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    """)], capture_output=True, text=True, timeout=30)
+    """),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert probe.returncode == 0, probe.stderr

@@ -11,7 +11,13 @@ import yaml
 from xlcons.config import ConfigError, load_config, load_schema, validate_config
 from xlcons.languages import LanguageRegistry
 
-SHIPPED = ["config/config.yaml", *sorted(str(p.relative_to(Path(__file__).parent.parent)) for p in (Path(__file__).parent.parent / "config" / "paper").glob("*.yaml"))]
+SHIPPED = [
+    "config/config.yaml",
+    *sorted(
+        str(p.relative_to(Path(__file__).parent.parent))
+        for p in (Path(__file__).parent.parent / "config" / "paper").glob("*.yaml")
+    ),
+]
 
 
 def errors_of(config: dict, tmp_path: Path | None = None) -> str:
@@ -39,7 +45,9 @@ class TestSchema:
         keys = list(walk_properties(schema, schema))
         assert len(keys) > 80
         for key, prop in keys:
-            target = prop if "description" in prop or "$ref" not in prop else schema["$defs"][prop["$ref"].split("/")[-1]]
+            target = (
+                prop if "description" in prop or "$ref" not in prop else schema["$defs"][prop["$ref"].split("/")[-1]]
+            )
             assert "description" in target, f"{key} has no description"
             if key.startswith("translators.<name>.") and not key.startswith("translators.<name>.llm."):
                 # an extra translator's unset key is the primary translator's (expand_translators)
@@ -56,7 +64,12 @@ class TestSchema:
         assert config["translator"]["model"]["hf_id"] == "facebook/nllb-200-distilled-600M"
         assert config["translator"]["beam_size"] == 1
         assert config["translator"]["degeneration"] == {
-            "repair": True, "max_length_ratio": 3.0, "max_ngram_repeats": 4, "temperature": 0.7, "top_p": 0.95, "tries": 3
+            "repair": True,
+            "max_length_ratio": 3.0,
+            "max_ngram_repeats": 4,
+            "temperature": 0.7,
+            "top_p": 0.95,
+            "tries": 3,
         }
         assert config["evaluators"]["language_id"]["unsupported_languages"] == ["mni-Mtei", "doi"]
         assert config["evaluators"]["knowledge"]["timeliness_ranking"] == "recency"
@@ -81,12 +94,13 @@ class TestSchema:
     def test_each_empathy_mechanism_keeps_its_own_defaults_under_a_partial_override(self):
         config = validate_config({"evaluators": {"empathy": {"hyperparameters": {"EX": {"epochs": 3}}}}})
         schedules = config["evaluators"]["empathy"]["hyperparameters"]
-        assert schedules["EX"] == {"epochs": 3, "learning_rate": 5.5e-5}, "EX keeps paper 000's learning rate"
+        assert schedules["EX"] == {"epochs": 3, "learning_rate": 5.5e-5}, "EX keeps Gupta et al. 2025's learning rate"
         assert schedules["ER"] == schedules["IP"] == {"epochs": 10, "learning_rate": 2.5e-5}
 
     def test_an_evaluators_options_are_checked_as_its_registry_entry_declares_them(self):
         assert "evaluators.language_confusion.min_confidence" in errors_of(
-            {"evaluators": {"language_confusion": {"min_confidence": 2}}})
+            {"evaluators": {"language_confusion": {"min_confidence": 2}}}
+        )
         assert "evaluators.knowledge.embeder" in errors_of({"evaluators": {"knowledge": {"embeder": None}}})
 
     def test_anchor_keys_starting_with_x_are_ignored(self):
@@ -103,14 +117,14 @@ class TestShippedConfigs:
         config = load_config(repo_root / "config/offline.yaml", base_dir=repo_root)
         assert all(spec.get("path") for spec in config["models"].values())
 
-    def test_paper_000_config_asks_for_the_30_languages(self, repo_root):
+    def test_gupta2025_config_asks_for_the_30_languages(self, repo_root):
         from xlcons.languages import PAPER_000_LANGUAGES
 
         config = load_config(repo_root / "config/paper/gupta2025-translate-then-evaluate.yaml", base_dir=repo_root)
         assert sorted(config["datasets"]["information"]["languages"]) == sorted(["en", *PAPER_000_LANGUAGES])
         assert len(config["models"]) == 12
 
-    def test_paper_001_config_asks_for_the_12_languages(self, repo_root):
+    def test_xing2024_config_asks_for_the_12_languages(self, repo_root):
         from xlcons.languages import PAPER_001_LANGUAGES
 
         config = load_config(repo_root / "config/paper/xing2024-knowledge.yaml", base_dir=repo_root)
@@ -141,11 +155,17 @@ class TestCanonicalOrder:
     def test_keys_inside_sections_and_entries_are_sorted_lists_keep_their_order(self):
         from xlcons.config import canonical_order
 
-        config = {"output": {"seed": 1, "comparisons": [["b", "a"]]}, "models": {"z": {"hf": {"dtype": "x", "batch_size": 2}, "backend": "hf"}, "a": {}}}
+        config = {
+            "output": {"seed": 1, "comparisons": [["b", "a"]]},
+            "models": {"z": {"hf": {"dtype": "x", "batch_size": 2}, "backend": "hf"}, "a": {}},
+        }
         canonical_order(config)
         assert list(config["output"]) == ["comparisons", "seed"] and config["output"]["comparisons"] == [["b", "a"]]
         assert list(config["models"]) == ["z", "a"]
-        assert list(config["models"]["z"]) == ["backend", "hf"] and list(config["models"]["z"]["hf"]) == ["batch_size", "dtype"]
+        assert list(config["models"]["z"]) == ["backend", "hf"] and list(config["models"]["z"]["hf"]) == [
+            "batch_size",
+            "dtype",
+        ]
 
 
 class TestErrorsNameTheKey:
@@ -231,8 +251,16 @@ class TestErrorsNameTheKey:
         """Only Hub models are fetched into resources/models/<name>; a path is used where it is."""
         for run in ("run-a", "run-b"):
             (tmp_path / run / "checkpoint").mkdir(parents=True)
-        validate_config({"models": {"a": {"path": "run-a/checkpoint", "backend": "hf"}, "b": {"path": "run-b/checkpoint", "backend": "hf"}},
-                         "evaluators": {"judge": {"llm": {"path": "run-a/checkpoint", "backend": "hf", "name": "b"}}}}, base_dir=tmp_path)
+        validate_config(
+            {
+                "models": {
+                    "a": {"path": "run-a/checkpoint", "backend": "hf"},
+                    "b": {"path": "run-b/checkpoint", "backend": "hf"},
+                },
+                "evaluators": {"judge": {"llm": {"path": "run-a/checkpoint", "backend": "hf", "name": "b"}}},
+            },
+            base_dir=tmp_path,
+        )
 
     def test_the_same_model_in_two_roles_shares_its_folder(self):
         judge = {"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "hf"}
@@ -254,29 +282,58 @@ class TestItemSelectionIsCheckedAgainstTheData:
 
     def test_multiq_ids_and_domains(self, shared_data):
         wrong = {"ids": ["gpt-1", "lmsys-7", "gtp-2"], "domains": ["chemistry", "cooking"]}
-        message = errors_of({"models": self.model(), "datasets": {"multiq": {"path": str(shared_data / "multiq"), "items": wrong}}})
-        assert "config key 'datasets.multiq.items.ids': not MultiQ ids (they look like gpt-1, lmsys-7): ['gtp-2']" in message
-        assert "config key 'datasets.multiq.items.domains': no items in ['cooking']; the data has ['animals', 'art'," in message
+        message = errors_of(
+            {"models": self.model(), "datasets": {"multiq": {"path": str(shared_data / "multiq"), "items": wrong}}}
+        )
+        assert (
+            "config key 'datasets.multiq.items.ids': not MultiQ ids (they look like gpt-1, lmsys-7): ['gtp-2']"
+            in message
+        )
+        assert (
+            "config key 'datasets.multiq.items.domains': no items in ['cooking']; the data has ['animals', 'art',"
+            in message
+        )
 
     def test_makqa_ids_need_the_form_and_a_domain_of_the_run_before_any_data_is_read(self):
-        spec = {"domains": ["geo", "timeliness"], "items": {"ids": ["geo/Q1085-P30", "Q1085-P30", "history/Q1-P2"], "domains": ["movie"]}}
-        message = errors_of({"models": self.model(), "datasets": {"makqa": spec}})  # no path, nothing fetched: no data needed
+        spec = {
+            "domains": ["geo", "timeliness"],
+            "items": {"ids": ["geo/Q1085-P30", "Q1085-P30", "history/Q1-P2"], "domains": ["movie"]},
+        }
+        message = errors_of(
+            {"models": self.model(), "datasets": {"makqa": spec}}
+        )  # no path, nothing fetched: no data needed
         assert "'datasets.makqa.items.ids[1]': 'Q1085-P30' is not '<domain>/<QID>-<PID>'" in message
-        assert "'datasets.makqa.items.ids[2]': 'history/Q1-P2' is in domain 'history', not among the run's domains ['geo', 'timeliness']" in message
+        assert (
+            "'datasets.makqa.items.ids[2]': 'history/Q1-P2' is in domain "
+            "'history', not among the run's domains ['geo', 'timeliness']"
+        ) in message
         assert "'datasets.makqa.items.domains': ['movie'] not among the run's domains" in message
 
     def test_makqa_ids_that_the_domain_file_lacks(self, shared_data):
-        spec = {"path": str(shared_data / "makqa"), "domains": ["geo"], "items": {"ids": ["geo/Q1085-P30", "geo/Q0-P0"]}}
+        spec = {
+            "path": str(shared_data / "makqa"),
+            "domains": ["geo"],
+            "items": {"ids": ["geo/Q1085-P30", "geo/Q0-P0"]},
+        }
         message = errors_of({"models": self.model(), "datasets": {"makqa": spec}})
-        assert "config key 'datasets.makqa.items.ids': not MAKQA questions of the run's domains: ['geo/Q0-P0']" in message
+        assert (
+            "config key 'datasets.makqa.items.ids': not MAKQA questions of the run's domains: ['geo/Q0-P0']" in message
+        )
 
     def test_epitome_seeker_posts(self, shared_data):
         spec = {"path": str(shared_data / "epitome"), "items": {"ids": ["65m92s", "not-a-post"]}}
         message = errors_of({"models": self.model(), "datasets": {"empathy": spec}})
-        assert message.endswith("config key 'datasets.empathy.items.ids': not EPITOME seeker posts (sp_id): ['not-a-post']")
+        assert message.endswith(
+            "config key 'datasets.empathy.items.ids': not EPITOME seeker posts (sp_id): ['not-a-post']"
+        )
 
     def test_known_ids_pass(self, shared_data):
-        validate_config({"models": self.model(), "datasets": {"multiq": {"path": str(shared_data / "multiq"), "items": {"ids": ["gpt-1"]}}}})
+        validate_config(
+            {
+                "models": self.model(),
+                "datasets": {"multiq": {"path": str(shared_data / "multiq"), "items": {"ids": ["gpt-1"]}}},
+            }
+        )
 
 
 def test_the_config_reference_is_generated_from_the_schema(repo_root):

@@ -16,7 +16,17 @@ UNCLOSED = "models:\n  mine: {backend: hf\n  other: 1\n"
 
 class TestCommandLine:
     def test_every_form_of_the_config_option_is_read_in_order(self):
-        argv = ["--cores", "2", "--configfile", "a.yaml", "b.yaml", "-n", "--configfiles=c.yaml", "--configfile", "d.yaml"]
+        argv = [
+            "--cores",
+            "2",
+            "--configfile",
+            "a.yaml",
+            "b.yaml",
+            "-n",
+            "--configfiles=c.yaml",
+            "--configfile",
+            "d.yaml",
+        ]
         assert config_files(argv) == ["a.yaml", "b.yaml", "c.yaml", "d.yaml"]
 
     def test_options_and_targets_after_another_option_are_not_config_files(self):
@@ -28,8 +38,9 @@ class TestYamlProblem:
     def test_an_unclosed_mapping_names_the_line_of_the_problem_and_where_the_mapping_opened(self, tmp_path):
         path = tmp_path / "mine.yaml"
         path.write_text(UNCLOSED)
-        assert yaml_problem(path) == (f"{path}: line 3, column 8: expected ',' or '}}', but got ':' "
-                                      f"(parsing a flow mapping at line 2, column 9)")
+        assert yaml_problem(path) == (
+            f"{path}: line 3, column 8: expected ',' or '}}', but got ':' (parsing a flow mapping at line 2, column 9)"
+        )
 
     def test_a_tab_indent_names_its_line(self, tmp_path):
         path = tmp_path / "tabs.yaml"
@@ -46,7 +57,9 @@ class TestYamlProblem:
         path.write_text("models: {}\n")
         assert yaml_problem(path) is None
 
-    def test_without_config_option_the_default_config_is_checked_and_missing_files_are_left_to_snakemake(self, tmp_path):
+    def test_without_config_option_the_default_config_is_checked_and_missing_files_are_left_to_snakemake(
+        self, tmp_path
+    ):
         check_command_line(["--configfile", "absent.yaml"], cwd=tmp_path)
         (tmp_path / "config").mkdir()
         (tmp_path / "config" / "config.yaml").write_text(UNCLOSED)
@@ -56,7 +69,9 @@ class TestYamlProblem:
 
 def test_snakemake_stops_naming_the_file_and_line_of_a_yaml_error(tmp_path):
     (tmp_path / "broken.yaml").write_text(UNCLOSED)
-    result = snakemake("--snakefile", str(REPO / "Snakefile"), "--configfile", "broken.yaml", "-n", cwd=tmp_path, timeout=120)
+    result = snakemake(
+        "--snakefile", str(REPO / "Snakefile"), "--configfile", "broken.yaml", "-n", cwd=tmp_path, timeout=120
+    )
     assert result.returncode != 0
     assert "broken.yaml: line 3, column 8: expected ',' or '}', but got ':'" in result.output, result.output[-2000:]
 
@@ -85,18 +100,25 @@ class TestDuplicateKeys:
     def test_a_model_named_twice_is_refused_with_both_lines(self, tmp_path):
         path = tmp_path / "models.yaml"
         path.write_text(DUPLICATE_MODEL)
-        assert yaml_problem(path) == (f"{path}: line 4, column 3: the key `models.smollm2-135m` is given twice "
-                                      f"(first on line 2); YAML would silently keep the last one: remove or rename one of them")
+        assert yaml_problem(path) == (
+            f"{path}: line 4, column 3: the key `models.smollm2-135m` is given twice "
+            f"(first on line 2); YAML would silently keep the last one: remove or rename one of them"
+        )
 
     def test_a_nested_duplicate_names_its_whole_path(self, tmp_path):
         path = tmp_path / "items.yaml"
         path.write_text(DUPLICATE_ITEMS)
-        assert "line 5, column 5: the key `datasets.multiq.items` is given twice (first on line 3)" in yaml_problem(path)
+        assert "line 5, column 5: the key `datasets.multiq.items` is given twice (first on line 3)" in yaml_problem(
+            path
+        )
 
     def test_a_duplicate_inside_a_list_item_and_in_a_flow_mapping_is_refused(self, tmp_path):
         path = tmp_path / "list.yaml"
         path.write_text("evaluators:\n  judge:\n    runs:\n      - {name: a, name: b}\n")
-        assert "line 4, column 19: the key `evaluators.judge.runs[0].name` is given twice (first on line 4)" in yaml_problem(path)
+        assert (
+            "line 4, column 19: the key `evaluators.judge.runs[0].name` is given twice (first on line 4)"
+            in yaml_problem(path)
+        )
 
     def test_keys_that_read_as_the_same_value_are_duplicates(self, tmp_path):
         path = tmp_path / "bools.yaml"
@@ -105,13 +127,17 @@ class TestDuplicateKeys:
 
     def test_a_merge_key_may_be_overridden_and_equal_keys_in_different_mappings_are_fine(self, tmp_path):
         path = tmp_path / "merge.yaml"
-        path.write_text("base: &base {backend: hf, path: a}\nmodels:\n  one: {<<: *base, path: b}\n  two: {<<: *base, path: c}\n")
+        path.write_text(
+            "base: &base {backend: hf, path: a}\nmodels:\n  one: {<<: *base, path: b}\n  two: {<<: *base, path: c}\n"
+        )
         assert yaml_problem(path) is None
 
     def test_a_duplicate_in_a_second_configfile_stops_the_command_line_check(self, tmp_path):
         (tmp_path / "first.yaml").write_text("models: {}\n")
         (tmp_path / "second.yaml").write_text(DUPLICATE_ITEMS)
-        with pytest.raises(SystemExit, match=r"second\.yaml: line 5, column 5: the key `datasets\.multiq\.items` is given twice"):
+        with pytest.raises(
+            SystemExit, match=r"second\.yaml: line 5, column 5: the key `datasets\.multiq\.items` is given twice"
+        ):
             check_command_line(["--configfile", "first.yaml", "second.yaml", "-n"], cwd=tmp_path)
 
     def test_load_config_refuses_a_duplicate_key(self, tmp_path):
@@ -129,8 +155,19 @@ def test_snakemake_without_the_workflow_profile_still_refuses_a_duplicate_key(tm
     """The Snakefile checks the config files it read, so `--workflow-profile none` (or a profile
     of one's own) does not let a duplicate key through."""
     (tmp_path / "dup.yaml").write_text(DUPLICATE_MODEL)
-    result = snakemake("--snakefile", str(REPO / "Snakefile"), "--workflow-profile", "none", "--configfile", "dup.yaml", "-n",
-                       cwd=tmp_path, timeout=120)
+    result = snakemake(
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--workflow-profile",
+        "none",
+        "--configfile",
+        "dup.yaml",
+        "-n",
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert result.returncode != 0
-    assert "dup.yaml: line 4, column 3: the key `models.smollm2-135m` is given twice (first on line 2)" in result.output, result.output[-2000:]
+    assert (
+        "dup.yaml: line 4, column 3: the key `models.smollm2-135m` is given twice (first on line 2)" in result.output
+    ), result.output[-2000:]
     assert "Job stats" not in result.stdout

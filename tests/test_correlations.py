@@ -47,7 +47,10 @@ def test_three_monotone_points_have_no_interval_and_an_exact_p_value():
     assert spearman.value == pytest.approx(1.0) and (spearman.ci_low, spearman.ci_high) == (None, None)
     assert spearman.p_value == pytest.approx(2 / 6) and spearman.exact
     assert spearman.note == "3 points: no interval below 5"
-    assert correlation_intervals([1.0, 2.0, 3.0], [2.0, 4.0, 9.0]) == {"spearman": (None, None), "pearson": (None, None)}
+    assert correlation_intervals([1.0, 2.0, 3.0], [2.0, 4.0, 9.0]) == {
+        "spearman": (None, None),
+        "pearson": (None, None),
+    }
     # Six monotone points: enough points, but rho = 1 still has no interval; p = 2 / 720.
     six = correlate([1, 2, 3, 4, 5, 6], [1, 4, 9, 16, 25, 36])["spearman"]
     assert six.ci_low is None and six.note.startswith("spearman = +1") and six.p_value == pytest.approx(2 / 720)
@@ -58,7 +61,10 @@ def test_fisher_z_intervals_against_hand_computed_values():
     # tanh(0.549306 -/+ 0.979982) = tanh(-0.430676), tanh(1.529288) = -0.405886, 0.910303.
     low, high = fisher_z_interval(0.5, 7, 0.5)
     assert (low, high) == (pytest.approx(-0.405886, abs=1e-6), pytest.approx(0.910303, abs=1e-6))
-    assert fisher_z_interval(1.0, 7, 0.5) == (None, None) and fisher_z_interval(0.5, MIN_INTERVAL_POINTS - 1, 0.5) == (None, None)
+    assert fisher_z_interval(1.0, 7, 0.5) == (None, None) and fisher_z_interval(0.5, MIN_INTERVAL_POINTS - 1, 0.5) == (
+        None,
+        None,
+    )
     # Ranks 1..6 against 2 1 4 3 6 5: d^2 sums to 6, rho = 1 - 36 / 210 = 0.828571; Bonett and
     # Wright's standard error sqrt((1 + rho^2 / 2) / (6 - 3)).
     x, y = [1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5]
@@ -98,8 +104,10 @@ def test_points_in_groups_count_as_their_groups():
     grouped = correlate(x, y, groups=[str(i // 2) for i in range(12)])["pearson"]
     r = np.corrcoef(x, y)[0, 1]
     assert grouped.value == pytest.approx(r)
-    assert (grouped.ci_low, grouped.ci_high) == (pytest.approx(math.tanh(math.atanh(r) - Q / math.sqrt(3))),
-                                                 pytest.approx(math.tanh(math.atanh(r) + Q / math.sqrt(3))))
+    assert (grouped.ci_low, grouped.ci_high) == (
+        pytest.approx(math.tanh(math.atanh(r) - Q / math.sqrt(3))),
+        pytest.approx(math.tanh(math.atanh(r) + Q / math.sqrt(3))),
+    )
     assert grouped.p_value == pytest.approx(2 * t.sf(r * math.sqrt(4 / (1 - r * r)), 4))
     assert correlate(x, y, groups=[str(i) for i in range(12)]) == correlate(x, y)
     with pytest.raises(ValueError, match="11 group labels for 12 points"):

@@ -11,13 +11,13 @@ recorded before those tables, are compared without them. xing2024-released's sna
 recorded again when it began to fetch and score GPT-3.5's released outputs by itself
 (`released_model: gpt35`; before, it scheduled nothing without `--config released_outputs=`).
 The knowledge report's line of every snapshot was recorded again when it began to write
-paper 001's Table 5 (`table5_variants`), and the MultiQ report's when it began to draw paper
-004's Figure 5 (`figure5_accuracy_by_language`) and its other-language tables;
-xing2024-knowledge's whole snapshot when it came to list all 11 models of paper 001's Table 6,
-and again when it came to translate FLORES-200 (paper 001 §5: the `flores` prompts, answers,
+Xing et al. 2024's Table 5 (`table5_variants`), and the MultiQ report's when it began to draw
+Holtermann et al. 2024's Figure 5 (`figure5_accuracy_by_language`) and its other-language tables;
+xing2024-knowledge's whole snapshot when it came to list all 11 models of Xing et al. 2024's Table 6,
+and again when it came to translate FLORES-200 (Xing et al. 2024 §5: the `flores` prompts, answers,
 chrF jobs and their report); its FLORES report's line again when that report began to write
 the per-model table with the share of answers the extraction changed (`translation_models`)
-and paper 001's Figure 2 pair by pair (`translation_pairs`, `figure2_pairs_vs_consistency`).
+and Xing et al. 2024's Figure 2 pair by pair (`translation_pairs`, `figure2_pairs_vs_consistency`).
 The second addition is the quality estimation of translated
 sentences (translator.qe, on by default): a QE job per translated (data set, model), its
 report, and the LaBSE fetch where nothing else used it."""
@@ -36,7 +36,10 @@ REPO = Path(__file__).resolve().parent.parent
 SNAPSHOTS = Path(__file__).parent / "data" / "dag"
 CONFIGS = {
     "default": [],
-    **{path.stem: ["--configfile", str(path.relative_to(REPO))] for path in sorted((REPO / "config" / "paper").glob("*.yaml"))},
+    **{
+        path.stem: ["--configfile", str(path.relative_to(REPO))]
+        for path in sorted((REPO / "config" / "paper").glob("*.yaml"))
+    },
 }
 
 
@@ -47,7 +50,13 @@ TABLES = re.compile(r"results/(prompts/[^/]+|responses/[^/]+/[^/]+)\.parquet")
 def scheduled_outputs(*args: str) -> list[str]:
     """One line per job of a forced dry run: its outputs, sorted and comma-joined."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    run = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--forceall", *args], cwd=REPO, env=env, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--forceall", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     jobs, in_job = [], False
     for line in run.stdout.splitlines():
@@ -67,19 +76,33 @@ def check_against_snapshot(name: str, *args: str) -> None:
     missing = sorted(set(before) - set(after))
     assert not missing, f"{name}: jobs no longer scheduled (or with other outputs): {missing[:5]}"
     added = sorted(set(after) - set(before))
+
     def language_confusion(output: str) -> bool:
         fetched = ("glotlid", "lid176", "lcb-words")  # the benchmark's rule: lid.176 and its word list
-        return (output.endswith(("/language_confusion.parquet", *(f"resources/models/{name}/.xlcons-fetched.json" for name in fetched)))
-                or "/tables/language_confusion/" in output)
+        return (
+            output.endswith(
+                ("/language_confusion.parquet", *(f"resources/models/{name}/.xlcons-fetched.json" for name in fetched))
+            )
+            or "/tables/language_confusion/" in output
+        )
 
     def quality_estimate(output: str) -> bool:  # translator.qe: on by default wherever answers are translated
-        return output.endswith((".qe.parquet", "resources/models/LaBSE/.xlcons-fetched.json")) or "/tables/translation_quality/" in output
+        return (
+            output.endswith((".qe.parquet", "resources/models/LaBSE/.xlcons-fetched.json"))
+            or "/tables/translation_quality/" in output
+        )
 
     def second_translator(output: str) -> bool:  # translators: only the offline config lists one
         return name == "offline" and "/by-translator/" in output
 
-    unexpected = [job for job in added if not all(language_confusion(output) or quality_estimate(output) or second_translator(output)
-                                                  for output in job.split(", "))]
+    unexpected = [
+        job
+        for job in added
+        if not all(
+            language_confusion(output) or quality_estimate(output) or second_translator(output)
+            for output in job.split(", ")
+        )
+    ]
     assert not unexpected, f"{name}: unexpected new jobs {unexpected[:5]}"
 
 
@@ -88,5 +111,7 @@ def test_a_shipped_config_schedules_what_it_did_before_plus_language_confusion_a
     check_against_snapshot(name, *CONFIGS[name])
 
 
-def test_the_offline_config_schedules_what_it_did_before_plus_language_confusion_qe_and_a_second_translator(offline_models):
+def test_the_offline_config_schedules_what_it_did_before_plus_language_confusion_qe_and_a_second_translator(
+    offline_models,
+):
     check_against_snapshot("offline", "--configfile", "config/offline.yaml")

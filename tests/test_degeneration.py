@@ -62,7 +62,9 @@ def test_the_repeat_threshold_is_more_than_max_ngram_repeats():
     ],
 )
 def test_a_clause_in_a_loop_is_a_repeated_pattern(translation):
-    assert is_degenerate("Was ist die Hauptstadt von Frankreich und warum ist sie das?", translation) == "repeated pattern"
+    assert (
+        is_degenerate("Was ist die Hauptstadt von Frankreich und warum ist sie das?", translation) == "repeated pattern"
+    )
 
 
 def test_a_repetition_the_source_already_has_is_not_the_translations_fault():
@@ -73,7 +75,10 @@ def test_a_repetition_the_source_already_has_is_not_the_translations_fault():
 
 def test_runaway_length_is_too_long():
     source = "Wie geht es dir heute?"
-    assert is_degenerate(source, "How are you today? " + "And what else happened in the meantime, tell me " * 2) == "too long"
+    assert (
+        is_degenerate(source, "How are you today? " + "And what else happened in the meantime, tell me " * 2)
+        == "too long"
+    )
     assert is_degenerate(source, "How are you today?", max_length_ratio=3.0) is None
 
 

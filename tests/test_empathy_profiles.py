@@ -10,7 +10,8 @@ import pytest
 
 from builders import response_rows
 from xlcons.evaluators.empathy.profiles import EmpathyError, empathy_items, language_scores, run_empathy_job
-from xlcons.schemas import EMPATHY_ITEMS, EMPATHY_SCORES, NO_ANSWER, PROMPTS, TRANSLATIONS
+from xlcons.evaluators.empathy.tables import EMPATHY_ITEMS, EMPATHY_SCORES
+from xlcons.schemas import NO_ANSWER, PROMPTS, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 
 
@@ -44,10 +45,23 @@ def translations(rows) -> pa.Table:
     """TRANSLATIONS rows from (item, lang, translation, path)."""
     return pa.Table.from_pylist(
         [
-            {"dataset": "empathy", "model": "m", "item_id": item, "lang": lang, "response": f"({lang}) {text}",
-             "translation_path": path, "source_lang_detected": None, "lid_label": None,
-             "response_lang": None if path in ("no_answer", "untranslatable") else lang, "translation": text,
-             "n_sentences": 1, "n_degenerate": 0, "n_repaired": 0, "splitter": None, "translator": "t"}
+            {
+                "dataset": "empathy",
+                "model": "m",
+                "item_id": item,
+                "lang": lang,
+                "response": f"({lang}) {text}",
+                "translation_path": path,
+                "source_lang_detected": None,
+                "lid_label": None,
+                "response_lang": None if path in ("no_answer", "untranslatable") else lang,
+                "translation": text,
+                "n_sentences": 1,
+                "n_degenerate": 0,
+                "n_repaired": 0,
+                "splitter": None,
+                "translator": "t",
+            }
             for item, lang, text, path in rows
         ],  # fmt: skip
         schema=TRANSLATIONS,

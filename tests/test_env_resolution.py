@@ -62,10 +62,7 @@ def env_spec(env_file: Path) -> tuple[str, list[str]]:
 
 
 def pins_of(requirements: list[str]) -> dict[str, str]:
-    return {
-        canonicalize_name(req.name): next(iter(req.specifier)).version
-        for req in map(Requirement, requirements)
-    }
+    return {canonicalize_name(req.name): next(iter(req.specifier)).version for req in map(Requirement, requirements)}
 
 
 def exact(requirements: list[str]) -> list[str]:
@@ -152,7 +149,9 @@ def conflict_text(stdout: str, stderr: str) -> str:
         end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
         cause = lines[start:end]
     if not errors and not cause:  # something else went wrong: the end of what pip said
-        errors = [line for line in stderr.splitlines() if line.strip() and "is ignored: it is neither" not in line][-20:]
+        errors = [line for line in stderr.splitlines() if line.strip() and "is ignored: it is neither" not in line][
+            -20:
+        ]
     return "\n".join(errors + cause)
 
 
@@ -193,7 +192,10 @@ def resolve(env_file: Path, workdir: Path) -> Resolution:
             try:
                 run = subprocess.run(
                     pip_command(exact(requirements) + result.added, python, report),
-                    capture_output=True, text=True, cwd=workdir, timeout=PIP_TIMEOUT_S,
+                    capture_output=True,
+                    text=True,
+                    cwd=workdir,
+                    timeout=PIP_TIMEOUT_S,
                 )
             except subprocess.TimeoutExpired:
                 result.error = f"pip did not finish within {PIP_TIMEOUT_S} s"
@@ -201,7 +203,9 @@ def resolve(env_file: Path, workdir: Path) -> Resolution:
             if run.returncode != 0:
                 result.error = conflict_text(run.stdout, run.stderr)
                 if result.added:
-                    result.error += f"\n(with the requirements pip's markers missed for Python {python}: {result.added})"
+                    result.error += (
+                        f"\n(with the requirements pip's markers missed for Python {python}: {result.added})"
+                    )
                 return result
             data = json.loads(report.read_text(encoding="utf-8"))
             result.installed = {
@@ -279,13 +283,15 @@ def test_a_conflicting_env_is_reported_with_its_name_and_the_conflict(tmp_path):
 
 def test_requirements_that_only_hold_on_the_env_python_are_added():
     """pip ran on 3.11 for a 3.12 env: `six; python_version > "3.11"` was skipped, setuptools 84 chosen."""
+
     def package(name, version, *requires):
         return {"metadata": {"name": name, "version": version, "requires_dist": list(requires)}}
 
     report = {
         "install": [
             package(
-                "vllm", "0.33.0",
+                "vllm",
+                "0.33.0",
                 'six>=1.16.0; python_version > "3.11"',
                 'setuptools<81.0.0,>=78.1.1; python_version > "3.11"',
                 'tomli; python_version < "3.11"',

@@ -19,6 +19,7 @@ import yaml
 from xlcons.evaluators.registry import RULE_JOBS
 from xlcons.generation.registry import BACKENDS
 from xlcons.translation.quality_backends import QE_BACKENDS
+from xlcons.translation.registry import TRANSLATOR_BACKENDS
 
 REPO = Path(__file__).resolve().parent.parent
 LIBRARY = REPO / "workflow_scripts"
@@ -141,7 +142,15 @@ def rule_code(rule) -> list[Path]:
 
 def test_the_workflow_has_rules_to_check():
     names = {rule.name for rule in COMPUTING_RULES}
-    assert {"fetch_model", "fetch_dataset", "prompts", "generate_multiq", "judge", "knowledge_scores", "language_confusion"} <= names
+    assert {
+        "fetch_model",
+        "fetch_dataset",
+        "prompts",
+        "generate_multiq",
+        "judge",
+        "knowledge_scores",
+        "language_confusion",
+    } <= names
     assert {"translate_multiq", "convert_translator"} <= names
 
 
@@ -169,7 +178,10 @@ def test_rule_env_pins_what_its_code_imports(rule):
 def missing_from_env(module: str, script: str, env: str) -> list[str]:
     """What a backend module imported by name, with the rule script that loads it, needs and envs/<env>.yaml lacks."""
     path = module_file(module)
-    return sorted(needed_distributions(REPO / "workflow_scripts" / script, path) - set(env_packages(REPO / "envs" / f"{env}.yaml")))
+    return sorted(
+        needed_distributions(REPO / "workflow_scripts" / script, path)
+        - set(env_packages(REPO / "envs" / f"{env}.yaml"))
+    )
 
 
 @pytest.mark.parametrize("backend", sorted(QE_BACKENDS))
@@ -177,6 +189,13 @@ def test_each_qe_backend_runs_in_an_env_that_pins_its_imports(backend):
     """QE backends are imported by name at run time too."""
     missing = missing_from_env(QE_BACKENDS[backend].module, "translation_qe.py", QE_BACKENDS[backend].env)
     assert not missing, f"QE backend {backend}: envs/{QE_BACKENDS[backend].env}.yaml lacks {missing}"
+
+
+@pytest.mark.parametrize("backend", sorted(TRANSLATOR_BACKENDS))
+def test_each_translator_backend_runs_in_the_translation_env_that_pins_its_imports(backend):
+    """Translator backends are imported by name at run time too, all in envs/translate.yaml."""
+    missing = missing_from_env(TRANSLATOR_BACKENDS[backend].module, "translate.py", "translate")
+    assert not missing, f"translator backend {backend}: envs/translate.yaml lacks {missing}"
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))

@@ -91,14 +91,26 @@ def test_every_data_file_has_an_absolute_https_url_pinned_to_a_commit_or_by_its_
 
 def test_a_source_without_a_commit_in_its_root_must_say_it_is_pinned_by_hash_alone():
     with pytest.raises(ValueError, match="pinned to a commit"):
-        DataSource(name="x", root="https://example.org/data/", files=(), license="", homepage=None, citation="", dataset="x")
-    DataSource(name="x", root="https://example.org/data/", files=(), license="", homepage=None, citation="", dataset="x", unversioned=True)
+        DataSource(
+            name="x", root="https://example.org/data/", files=(), license="", homepage=None, citation="", dataset="x"
+        )
+    DataSource(
+        name="x",
+        root="https://example.org/data/",
+        files=(),
+        license="",
+        homepage=None,
+        citation="",
+        dataset="x",
+        unversioned=True,
+    )
 
 
-def test_makqa_and_the_released_outputs_of_paper_001_come_from_its_repository_at_one_commit():
+def test_makqa_and_the_released_outputs_of_xing2024_come_from_its_repository_at_one_commit():
     makqa = DATA_SOURCES["makqa"]
     assert makqa.root == (
-        "https://raw.githubusercontent.com/Xingxl2studious/Cross-lingual-Consistency/fa42b83969cc104d31972ed27fc94dc71ab9821f/"
+        "https://raw.githubusercontent.com/Xingxl2studious/Cross-lingual-Consistency/"
+        "fa42b83969cc104d31972ed27fc94dc71ab9821f/"
     )
     assert makqa.source_url_key == "datasets.makqa.source_url"
     assert len(makqa.files) == 14 and {f.json_type for f in makqa.files} == {"dict"}
@@ -114,7 +126,7 @@ def test_makqa_and_the_released_outputs_of_paper_001_come_from_its_repository_at
 
 
 def test_the_schema_offers_exactly_the_released_models():
-    """Paper 001's models, then the Language Confusion Benchmark's as lcb-<model>, each with its data source."""
+    """Xing et al. 2024's models, then the Language Confusion Benchmark's as lcb-<model>, each with its data source."""
     schema = yaml.safe_load((REPO_ROOT / "config" / "schema" / "config.schema.yaml").read_text())
     (choices, _) = schema["$defs"]["llm"]["properties"]["released"]["anyOf"]
     assert tuple(choices["enum"]) == RELEASED_NAMES
@@ -433,14 +445,19 @@ def test_a_flores_tarball_that_is_not_the_release_is_refused_and_the_release_sha
 
     source = DATA_SOURCES["flores200"]
     sample = write_flores_sample(tmp_path / "sample")
-    with pytest.raises(DataVerificationError, match="flores200_dataset.tar.gz from .* is not the released file: sha256 expected b8b0b767"):
+    with pytest.raises(
+        DataVerificationError,
+        match="flores200_dataset.tar.gz from .* is not the released file: sha256 expected b8b0b767",
+    ):
         fetch_dataset(source, tmp_path / "dest", local_copy=sample)
     assert not (tmp_path / "dest" / "flores200_dataset.tar.gz").exists()
 
     def pinned_to(folder):
         archive = folder / "flores200_dataset.tar.gz"
         (f,) = source.files
-        return dataclasses.replace(source, files=(dataclasses.replace(f, sha256=sha256(archive), size=archive.stat().st_size),))
+        return dataclasses.replace(
+            source, files=(dataclasses.replace(f, sha256=sha256(archive), size=archive.stat().st_size),)
+        )
 
     manifest = json.loads(fetch_dataset(pinned_to(sample), tmp_path / "dest", local_copy=sample).read_text())
     assert [e["relpath"] for e in manifest["files"]] == ["flores200_dataset.tar.gz"]

@@ -100,7 +100,17 @@ def test_another_checkpoint_under_the_same_folder_name_is_not_served_the_cached_
     from xlcons.schemas import PROMPTS
 
     prompts = pa.Table.from_pylist(
-        [{"dataset": "d", "item_id": "1", "lang": "en", "prompt": "Hi?", "category": None, "references": None, "source_lang": "en"}],
+        [
+            {
+                "dataset": "d",
+                "item_id": "1",
+                "lang": "en",
+                "prompt": "Hi?",
+                "category": None,
+                "references": None,
+                "source_lang": "en",
+            }
+        ],
         schema=PROMPTS,
     )
     a = checkpoint(tmp_path / "a" / "model", b"weights of A")
@@ -110,7 +120,9 @@ def test_another_checkpoint_under_the_same_folder_name_is_not_served_the_cached_
 
     first = run_generation(path_model(a), prompts, 8, cache, Counting)
     second = run_generation(path_model(b), prompts, 8, cache, Counting)
-    again = run_generation(path_model(checkpoint(tmp_path / "c" / "model", b"weights of B")), prompts, 8, cache, Counting)
+    again = run_generation(
+        path_model(checkpoint(tmp_path / "c" / "model", b"weights of B")), prompts, 8, cache, Counting
+    )
 
     assert Counting.asked == [str(a), str(b)], "B is asked although A's answer is cached; B's copy is not"
     assert first["response"].to_pylist() == ["answer of a"]
@@ -167,8 +179,12 @@ def test_the_models_without_an_item_cache_are_identified_by_their_files_in_the_j
     embedder = checkpoint(tmp_path / "embedder", b"E")
 
     def plan():
-        config = {"evaluators": {"language_id": {"model": {"path": str(lid)}, "label_scheme": "lid176"},
-                                 "knowledge": {"embedder": {"path": str(embedder)}}}}
+        config = {
+            "evaluators": {
+                "language_id": {"model": {"path": str(lid)}, "label_scheme": "lid176"},
+                "knowledge": {"embedder": {"path": str(embedder)}},
+            }
+        }
         return Plan(validate_config(config, base_dir=tmp_path))
 
     first = plan()

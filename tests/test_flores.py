@@ -49,33 +49,53 @@ def test_every_source_language_asks_for_every_other_language_of_the_run(sample, 
     table = load(sample, ["de"], {"limit": 2}, run_languages=LANGS, registry=registry)
     rows = table.to_pylist()
     assert [(row["item_id"], row["lang"], row["category"]) for row in rows] == [
-        ("1:en", "de", "en"), ("2:en", "de", "en"), ("1:zh", "de", "zh"), ("2:zh", "de", "zh")]
+        ("1:en", "de", "en"),
+        ("2:en", "de", "en"),
+        ("1:zh", "de", "zh"),
+        ("2:zh", "de", "zh"),
+    ]
     assert rows[0]["references"] == [FLORES_SAMPLE["eng_Latn"][0]]
     assert rows[2]["references"] == [FLORES_SAMPLE["zho_Hans"][0]]
     assert rows[0]["prompt"] == (
         "Translate this sentence from German into English. Reply with the English translation only.\n\n"
-        f"German: {FLORES_SAMPLE['deu_Latn'][0]}\nEnglish:")
+        f"German: {FLORES_SAMPLE['deu_Latn'][0]}\nEnglish:"
+    )
     assert parse_item_id("12:zh-TW") == (12, "zh-TW")
 
 
 def test_the_same_request_from_two_source_languages_shares_its_id(sample, registry):
     """So the answers to one (sentence, target) line up across source languages, as parallel items do."""
-    english = {row["item_id"]: row for row in load(sample, ["en"], {}, run_languages=LANGS, registry=registry).to_pylist()}
-    german = {row["item_id"]: row for row in load(sample, ["de"], {}, run_languages=LANGS, registry=registry).to_pylist()}
+    english = {
+        row["item_id"]: row for row in load(sample, ["en"], {}, run_languages=LANGS, registry=registry).to_pylist()
+    }
+    german = {
+        row["item_id"]: row for row in load(sample, ["de"], {}, run_languages=LANGS, registry=registry).to_pylist()
+    }
     assert set(english) & set(german) == {f"{n}:zh" for n in range(1, 5)}
     assert english["3:zh"]["references"] == german["3:zh"]["references"]
 
 
 def test_directions_limit_the_pairs_and_ids_pick_lines(sample, registry):
-    table = load(sample, ["en"], {"ids": ["4", "2"]}, run_languages=LANGS, directions=[["en", "de"], ["de", "zh"]], registry=registry)
+    table = load(
+        sample,
+        ["en"],
+        {"ids": ["4", "2"]},
+        run_languages=LANGS,
+        directions=[["en", "de"], ["de", "zh"]],
+        registry=registry,
+    )
     assert [(row["item_id"], row["category"]) for row in table.to_pylist()] == [("4:de", "de"), ("2:de", "de")]
     assert load(sample, ["zh"], {}, run_languages=LANGS, directions=[["en", "de"]], registry=registry).num_rows == 0
 
 
 def test_few_shot_examples_come_from_dev_on_the_same_lines_for_every_direction(sample, registry):
-    prompts = load(sample, ["en", "de"], {"limit": 1}, run_languages=LANGS, few_shot=2, seed=3, registry=registry).to_pylist()
+    prompts = load(
+        sample, ["en", "de"], {"limit": 1}, run_languages=LANGS, few_shot=2, seed=3, registry=registry
+    ).to_pylist()
     first = prompts[0]["prompt"]
-    assert first.count("English: ") == 3 and first.count("German: ") == 2 and first.endswith("\nGerman:"), "two examples, then the sentence"
+    assert first.count("English: ") == 3 and first.count("German: ") == 2 and first.endswith("\nGerman:"), (
+        "two examples, then the sentence"
+    )
     codes = {"en": "eng_Latn", "de": "deu_Latn"}
 
     def example_lines(row):  # the dev lines of its examples: the blocks between instruction and sentence
@@ -96,19 +116,27 @@ def test_bad_selections_are_named(sample, registry, tmp_path):
         load(sample, ["en"], {}, run_languages=LANGS, few_shot=9, registry=registry)
     ragged = dict(FLORES_SAMPLE, deu_Latn=FLORES_SAMPLE["deu_Latn"][:3])
     with pytest.raises(FloresError, match="not parallel.*deu_Latn 3.*eng_Latn 4"):
-        load(write_flores_sample(tmp_path / "ragged", ragged), ["en"], {}, run_languages=["en", "de"], registry=registry)
+        load(
+            write_flores_sample(tmp_path / "ragged", ragged), ["en"], {}, run_languages=["en", "de"], registry=registry
+        )
 
 
 def test_the_config_check_names_bad_directions_ids_and_domains(tmp_path):
-    spec = {"languages": ["en", "de"], "split": "dev", "items": {"ids": ["0", "998", "12"], "domains": ["x"]},
-            "directions": [["en", "en"], ["en", "fr"], ["de", "en"]]}
+    spec = {
+        "languages": ["en", "de"],
+        "split": "dev",
+        "items": {"ids": ["0", "998", "12"], "domains": ["x"]},
+        "directions": [["en", "en"], ["en", "fr"], ["de", "en"]],
+    }
     problems = flores_selection_problems("flores", spec)
     assert problems == [
-        "config key 'datasets.flores.items.domains': FLORES sentences have no domains; choose the language pairs with datasets.flores.directions",
+        "config key 'datasets.flores.items.domains': FLORES sentences have no "
+        "domains; choose the language pairs with datasets.flores.directions",
         "config key 'datasets.flores.items.ids[0]': '0' is not a line number of the dev split (1 to 997)",
         "config key 'datasets.flores.items.ids[1]': '998' is not a line number of the dev split (1 to 997)",
         "config key 'datasets.flores.directions[0]': en -> en translates into the same language",
-        "config key 'datasets.flores.directions[1]': en -> fr is not between languages of the run ['en', 'de'] (datasets.flores.languages)",
+        "config key 'datasets.flores.directions[1]': en -> fr is not between "
+        "languages of the run ['en', 'de'] (datasets.flores.languages)",
     ]
     with pytest.raises(ValueError, match=r"directions\[0\]': en -> en") as raised:
         _config(tmp_path, flores={"directions": [["en", "en"]]})
@@ -119,7 +147,10 @@ def test_flores_is_fetched_from_the_nllb_release_pinned_by_its_sha256():
     source = DATA_SOURCES[BUILT_IN["flores"].source]
     (archive,) = source.files
     assert source.url(archive) == "https://dl.fbaipublicfiles.com/nllb/flores200_dataset.tar.gz"
-    assert archive.sha256 == "b8b0b76783024b85797e5cc75064eb83fc5288b41e9654dabc7be6ae944011f6" and archive.size == 25_585_843
+    assert (
+        archive.sha256 == "b8b0b76783024b85797e5cc75064eb83fc5288b41e9654dabc7be6ae944011f6"
+        and archive.size == 25_585_843
+    )
     assert source.url(archive, "https://mirror.example/nllb") == "https://mirror.example/nllb/flores200_dataset.tar.gz"
     assert source.source_url_key == "datasets.flores.source_url"
 
@@ -137,7 +168,11 @@ def test_the_tarball_check_names_what_the_archive_lacks(tmp_path, sample):
 
 def _config(folder, evaluators=None, **datasets):
     (folder / "answers.csv").write_text("item_id,language,response\n1:de,en,Eins.\n")
-    config = {"models": {"m": {"backend": "file", "path": "answers.csv"}}, "datasets": datasets, "evaluators": evaluators or {}}
+    config = {
+        "models": {"m": {"backend": "file", "path": "answers.csv"}},
+        "datasets": datasets,
+        "evaluators": evaluators or {},
+    }
     return validate_config(config, base_dir=folder)
 
 
@@ -146,10 +181,16 @@ def test_a_translation_set_is_scored_for_translation_and_kept_out_of_language_fi
     it for language ID is a config error."""
     config = _config(tmp_path, flores={"languages": LANGS}, multiq={})
     resolver = DatasetResolver(config, registry)
-    assert TRANSLATION_REQUESTS in resolver.provides("flores") and PROMPT_LANGUAGE_ANSWERS not in resolver.provides("flores")
+    assert TRANSLATION_REQUESTS in resolver.provides("flores") and PROMPT_LANGUAGE_ANSWERS not in resolver.provides(
+        "flores"
+    )
     assert resolver.scored_by(EVALUATORS["translation_ability"]) == ["flores"]
     assert resolver.scored_by(EVALUATORS["language_confusion"]) == ["multiq"], "`all`: the sets it can score"
-    with pytest.raises(ValueError, match="evaluator 'language_id' cannot score data set 'flores': it needs answers meant to be in the prompt's language"):
+    with pytest.raises(
+        ValueError,
+        match="evaluator 'language_id' cannot score data set 'flores': "
+        "it needs answers meant to be in the prompt's language",
+    ):
         _config(tmp_path, {"language_id": {"datasets": ["flores"]}}, flores={})
 
 
@@ -157,6 +198,16 @@ def test_the_plan_fetches_flores_and_hands_its_loader_the_run_languages(registry
     plan = Plan(_config(tmp_path, flores={"languages": LANGS, "few_shot": 1}), registry)
     assert plan.fetched_sources() == ["flores200"]
     assert plan.dataset_location("flores", "resources") == ["resources/data/flores200/MANIFEST.json"]
-    assert plan.loader_options("flores") == {"split": "devtest", "directions": "all", "few_shot": 1, "seed": 0, "run_languages": LANGS}
-    assert plan.evaluation_files("translation_ability") == ["results/evaluations/flores/m/translation_directions.parquet"]
-    assert Plan(_config(tmp_path, flores={}), registry).languages("flores") == list(BUILT_IN["flores"].languages), "paper 001's 12 by default"
+    assert plan.loader_options("flores") == {
+        "split": "devtest",
+        "directions": "all",
+        "few_shot": 1,
+        "seed": 0,
+        "run_languages": LANGS,
+    }
+    assert plan.evaluation_files("translation_ability") == [
+        "results/evaluations/flores/m/translation_directions.parquet"
+    ]
+    assert Plan(_config(tmp_path, flores={}), registry).languages("flores") == list(BUILT_IN["flores"].languages), (
+        "Xing et al. 2024's 12 by default"
+    )

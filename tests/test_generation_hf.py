@@ -135,6 +135,7 @@ def test_results_come_batch_by_batch(tiny):
 def _prompt_of(backend, tokens: int) -> str:
     """A prompt that is exactly `tokens` tokens once the chat template is applied (the tiny
     tokenizer has one token for each " a")."""
+
     def length(prompt: str) -> int:
         return len(backend.prompt_ids(build_requests(backend.spec, _rows([prompt]), 8)[0]))
 
@@ -152,8 +153,16 @@ def test_a_prompt_longer_than_the_context_is_refused_and_the_others_answered(tin
     requests = build_requests(tiny.spec, _rows(PROMPTS[:2] + [_prompt_of(tiny, 9007)]), 8)
     results = _answers(tiny, requests)
     long = results[requests[2].key]
-    assert (long.response, long.finish_reason, long.prompt_tokens, long.completion_tokens) == ("", "prompt_too_long", 9007, 0)
-    assert long.error == "the prompt is 9007 tokens, the model's context 4096 (max_position_embeddings in config.json): no room for an answer"
+    assert (long.response, long.finish_reason, long.prompt_tokens, long.completion_tokens) == (
+        "",
+        "prompt_too_long",
+        9007,
+        0,
+    )
+    assert long.error == (
+        "the prompt is 9007 tokens, the model's context 4096 "
+        "(max_position_embeddings in config.json): no room for an answer"
+    )
     assert [results[request.key].finish_reason for request in requests[:2]] == ["length", "length"]
     assert {key: results[key] for key in (requests[0].key, requests[1].key)} == _answers(tiny, requests[:2])
 
@@ -163,7 +172,9 @@ def test_a_prompt_must_leave_room_for_one_new_token_and_the_answer_ends_with_the
     leaves less room than max_new_tokens is answered up to the end of the context (`length`)."""
     requests = build_requests(tiny.spec, _rows([_prompt_of(tiny, n) for n in (4096, 4095, 4092, 400)]), 8)
     results = _answers(tiny, requests)
-    got = [(results[r.key].finish_reason, results[r.key].prompt_tokens, results[r.key].completion_tokens) for r in requests]
+    got = [
+        (results[r.key].finish_reason, results[r.key].prompt_tokens, results[r.key].completion_tokens) for r in requests
+    ]
     assert got == [("prompt_too_long", 4096, 0), ("length", 4095, 1), ("length", 4092, 4), ("length", 400, 8)]
 
 
@@ -184,7 +195,9 @@ def test_sampling_is_seeded(tiny_path):
     first = _answers(backend, requests)
     assert _answers(backend, requests) == first
     other = load_backend(_spec(tiny_path, decoding=Decoding(temperature=0.9, top_p=0.9, seed=8, max_new_tokens=8)))
-    assert [result.response for result in _answers(other, requests).values()] != [result.response for result in first.values()]
+    assert [result.response for result in _answers(other, requests).values()] != [
+        result.response for result in first.values()
+    ]
     backend.close()
     other.close()
 

@@ -132,12 +132,19 @@ def behaviour(prompt: str, attempt: int, body: dict) -> tuple:
     if prompt == "no such model":
         return 404, error("The model `served-model` does not exist", "invalid_request_error")
     if prompt == "too long for vllm serve":
-        return 400, error("This model's maximum context length is 512 tokens. However, your prompt contains 9007 input tokens, "
-                          "which exceeds this limit even without any output tokens. Please reduce the length of the input prompt.",
-                          "BadRequestError")
+        return 400, error(
+            "This model's maximum context length is 512 tokens. However, your prompt contains 9007 input tokens, "
+            "which exceeds this limit even without any output tokens. Please reduce the length of the input prompt.",
+            "BadRequestError",
+        )
     if prompt == "too long for openai":
-        return 400, {"error": {"message": "Your messages resulted in 9007 tokens. Please reduce the length of the messages.",
-                               "type": "invalid_request_error", "code": "context_length_exceeded"}}
+        return 400, {
+            "error": {
+                "message": "Your messages resulted in 9007 tokens. Please reduce the length of the messages.",
+                "type": "invalid_request_error",
+                "code": "context_length_exceeded",
+            }
+        }
     if prompt == "filtered":
         return 200, completion(body, None, "content_filter")
     if prompt == "refused":
@@ -175,8 +182,18 @@ def clean_environment():
     """The key in the configured variable; nothing from the machine's environment redirects the client."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(KEY_ENV, API_KEY)
-        for name in ("OPENAI_BASE_URL", "OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID",
-                     "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        for name in (
+            "OPENAI_BASE_URL",
+            "OPENAI_CUSTOM_HEADERS",
+            "OPENAI_ORG_ID",
+            "OPENAI_PROJECT_ID",
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "http_proxy",
+            "https_proxy",
+            "all_proxy",
+        ):
             patch.delenv(name, raising=False)
         patch.setenv("NO_PROXY", "127.0.0.1")
         yield
@@ -225,7 +242,12 @@ def test_normal_answers_carry_text_finish_reason_and_usage(outcome):
     for prompt in NORMAL:
         result = outcome.by_prompt[prompt]
         assert result.response == f"answer to: {prompt}"
-        assert (result.finish_reason, result.prompt_tokens, result.completion_tokens, result.error) == ("stop", 11, 7, None)
+        assert (result.finish_reason, result.prompt_tokens, result.completion_tokens, result.error) == (
+            "stop",
+            11,
+            7,
+            None,
+        )
 
 
 def test_rate_limits_server_errors_and_timeouts_are_retried_until_they_succeed(outcome):
@@ -274,7 +296,9 @@ def test_a_prompt_the_server_finds_too_long_for_its_context_is_prompt_too_long_n
     requests, by_key, _ = run(spec(server.base_url), prompts)
     got = {request.prompt: by_key[request.key] for request in requests}
     assert [got[prompt].finish_reason for prompt in prompts] == ["prompt_too_long", "prompt_too_long", "error"]
-    assert got["too long for vllm serve"].error.startswith("the endpoint found the prompt too long for the model: BadRequestError: 400")
+    assert got["too long for vllm serve"].error.startswith(
+        "the endpoint found the prompt too long for the model: BadRequestError: 400"
+    )
     assert "maximum context length is 512 tokens" in got["too long for vllm serve"].error
     assert "9007 tokens" in got["too long for openai"].error
     assert server.seen["too long for vllm serve"] == server.seen["too long for openai"] == 1
@@ -311,7 +335,10 @@ def test_the_request_carries_model_messages_and_decoding(server):
     run(model, ["question 0"], max_new_tokens=17)
     body = server.bodies["question 0"]
     assert body["model"] == "served-model"
-    assert body["messages"] == [{"role": "system", "content": "Answer briefly."}, {"role": "user", "content": "question 0"}]
+    assert body["messages"] == [
+        {"role": "system", "content": "Answer briefly."},
+        {"role": "user", "content": "question 0"},
+    ]
     assert (body["max_tokens"], body["temperature"], body["top_p"], body["seed"]) == (17, 0.7, 0.9, 5)
     assert "repetition_penalty" not in body  # not an OpenAI parameter: only sent when it matters
 

@@ -135,7 +135,20 @@ def test_an_empty_answer_is_recorded_as_no_answer(spec, tmp_path):
             for request in requests:
                 yield Result(request.key, "  ", "stop", 4, 0)
 
-    prompts = pa.Table.from_pylist([{"dataset": "d", "item_id": "1", "lang": "en", "prompt": "hi", "category": None, "references": None, "source_lang": "en"}], schema=PROMPTS)
+    prompts = pa.Table.from_pylist(
+        [
+            {
+                "dataset": "d",
+                "item_id": "1",
+                "lang": "en",
+                "prompt": "hi",
+                "category": None,
+                "references": None,
+                "source_lang": "en",
+            }
+        ],
+        schema=PROMPTS,
+    )
     row = run_generation(spec, prompts, 8, tmp_path / "c.jsonl", lambda s: Silent(s, [])).to_pylist()[0]
     assert (row["response"], row["finish_reason"], row["error"]) == (NO_ANSWER, "empty", "the model returned no text")
 
@@ -162,19 +175,25 @@ def test_the_job_writes_one_file_per_language_atomically(spec, prompts, tmp_path
     table = tmp_path / "out.parquet"
     run_generation_job(spec, files, outputs, ["en", "de"], 256, tmp_path / "cache.jsonl", factory([]), table_path=table)
     assert [set(pq.read_table(p)["lang"].to_pylist()) for p in outputs] == [{"en"}, {"de"}]
-    assert pq.read_table(table).num_rows == sum(pq.read_table(p).num_rows for p in outputs), "and every language as one table"
+    assert pq.read_table(table).num_rows == sum(pq.read_table(p).num_rows for p in outputs), (
+        "and every language as one table"
+    )
     assert not list((tmp_path / "out").glob(".*")), "no temporary files are left behind"
 
 
 def test_a_job_with_failed_requests_writes_nothing_and_its_rerun_asks_only_for_them(spec, prompts, tmp_path):
     """The run fails (Snakemake runs the job again next time) instead of scoring the failures
     as wrong answers; the answers that came back are cached and not asked for again."""
-    path = write_table(prompts.filter(pa.compute.equal(prompts["lang"], "de")), tmp_path / "de-prompts.parquet", PROMPTS)
+    path = write_table(
+        prompts.filter(pa.compute.equal(prompts["lang"], "de")), tmp_path / "de-prompts.parquet", PROMPTS
+    )
     texts = prompts.filter(pa.compute.equal(prompts["lang"], "de"))["prompt"].to_pylist()
     outputs, cache = [tmp_path / "out" / "de.parquet"], tmp_path / "cache.jsonl"
     first_calls = []
 
-    with pytest.raises(FailedRequests, match=r"'echo-model': 2 of 5 requests failed \(40\.0%.*HTTP 503.*requests only the failed ones"):
+    with pytest.raises(
+        FailedRequests, match=r"'echo-model': 2 of 5 requests failed \(40\.0%.*HTTP 503.*requests only the failed ones"
+    ):
         run_generation_job(spec, [path], outputs, ["de"], 256, cache, factory(first_calls, errors=set(texts[:2])))
     assert not outputs[0].exists()
 
@@ -185,11 +204,15 @@ def test_a_job_with_failed_requests_writes_nothing_and_its_rerun_asks_only_for_t
 
 
 def test_a_share_of_failures_the_user_accepts_is_kept_as_no_answer(spec, prompts, tmp_path, caplog):
-    path = write_table(prompts.filter(pa.compute.equal(prompts["lang"], "de")), tmp_path / "de-prompts.parquet", PROMPTS)
+    path = write_table(
+        prompts.filter(pa.compute.equal(prompts["lang"], "de")), tmp_path / "de-prompts.parquet", PROMPTS
+    )
     texts = prompts.filter(pa.compute.equal(prompts["lang"], "de"))["prompt"].to_pylist()
     out = tmp_path / "de.parquet"
     with caplog.at_level("WARNING"):
-        run_generation_job(spec, [path], [out], ["de"], 256, tmp_path / "c.jsonl", factory([], errors={texts[0]}), max_failed_share=0.2)
+        run_generation_job(
+            spec, [path], [out], ["de"], 256, tmp_path / "c.jsonl", factory([], errors={texts[0]}), max_failed_share=0.2
+        )
     assert pq.read_table(out)["finish_reason"].to_pylist().count("error") == 1
     assert "1 of 5 requests failed, within generation.max_failed_share = 0.2" in caplog.text
 
@@ -222,7 +245,10 @@ def test_a_prompt_too_long_is_no_answer_listed_in_the_log_and_counted_again_on_a
         rows = pq.read_table(out).to_pylist()
         assert [row["finish_reason"] for row in rows] == ["stop", "prompt_too_long", "stop", "stop", "stop"]
         assert (rows[1]["response"], rows[1]["prompt_tokens"], rows[1]["completion_tokens"]) == (NO_ANSWER, 9007, 0)
-        assert rows[1]["error"] == "the prompt is 9007 tokens, the model's context 512 (max_position_embeddings in config.json): no room for an answer"
+        assert rows[1]["error"] == (
+            "the prompt is 9007 tokens, the model's context 512 "
+            "(max_position_embeddings in config.json): no room for an answer"
+        )
         assert "1 of 5 prompts do not fit the model's context" in caplog.text
         assert f"item {rows[1]['item_id']} (de): the prompt is 9007 tokens, the model's context 512" in caplog.text
     assert len(runs[0]) == 5 and runs[1] == [long_prompt], "the rerun answers the others from the cache"
@@ -278,7 +304,10 @@ class TestRecordedResponses:
         ids = en["item_id"].to_pylist()
         rows = [{"item_id": i, "language": "en", "response": f"r{i}"} for i in ids]
         rows += [{"item_id": ids[0], "language": lang, "response": "x"} for lang in ("sw", "xx-unknown")]
-        rows += [{"item_id": "gpt-99", "language": "en", "response": "x"}, {"item_id": "gtp-1", "language": "en", "response": "x"}]
+        rows += [
+            {"item_id": "gpt-99", "language": "en", "response": "x"},
+            {"item_id": "gtp-1", "language": "en", "response": "x"},
+        ]
         spec = self.recorded(tmp_path, ".jsonl", rows)
         prompt_file, out = tmp_path / "en.prompts.parquet", tmp_path / "en.parquet"
         pq.write_table(en, prompt_file)

@@ -98,11 +98,24 @@ def test_the_backend_is_registered_under_vllm_with_large_chunks():
 def test_the_engine_gets_the_models_vllm_options_with_prefix_caching_and_stats_on_by_default():
     spec = ModelSpec(name="m", backend="vllm", location="/models/m", decoding=Decoding(seed=3))
     assert engine_kwargs(spec) == {
-        "model": "/models/m", "tensor_parallel_size": 1, "gpu_memory_utilization": 0.9, "max_model_len": None,
-        "dtype": "auto", "enable_prefix_caching": True, "enforce_eager": False, "seed": 3,
-        "trust_remote_code": False, "disable_log_stats": False,
+        "model": "/models/m",
+        "tensor_parallel_size": 1,
+        "gpu_memory_utilization": 0.9,
+        "max_model_len": None,
+        "dtype": "auto",
+        "enable_prefix_caching": True,
+        "enforce_eager": False,
+        "seed": 3,
+        "trust_remote_code": False,
+        "disable_log_stats": False,
     }
-    options = {"tensor_parallel_size": 2, "max_model_len": 1024, "dtype": "float32", "enable_prefix_caching": False, "enforce_eager": True}
+    options = {
+        "tensor_parallel_size": 2,
+        "max_model_len": 1024,
+        "dtype": "float32",
+        "enable_prefix_caching": False,
+        "enforce_eager": True,
+    }
     tuned = engine_kwargs(ModelSpec(name="m", backend="vllm", location="/m", options=options))
     assert {key: tuned[key] for key in options} == options
 
@@ -112,9 +125,19 @@ def metric(name, value):
 
 
 def test_prefix_cache_counters_say_how_many_prompt_tokens_were_computed():
-    metrics = [metric("vllm:prefix_cache_queries", 1200), metric("vllm:prefix_cache_hits", 900), metric("vllm:num_requests_running", 0)]
-    assert prefix_cache_stats(metrics) == {"prompt_tokens": 1200, "cached_prompt_tokens": 900, "computed_prompt_tokens": 300}
-    assert prefix_cache_stats([metric("vllm:num_requests_running", 0)]) == {}, "no counters: nothing to report, not zeros"
+    metrics = [
+        metric("vllm:prefix_cache_queries", 1200),
+        metric("vllm:prefix_cache_hits", 900),
+        metric("vllm:num_requests_running", 0),
+    ]
+    assert prefix_cache_stats(metrics) == {
+        "prompt_tokens": 1200,
+        "cached_prompt_tokens": 900,
+        "computed_prompt_tokens": 300,
+    }
+    assert prefix_cache_stats([metric("vllm:num_requests_running", 0)]) == {}, (
+        "no counters: nothing to report, not zeros"
+    )
 
 
 def test_the_job_log_gives_the_share_served_from_the_prefix_cache(caplog):

@@ -29,10 +29,16 @@ BALTIC = ["The Baltic Sea is brackish.", "The Baltic Sea is connected to the Nor
 FACT_LISTS = {
     "requested format": ("- The Baltic Sea is brackish.\n- The Baltic Sea is connected to the North Sea.", BALTIC),
     "star bullets": ("* The Baltic Sea is brackish.\n* The Baltic Sea is connected to the North Sea.", BALTIC),
-    "round bullets, indented": ("  • The Baltic Sea is brackish.\n  • The Baltic Sea is connected to the North Sea.\n", BALTIC),
+    "round bullets, indented": (
+        "  • The Baltic Sea is brackish.\n  • The Baltic Sea is connected to the North Sea.\n",
+        BALTIC,
+    ),
     "numbered with dots": ("1. The Baltic Sea is brackish.\n2. The Baltic Sea is connected to the North Sea.", BALTIC),
     "mixed numbering": ("1) The Baltic Sea is brackish.\n(2) The Baltic Sea is connected to the North Sea.", BALTIC),
-    "fact labels": ("Fact 1: The Baltic Sea is brackish.\nFact 2: The Baltic Sea is connected to the North Sea.", BALTIC),
+    "fact labels": (
+        "Fact 1: The Baltic Sea is brackish.\nFact 2: The Baltic Sea is connected to the North Sea.",
+        BALTIC,
+    ),
     "plain lines": ("The Baltic Sea is brackish.\nThe Baltic Sea is connected to the North Sea.", BALTIC),
     "facts header": ("Facts:\n- The Baltic Sea is brackish.\n- The Baltic Sea is connected to the North Sea.", BALTIC),
     "header with the fact on its line": ("Facts: The Baltic Sea is brackish.", BALTIC[:1]),
@@ -43,11 +49,15 @@ FACT_LISTS = {
         BALTIC,
     ),
     "chatter around plain lines": (
-        "Here are the facts:\nThe Baltic Sea is brackish.\nThe Baltic Sea is connected to the North Sea.\nI hope this helps!",
+        "Here are the facts:\nThe Baltic Sea is brackish.\nThe Baltic "
+        "Sea is connected to the North Sea.\nI hope this helps!",
         BALTIC,
     ),
     "quoted and bold": ('- "The Baltic Sea is brackish."\n- **The Baltic Sea is connected to the North Sea.**', BALTIC),
-    "curly quotes": ("- \u201cThe Baltic Sea is brackish.\u201d\n- The Baltic Sea is connected to the North Sea.", BALTIC),
+    "curly quotes": (
+        "- \u201cThe Baltic Sea is brackish.\u201d\n- The Baltic Sea is connected to the North Sea.",
+        BALTIC,
+    ),
     "repeated facts": (
         "- The Baltic Sea is brackish.\n- The Baltic Sea is connected to the North Sea.\n- the baltic sea is brackish\n"
         "- The Baltic Sea is brackish.",
@@ -56,11 +66,18 @@ FACT_LISTS = {
     "code fence": ("```\n- The Baltic Sea is brackish.\n- The Baltic Sea is connected to the North Sea.\n```", BALTIC),
     "runs on into an invented example": (
         "- The Baltic Sea is brackish.\n- The Baltic Sea is connected to the North Sea.\n\n"
-        "Response:\nMount Fuji is in Japan.\n\nMarked sentence: >>> Mount Fuji is in Japan. <<<\n\nFacts:\n- Mount Fuji is in Japan.",
+        "Response:\nMount Fuji is in Japan.\n\nMarked sentence: >>> Mount "
+        "Fuji is in Japan. <<<\n\nFacts:\n- Mount Fuji is in Japan.",
         BALTIC,
     ),
-    "numbers that are not markers": ("3.5 million people live in Riga.\n-5 °C is a usual January temperature in Riga.", ["3.5 million people live in Riga.", "-5 °C is a usual January temperature in Riga."]),
-    "bullet without text and a rule": ("- The Baltic Sea is brackish.\n-\n---\n- The Baltic Sea is connected to the North Sea.", BALTIC),
+    "numbers that are not markers": (
+        "3.5 million people live in Riga.\n-5 °C is a usual January temperature in Riga.",
+        ["3.5 million people live in Riga.", "-5 °C is a usual January temperature in Riga."],
+    ),
+    "bullet without text and a rule": (
+        "- The Baltic Sea is brackish.\n-\n---\n- The Baltic Sea is connected to the North Sea.",
+        BALTIC,
+    ),
 }
 
 NO_FACTS = {

@@ -1,4 +1,4 @@
-"""The information-seeking prompts (paper 000, information consistency) and their loader.
+"""The information-seeking prompts (Gupta et al. 2025, information consistency) and their loader.
 
 The paper's 150 prompts from eight MMLU subjects are not public; the project ships its
 own English set. What the set must be: 150 long-form, factual, time-proof questions in
@@ -32,15 +32,55 @@ QUESTION_WORDS = ("What", "How", "Why", "Which", "Who", "Where", "When")
 
 # Words and phrases whose answer depends on when the question is asked.
 TIME_SENSITIVE = (
-    "current", "currently", "today", "todays", "tonight", "now", "nowadays", "latest", "newest",
-    "recent", "recently", "upcoming", "ongoing", "presently", "still", "this year", "last year",
-    "these days", "so far", "as of", "at the moment", "at present", "right now", "how much does",
-    "world record", "up to date",
+    "current",
+    "currently",
+    "today",
+    "todays",
+    "tonight",
+    "now",
+    "nowadays",
+    "latest",
+    "newest",
+    "recent",
+    "recently",
+    "upcoming",
+    "ongoing",
+    "presently",
+    "still",
+    "this year",
+    "last year",
+    "these days",
+    "so far",
+    "as of",
+    "at the moment",
+    "at present",
+    "right now",
+    "how much does",
+    "world record",
+    "up to date",
 )
 # Words that ask for an opinion, advice, a conversation or a hypothetical instead of facts.
 NOT_INFORMATION_SEEKING = (
-    "you", "your", "i", "me", "my", "we", "opinion", "think", "feel", "favorite", "favourite", "best",
-    "worst", "should", "would", "imagine", "suppose", "if", "recommend", "advice",
+    "you",
+    "your",
+    "i",
+    "me",
+    "my",
+    "we",
+    "opinion",
+    "think",
+    "feel",
+    "favorite",
+    "favourite",
+    "best",
+    "worst",
+    "should",
+    "would",
+    "imagine",
+    "suppose",
+    "if",
+    "recommend",
+    "advice",
 )
 # Frame words every prompt may share ("Explain the main ..."); they say nothing of the topic.
 STOPWORDS = frozenset(
@@ -140,7 +180,9 @@ def test_no_prompt_depends_on_when_it_is_asked(prompts, term):
 
 
 def test_no_prompt_mentions_a_year_after_2015(prompts):
-    late = [prompt.item_id for prompt in prompts for year in re.findall(r"\b(\d{4})\b", prompt.prompt) if int(year) > 2015]
+    late = [
+        prompt.item_id for prompt in prompts for year in re.findall(r"\b(\d{4})\b", prompt.prompt) if int(year) > 2015
+    ]
     assert not late, "events must be settled history"
 
 
@@ -206,7 +248,11 @@ def test_other_languages_are_not_produced_by_the_loader_but_by_translation_later
 
 def test_a_limit_takes_the_first_items_of_the_file():
     table = load(None, ["en"], {**ALL, "limit": 3})
-    assert table["item_id"].to_pylist() == ["info-college_chemistry-001", "info-college_chemistry-002", "info-college_chemistry-003"]
+    assert table["item_id"].to_pylist() == [
+        "info-college_chemistry-001",
+        "info-college_chemistry-002",
+        "info-college_chemistry-003",
+    ]
 
 
 def test_no_selection_at_all_means_every_item():

@@ -29,13 +29,13 @@ from xlcons.evaluators.information.scores import (
     score_item,
     side_status,
 )
-from xlcons.schemas import (
+from xlcons.evaluators.information.tables import (
     INFORMATION_EXCLUSIONS,
     INFORMATION_ITEMS,
     INFORMATION_SCORES,
     INFORMATION_SIDE_STATUSES,
-    NO_ANSWER,
 )
+from xlcons.schemas import NO_ANSWER
 
 S, N, U = "supported", "not_supported", "unparseable"
 
@@ -163,12 +163,29 @@ def test_side_status_after_extraction():
 def item(lang, precision=None, recall=None, *, reason=None, one_sided=False, item_id="q", n_unparseable=0, model="m"):
     f1 = None if precision is None else f1_score(precision, recall)
     return {
-        "dataset": "information", "model": model, "item_id": item_id, "lang": lang, "comparison": "translation",
-        "evaluator_model": "judge-llm", "translation_path": "prompt_language",
-        "english_status": FACTS, "translated_status": FACTS if reason is None else NO_FACTS,
-        "n_sentences_english": 2, "n_sentences_translated": 2, "n_facts_english": 4, "n_facts_translated": 3,
-        "n_supported_english": 0, "n_supported_translated": 0, "n_unparseable": n_unparseable, "n_extraction_failed": 0,
-        "precision": precision, "recall": recall, "f1": f1, "one_sided": one_sided, "excluded_reason": reason, "n_llm_calls": 9,
+        "dataset": "information",
+        "model": model,
+        "item_id": item_id,
+        "lang": lang,
+        "comparison": "translation",
+        "evaluator_model": "judge-llm",
+        "translation_path": "prompt_language",
+        "english_status": FACTS,
+        "translated_status": FACTS if reason is None else NO_FACTS,
+        "n_sentences_english": 2,
+        "n_sentences_translated": 2,
+        "n_facts_english": 4,
+        "n_facts_translated": 3,
+        "n_supported_english": 0,
+        "n_supported_translated": 0,
+        "n_unparseable": n_unparseable,
+        "n_extraction_failed": 0,
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "one_sided": one_sided,
+        "excluded_reason": reason,
+        "n_llm_calls": 9,
     }
 
 
@@ -212,7 +229,9 @@ def test_the_harmonic_mean_of_means_differs_from_the_mean_of_f1():
 
 
 def test_a_language_without_scored_items_has_null_scores_not_nan():
-    table = language_scores(items_table([item("hi", item_id="a", reason="no_facts"), item("hi", item_id="b", reason="no_answer")]))
+    table = language_scores(
+        items_table([item("hi", item_id="a", reason="no_facts"), item("hi", item_id="b", reason="no_answer")])
+    )
     (hi,) = table.to_pylist()
     assert (hi["c_precision"], hi["c_recall"], hi["f"], hi["mean_f1"]) == (None, None, None, None)
     assert (hi["n_items"], hi["n_scored"], hi["n_excluded"]) == (2, 0, 2)
@@ -230,7 +249,9 @@ def test_models_and_comparisons_are_kept_apart():
     round_trip["comparison"] = "round_trip"
     table = language_scores(items_table(rows + [round_trip]))
     assert [(row["model"], row["comparison"], row["f"]) for row in table.to_pylist()] == [
-        ("m1", "translation", 1.0), ("m2", "translation", 0.0), ("m1", "round_trip", 0.5),
+        ("m1", "translation", 1.0),
+        ("m2", "translation", 0.0),
+        ("m1", "round_trip", 0.5),
     ]
 
 
@@ -241,5 +262,7 @@ def test_an_empty_items_table_gives_an_empty_scores_table():
 def test_format_reasons_most_frequent_first():
     from collections import Counter
 
-    assert format_reasons(Counter({"no_facts": 1, "no_answer": 3, "refusal": 1})) == "no_answer:3; no_facts:1; refusal:1"
+    assert (
+        format_reasons(Counter({"no_facts": 1, "no_answer": 3, "refusal": 1})) == "no_answer:3; no_facts:1; refusal:1"
+    )
     assert format_reasons(Counter()) is None

@@ -26,17 +26,14 @@ from xlcons.evaluators.information.stage import (
     run_round_trip_information,
     run_round_trip_information_job,
 )
-from xlcons.generation.base import Backend, Decoding, ModelSpec, Request, Result
-from xlcons.schemas import (
+from xlcons.evaluators.information.tables import (
     INFORMATION_FACTS,
     INFORMATION_ITEMS,
     INFORMATION_SCORES,
     INFORMATION_VERDICTS,
-    NO_ANSWER,
-    RESPONSES,
-    ROUND_TRIPS,
-    TRANSLATIONS,
 )
+from xlcons.generation.base import Backend, Decoding, ModelSpec, Request, Result
+from xlcons.schemas import NO_ANSWER, RESPONSES, ROUND_TRIPS, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 
 # -- the scripted evaluator ---------------------------------------------------------------------
@@ -44,7 +41,8 @@ from xlcons.tables import read_table, write_table
 # Extraction answers by marked sentence, in the shapes models write them.
 EXTRACTIONS = {
     "Paris is the capital of France.": "- Paris is the capital of France.\n- Paris is a city.",
-    "It lies on the Seine river.": "Here are the facts:\n1. Paris lies on the Seine.\n2. The Seine is a river.\nI hope this helps!",
+    "It lies on the Seine river.": "Here are the facts:\n1. Paris lies "
+    "on the Seine.\n2. The Seine is a river.\nI hope this helps!",
     "Paris has many museums.": "* Paris has many museums.\n* Paris has many museums.",  # repeated: one fact
     "Berlin is in Germany.": "Berlin is in Germany.",
     "Hello there!": "None",
@@ -53,7 +51,8 @@ EXTRACTIONS = {
     "Nice day.": "There are no atomic facts in this sentence.",
     "Water boils at 100 degrees at sea level.": "- Water boils at 100 degrees Celsius at sea level.",
     "Water boils at 100 degrees.": "- Water boils at 100 degrees.",
-    "At sea level, water boils at 100 degrees.": "- Water boils at 100 degrees.\n- Water boils at 100 degrees at sea level.",
+    "At sea level, water boils at 100 degrees.": "- Water boils at "
+    "100 degrees.\n- Water boils at 100 degrees at sea level.",
     "The river is long.": "FAIL",
 }
 # Verification: a fact is supported when its keyword is in the context; the "river" fact
@@ -129,7 +128,13 @@ def refuse(spec: ModelSpec) -> Backend:
 
 
 def evaluator_spec(**fields) -> ModelSpec:
-    values = {"name": "evaluator", "backend": "hf", "location": "/models/scripted", "hf_id": "example/evaluator-14b", "decoding": Decoding()}
+    values = {
+        "name": "evaluator",
+        "backend": "hf",
+        "location": "/models/scripted",
+        "hf_id": "example/evaluator-14b",
+        "decoding": Decoding(),
+    }
     return ModelSpec(**(values | fields))
 
 
@@ -164,11 +169,21 @@ def translations(lang: str, texts=TRANSLATED, model="m") -> pa.Table:
             continue
         rows.append(
             {
-                "dataset": "information", "model": model, "item_id": item, "lang": lang,
+                "dataset": "information",
+                "model": model,
+                "item_id": item,
+                "lang": lang,
                 "response": f"<{lang} response of {item}>",
                 "translation_path": "no_answer" if text == NO_ANSWER else "prompt_language",
-                "source_lang_detected": None, "lid_label": None, "response_lang": None if text == NO_ANSWER else lang,
-                "translation": text, "n_sentences": 1, "n_degenerate": 0, "n_repaired": 0, "splitter": None, "translator": "nllb",
+                "source_lang_detected": None,
+                "lid_label": None,
+                "response_lang": None if text == NO_ANSWER else lang,
+                "translation": text,
+                "n_sentences": 1,
+                "n_degenerate": 0,
+                "n_repaired": 0,
+                "splitter": None,
+                "translator": "nllb",
             }
         )
     return pa.Table.from_pylist(rows, schema=TRANSLATIONS)
@@ -186,9 +201,13 @@ def by_item(table: pa.Table) -> dict[tuple[str, str], dict]:
 
 
 def test_item_scores_end_to_end(tmp_path):
-    items, facts = run_information(evaluator_spec(), english_responses(), both_languages(), tmp_path / "cache.jsonl", scripted)
+    items, facts = run_information(
+        evaluator_spec(), english_responses(), both_languages(), tmp_path / "cache.jsonl", scripted
+    )
     assert items.schema == INFORMATION_ITEMS and facts.schema == INFORMATION_FACTS
-    assert [(row["item_id"], row["lang"]) for row in items.to_pylist()] == [(item, lang) for lang in ("de", "ar") for item in ("q1", "q2", "q3", "q4")]
+    assert [(row["item_id"], row["lang"]) for row in items.to_pylist()] == [
+        (item, lang) for lang in ("de", "ar") for item in ("q1", "q2", "q3", "q4")
+    ]
     rows = by_item(items)
 
     # q1/de: English facts capital ✓, city ✓, Seine ✗, "Seine is a river" unparseable → R = 2/4;
@@ -197,7 +216,11 @@ def test_item_scores_end_to_end(tmp_path):
     assert (q1["english_status"], q1["translated_status"]) == ("facts", "facts")
     assert (q1["n_facts_english"], q1["n_facts_translated"]) == (4, 3)
     assert (q1["n_supported_english"], q1["n_supported_translated"], q1["n_unparseable"]) == (2, 2, 1)
-    assert q1["precision"] == pytest.approx(2 / 3) and q1["recall"] == pytest.approx(1 / 2) and q1["f1"] == pytest.approx(4 / 7)
+    assert (
+        q1["precision"] == pytest.approx(2 / 3)
+        and q1["recall"] == pytest.approx(1 / 2)
+        and q1["f1"] == pytest.approx(4 / 7)
+    )
     assert q1["n_llm_calls"] == 2 + 2 + 4 + 3  # extraction of 2 + 2 sentences, 7 verifications
     # q4: de P = 1 (100 degrees ✓), R = 0 (sea level ✗); ar P = R = 1.
     assert (rows[("q4", "de")]["precision"], rows[("q4", "de")]["recall"], rows[("q4", "de")]["f1"]) == (1.0, 0.0, 0.0)
@@ -213,7 +236,11 @@ def test_item_scores_end_to_end(tmp_path):
         assert (rows[key]["precision"], rows[key]["recall"], rows[key]["f1"]) == (None, None, None)
     # facts on one side only → 0, not verified
     for key in (("q1", "ar"), ("q2", "ar")):
-        assert rows[key]["one_sided"] and (rows[key]["precision"], rows[key]["recall"], rows[key]["f1"]) == (0.0, 0.0, 0.0)
+        assert rows[key]["one_sided"] and (rows[key]["precision"], rows[key]["recall"], rows[key]["f1"]) == (
+            0.0,
+            0.0,
+            0.0,
+        )
     assert (rows[("q1", "ar")]["english_status"], rows[("q1", "ar")]["translated_status"]) == ("facts", "no_answer")
     assert (rows[("q2", "ar")]["english_status"], rows[("q2", "ar")]["translated_status"]) == ("refusal", "facts")
     assert rows[("q1", "ar")]["n_llm_calls"] == 2 and rows[("q2", "ar")]["n_llm_calls"] == 1
@@ -228,7 +255,11 @@ def test_item_scores_end_to_end(tmp_path):
         (1, "The Seine is a river.", "unparseable"),
     ]
     translated = [(row["fact_index"], row["fact"], row["verdict"]) for row in q1_facts if row["side"] == "translated"]
-    assert translated == [(0, "Paris is the capital of France.", "supported"), (1, "Paris is a city.", "supported"), (2, "Paris has many museums.", "not_supported")]
+    assert translated == [
+        (0, "Paris is the capital of France.", "supported"),
+        (1, "Paris is a city.", "supported"),
+        (2, "Paris has many museums.", "not_supported"),
+    ]
     assert {row["verifier_finish_reason"] for row in q1_facts} == {"stop"}
     unchecked = [row for row in facts.to_pylist() if (row["item_id"], row["lang"]) == ("q1", "ar")]
     assert len(unchecked) == 4 and {row["verdict"] for row in unchecked} == {"unchecked"}
@@ -239,12 +270,19 @@ def test_item_scores_end_to_end(tmp_path):
 
 
 def test_language_scores_end_to_end(tmp_path):
-    items, _ = run_information(evaluator_spec(), english_responses(), both_languages(), tmp_path / "cache.jsonl", scripted)
+    items, _ = run_information(
+        evaluator_spec(), english_responses(), both_languages(), tmp_path / "cache.jsonl", scripted
+    )
     de, ar = language_scores(items).to_pylist()
     # de: q1 (2/3, 1/2), q4 (1, 0) → C^P = 5/6, C^R = 1/4, F = 2·(5/6)(1/4)/(13/12) = 5/13; F1 mean (4/7 + 0)/2
     assert de["c_precision"] == pytest.approx(5 / 6) and de["c_recall"] == pytest.approx(1 / 4)
     assert de["f"] == pytest.approx(5 / 13) and de["mean_f1"] == pytest.approx(2 / 7)
-    assert (de["n_items"], de["n_scored"], de["n_excluded"], de["excluded_reasons"]) == (4, 2, 2, "no_facts:1; refusal:1")
+    assert (de["n_items"], de["n_scored"], de["n_excluded"], de["excluded_reasons"]) == (
+        4,
+        2,
+        2,
+        "no_facts:1; refusal:1",
+    )
     # ar: q1 and q2 one-sided (0, 0), q4 (1, 1), q3 excluded → C^P = C^R = F = mean F1 = 1/3
     assert (ar["c_precision"], ar["c_recall"], ar["f"], ar["mean_f1"]) == pytest.approx((1 / 3, 1 / 3, 1 / 3, 1 / 3))
     assert (ar["n_scored"], ar["n_one_sided"], ar["excluded_reasons"]) == (3, 2, "no_answer:1")
@@ -277,7 +315,10 @@ def test_a_second_run_makes_no_llm_call(tmp_path):
 def test_another_evaluator_or_decoding_misses_the_cache(tmp_path):
     cache = tmp_path / "cache.jsonl"
     run_information(evaluator_spec(), english_responses(), translations("de"), cache, scripted)
-    for changed in (evaluator_spec(hf_id="example/other-evaluator"), evaluator_spec(decoding=Decoding(temperature=0.7))):
+    for changed in (
+        evaluator_spec(hf_id="example/other-evaluator"),
+        evaluator_spec(decoding=Decoding(temperature=0.7)),
+    ):
         with pytest.raises(AssertionError, match="was loaded"):
             run_information(changed, english_responses(), translations("de"), cache, refuse)
 
@@ -304,11 +345,17 @@ def test_a_failed_extraction_excludes_the_item_and_is_retried(tmp_path):
     german = translations("de", {("q5", "de"): "Paris has many museums."})
     items, _ = run_information(evaluator_spec(), english, german, cache, scripted)
     (row,) = items.to_pylist()
-    assert (row["english_status"], row["excluded_reason"], row["n_extraction_failed"]) == ("extraction_failed", "extraction_failed", 1)
+    assert (row["english_status"], row["excluded_reason"], row["n_extraction_failed"]) == (
+        "extraction_failed",
+        "extraction_failed",
+        1,
+    )
     assert row["precision"] is None
     ScriptedEvaluator.prompts = []
     run_information(evaluator_spec(), english, german, cache, scripted)
-    assert [marked_sentence(prompt) for prompt in ScriptedEvaluator.prompts] == ["The river is long."]  # only the failure again
+    assert [marked_sentence(prompt) for prompt in ScriptedEvaluator.prompts] == [
+        "The river is long."
+    ]  # only the failure again
 
 
 def test_with_a_failure_threshold_failed_requests_fail_the_job_after_the_rest_is_cached(tmp_path):
@@ -319,34 +366,48 @@ def test_with_a_failure_threshold_failed_requests_fail_the_job_after_the_rest_is
     cache = tmp_path / "cache.jsonl"
     english = english_responses({"q5": "The river is long.", "q1": ENGLISH["q1"]})
     german = translations("de", {("q5", "de"): "Paris has many museums.", ("q1", "de"): TRANSLATED[("q1", "de")]})
-    with pytest.raises(FailedRequests, match=r"1 of \d+ information evaluator requests failed .* First: item q5 \(de\): HTTP 500"):
+    with pytest.raises(
+        FailedRequests, match=r"1 of \d+ information evaluator requests failed .* First: item q5 \(de\): HTTP 500"
+    ):
         run_information(evaluator_spec(), english, german, cache, scripted, max_failed_share=0.0)
     asked = len(ScriptedEvaluator.prompts)
     ScriptedEvaluator.prompts = []
     items, _ = run_information(evaluator_spec(), english, german, cache, scripted, max_failed_share=0.5)
     assert [marked_sentence(prompt) for prompt in ScriptedEvaluator.prompts] == ["The river is long."] and asked > 1
-    assert {row["item_id"]: row["excluded_reason"] for row in items.to_pylist()}["q5"] == "extraction_failed"  # within the share
+    assert {row["item_id"]: row["excluded_reason"] for row in items.to_pylist()}[
+        "q5"
+    ] == "extraction_failed"  # within the share
 
 
 def test_a_failed_verification_is_unparseable(tmp_path):
     class Failing(ScriptedEvaluator):
         def generate(self, requests):
             for result in super().generate(requests):
-                yield result if "Marked sentence:" in self.prompts[-1] else Result(result.key, "", "error", error="timeout")
+                yield (
+                    result
+                    if "Marked sentence:" in self.prompts[-1]
+                    else Result(result.key, "", "error", error="timeout")
+                )
 
     english = english_responses({"q4": ENGLISH["q4"]})
     german = translations("de", {("q4", "de"): TRANSLATED[("q4", "de")]})
     items, facts = run_information(evaluator_spec(), english, german, tmp_path / "c.jsonl", Failing)
     (row,) = items.to_pylist()
     assert (row["precision"], row["recall"], row["n_unparseable"]) == (0.0, 0.0, 2)
-    assert set(facts["verdict"].to_pylist()) == {"unparseable"} and set(facts["verifier_finish_reason"].to_pylist()) == {"error"}
+    assert set(facts["verdict"].to_pylist()) == {"unparseable"} and set(
+        facts["verifier_finish_reason"].to_pylist()
+    ) == {"error"}
 
 
 def test_inputs_that_do_not_fit_are_errors(tmp_path):
     with pytest.raises(InformationError, match="no English response"):
-        run_information(evaluator_spec(), english_responses({"q1": ENGLISH["q1"]}), translations("de"), tmp_path / "c.jsonl", refuse)
+        run_information(
+            evaluator_spec(), english_responses({"q1": ENGLISH["q1"]}), translations("de"), tmp_path / "c.jsonl", refuse
+        )
     with pytest.raises(InformationError, match="model"):
-        run_information(evaluator_spec(), english_responses(model="other"), translations("de"), tmp_path / "c.jsonl", refuse)
+        run_information(
+            evaluator_spec(), english_responses(model="other"), translations("de"), tmp_path / "c.jsonl", refuse
+        )
 
 
 def test_only_rule_cases_need_no_evaluator(tmp_path):
@@ -369,8 +430,18 @@ def round_trip_rows() -> pa.Table:
     return pa.Table.from_pylist(
         [
             {
-                "dataset": "information", "model": "m", "item_id": item, "lang": lang, "response": response, "translation_path": path,
-                "pivot": "<pivot>", "round_trip": round_trip, "n_sentences": 1, "n_degenerate": 0, "n_repaired": 0, "translator": "nllb",
+                "dataset": "information",
+                "model": "m",
+                "item_id": item,
+                "lang": lang,
+                "response": response,
+                "translation_path": path,
+                "pivot": "<pivot>",
+                "round_trip": round_trip,
+                "n_sentences": 1,
+                "n_degenerate": 0,
+                "n_repaired": 0,
+                "translator": "nllb",
             }
             for item, lang, response, round_trip, path in rows
         ],
@@ -382,7 +453,9 @@ def test_round_trips_score_like_translations(tmp_path):
     cache = tmp_path / "rt.jsonl"
     items, facts = run_round_trip_information(evaluator_spec(), round_trip_rows(), cache, scripted)
     rows = by_item(items)
-    assert set(items["comparison"].to_pylist()) == {"round_trip"} and set(facts["comparison"].to_pylist()) == {"round_trip"}
+    assert set(items["comparison"].to_pylist()) == {"round_trip"} and set(facts["comparison"].to_pylist()) == {
+        "round_trip"
+    }
     assert rows[("q1", "de")]["f1"] == pytest.approx(4 / 7)  # the same texts as q1/de above: the same numbers
     assert rows[("q4", "de")]["precision"] == 1.0 and rows[("q4", "de")]["recall"] == 0.0
     assert rows[("q3", "de")]["excluded_reason"] == "no_answer"
@@ -396,16 +469,43 @@ def test_the_jobs_read_and_write_files(tmp_path):
     for lang in ("de", "ar"):
         files.append(write_table(translations(lang), tmp_path / f"{lang}.parquet", TRANSLATIONS))
     items_path, facts_path = run_information_job(
-        evaluator_spec(), tmp_path / "en.parquet", files, tmp_path / "out" / "items.parquet", tmp_path / "out" / "facts.parquet", tmp_path / "cache.jsonl", scripted
+        evaluator_spec(),
+        tmp_path / "en.parquet",
+        files,
+        tmp_path / "out" / "items.parquet",
+        tmp_path / "out" / "facts.parquet",
+        tmp_path / "cache.jsonl",
+        scripted,
     )
     items = read_table(items_path, INFORMATION_ITEMS)
     assert items.num_rows == 8 and read_table(facts_path, INFORMATION_FACTS).num_rows > 0
-    one, _ = run_information_job(evaluator_spec(), tmp_path / "en.parquet", files[0], tmp_path / "de-items.parquet", tmp_path / "de-facts.parquet", tmp_path / "cache.jsonl", refuse)
+    one, _ = run_information_job(
+        evaluator_spec(),
+        tmp_path / "en.parquet",
+        files[0],
+        tmp_path / "de-items.parquet",
+        tmp_path / "de-facts.parquet",
+        tmp_path / "cache.jsonl",
+        refuse,
+    )
     assert read_table(one, INFORMATION_ITEMS).num_rows == 4
     write_table(round_trip_rows(), tmp_path / "rt.parquet", ROUND_TRIPS)
-    rt_items, _ = run_round_trip_information_job(evaluator_spec(), tmp_path / "rt.parquet", tmp_path / "rt-items.parquet", tmp_path / "rt-facts.parquet", tmp_path / "rt.jsonl", scripted)
-    scores = read_table(run_language_scores_job([items_path, rt_items], tmp_path / "scores.parquet"), INFORMATION_SCORES)
-    assert [(row["lang"], row["comparison"]) for row in scores.to_pylist()] == [("de", "translation"), ("ar", "translation"), ("de", "round_trip")]
+    rt_items, _ = run_round_trip_information_job(
+        evaluator_spec(),
+        tmp_path / "rt.parquet",
+        tmp_path / "rt-items.parquet",
+        tmp_path / "rt-facts.parquet",
+        tmp_path / "rt.jsonl",
+        scripted,
+    )
+    scores = read_table(
+        run_language_scores_job([items_path, rt_items], tmp_path / "scores.parquet"), INFORMATION_SCORES
+    )
+    assert [(row["lang"], row["comparison"]) for row in scores.to_pylist()] == [
+        ("de", "translation"),
+        ("ar", "translation"),
+        ("de", "round_trip"),
+    ]
 
 
 # -- the real transformers backend -----------------------------------------------------------------------
@@ -419,9 +519,15 @@ def seed_extractions(spec: ModelSpec, cache_path, texts) -> None:
     from xlcons.generation.cache import ResponseCache
     from xlcons.segmentation import split_sentences
 
-    rows = [{"item_id": "seed", "lang": "en", "prompt": extraction_prompt(text, sentence), "answer": EXTRACTIONS[sentence]} for text in texts for sentence in split_sentences(text, "en")]
+    rows = [
+        {"item_id": "seed", "lang": "en", "prompt": extraction_prompt(text, sentence), "answer": EXTRACTIONS[sentence]}
+        for text in texts
+        for sentence in split_sentences(text, "en")
+    ]
     cache = ResponseCache(cache_path)
-    for row, request in zip(rows, build_requests(spec, rows, effective_max_new_tokens(spec, EXTRACTION_MAX_NEW_TOKENS))):
+    for row, request in zip(
+        rows, build_requests(spec, rows, effective_max_new_tokens(spec, EXTRACTION_MAX_NEW_TOKENS))
+    ):
         cache.put(Result(request.key, row["answer"], "stop"))
     cache.flush()
 
@@ -439,7 +545,10 @@ def test_the_tiny_llm_runs_the_real_path(offline_models, tmp_path):
     cache = tmp_path / "tiny.jsonl"
     seed_extractions(spec, cache, [ENGLISH["q1"], TRANSLATED[("q1", "de")]])
     english = english_responses({"q1": ENGLISH["q1"], "q5": "Riga is the capital of Latvia.", "q3": NO_ANSWER})
-    german = translations("de", {("q1", "de"): TRANSLATED[("q1", "de")], ("q5", "de"): "Riga lies on the Daugava.", ("q3", "de"): NO_ANSWER})
+    german = translations(
+        "de",
+        {("q1", "de"): TRANSLATED[("q1", "de")], ("q5", "de"): "Riga lies on the Daugava.", ("q3", "de"): NO_ANSWER},
+    )
     items, facts = run_information(spec, english, german, cache)
     assert items.schema == INFORMATION_ITEMS and facts.schema == INFORMATION_FACTS
     q1, q5, q3 = items.to_pylist()
@@ -448,7 +557,10 @@ def test_the_tiny_llm_runs_the_real_path(offline_models, tmp_path):
     assert all(0.0 <= q1[name] <= 1.0 for name in ("precision", "recall", "f1"))
     verified = [row for row in facts.to_pylist() if row["item_id"] == "q1"]
     assert len(verified) == 7 and {row["verdict"] for row in verified} <= {"supported", "not_supported", "unparseable"}
-    assert all(isinstance(row["verifier_response"], str) and row["verifier_finish_reason"] in ("stop", "length") for row in verified)
+    assert all(
+        isinstance(row["verifier_response"], str) and row["verifier_finish_reason"] in ("stop", "length")
+        for row in verified
+    )
     assert q5["n_sentences_english"] == q5["n_sentences_translated"] == 1 and q5["n_llm_calls"] >= 2
     assert q5["english_status"] in ("facts", "no_facts") and q5["translated_status"] in ("facts", "no_facts")
     assert q3["excluded_reason"] == "no_answer"

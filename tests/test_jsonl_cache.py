@@ -45,8 +45,17 @@ def test_a_cache_whose_records_lack_a_field_fails_at_open_naming_the_file_the_li
     is opened, not as an empty response column when the answers are written."""
     path = tmp_path / "generate" / "model.jsonl"
     path.parent.mkdir()
-    path.write_text(lines({"key": "a", "response": "Ja.", "finish_reason": "stop"}, {"key": "b", "text": "Nein.", "finish_reason": "stop"}))
-    with pytest.raises(CacheError, match=r"generate/model\.jsonl: line 2 has no 'response'.*version 1 of the responses cache format.*Delete the file"):
+    path.write_text(
+        lines(
+            {"key": "a", "response": "Ja.", "finish_reason": "stop"},
+            {"key": "b", "text": "Nein.", "finish_reason": "stop"},
+        )
+    )
+    with pytest.raises(
+        CacheError,
+        match=r"generate/model\.jsonl: line 2 has no 'response'.*version "
+        r"1 of the responses cache format.*Delete the file",
+    ):
         ResponseCache(path)
     path.write_text(lines({"xlcons_cache": "translations", "version": 1}, {"key": "a", "text": "Yes."}))
     with pytest.raises(CacheError, match=r"model\.jsonl: line 2 has no 'translation'"):
@@ -56,10 +65,18 @@ def test_a_cache_whose_records_lack_a_field_fails_at_open_naming_the_file_the_li
 def test_a_cache_of_another_kind_or_of_a_newer_version_is_refused(tmp_path):
     path = tmp_path / "cache.jsonl"
     path.write_text(lines({"xlcons_cache": "translations", "version": 1}, {"key": "a", "translation": "Yes."}))
-    with pytest.raises(CacheError, match=r"cache\.jsonl: line 1 says it is a 'translations' cache, not a 'responses' cache"):
+    with pytest.raises(
+        CacheError, match=r"cache\.jsonl: line 1 says it is a 'translations' cache, not a 'responses' cache"
+    ):
         ResponseCache(path)
-    path.write_text(lines({"xlcons_cache": "responses", "version": 2}, {"key": "a", "response": "x", "finish_reason": "stop"}))
-    with pytest.raises(CacheError, match=r"cache\.jsonl: version 2 of the responses cache format, written by a newer xlcons; this one reads version 1"):
+    path.write_text(
+        lines({"xlcons_cache": "responses", "version": 2}, {"key": "a", "response": "x", "finish_reason": "stop"})
+    )
+    with pytest.raises(
+        CacheError,
+        match=r"cache\.jsonl: version 2 of the responses cache format, "
+        r"written by a newer xlcons; this one reads version 1",
+    ):
         ResponseCache(path)
 
 
@@ -70,15 +87,23 @@ class Renamed(JsonLinesCache):
 
 
 class Upgraded(JsonLinesCache):
-    FORMAT = CacheFormat("answers", version=2, fields=("answer",),
-                         upgrades={1: lambda record: {"key": record["key"], "answer": record["text"]}})
+    FORMAT = CacheFormat(
+        "answers",
+        version=2,
+        fields=("answer",),
+        upgrades={1: lambda record: {"key": record["key"], "answer": record["text"]}},
+    )
 
 
 def test_an_older_version_is_an_error_unless_its_format_declares_an_upgrade_which_rewrites_the_file(tmp_path):
     path = tmp_path / "cache.jsonl"
     old = lines({"key": "a", "text": "Yes."})  # version 1: no header
     path.write_text(old)
-    with pytest.raises(CacheError, match=r"cache\.jsonl: version 1 of the answers cache format, written by an older xlcons; this one reads version 2.*Delete the file"):
+    with pytest.raises(
+        CacheError,
+        match=r"cache\.jsonl: version 1 of the answers cache format, written "
+        r"by an older xlcons; this one reads version 2.*Delete the file",
+    ):
         Renamed(path, flush_every=1)
     assert path.read_text() == old, "nothing changed by a failed open"
     assert Upgraded(path, flush_every=1).record("a") == {"key": "a", "answer": "Yes."}

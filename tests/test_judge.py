@@ -23,8 +23,9 @@ from xlcons.evaluators.judge import (
     run_judge_job,
     split_judge_item_id,
 )
+from xlcons.evaluators.judge_tables import JUDGMENTS, VERDICTS
 from xlcons.generation.base import Backend, Decoding, ModelSpec, Request, Result
-from xlcons.schemas import JUDGMENTS, NO_ANSWER, PROMPTS, RESPONSES, VERDICTS
+from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES
 from xlcons.tables import read_table, write_table
 
 INSTRUCTION = (
@@ -122,12 +123,18 @@ def test_parse_verdict(text, verdict):
 # --------------------------------------------------------------------------------------
 
 
-
-
 def english_prompts(questions: dict[str, str]) -> pa.Table:
     return pa.Table.from_pylist(
         [
-            {"dataset": "multiq", "item_id": item, "lang": "en", "prompt": text, "category": None, "references": None, "source_lang": "en"}
+            {
+                "dataset": "multiq",
+                "item_id": item,
+                "lang": "en",
+                "prompt": text,
+                "category": None,
+                "references": None,
+                "source_lang": "en",
+            }
             for item, text in questions.items()
         ],
         schema=PROMPTS,
@@ -152,13 +159,21 @@ def test_the_answers_whitespace_is_collapsed():
 
 def test_judge_prompts_use_the_english_question_for_every_language():
     table = judge_prompts(
-        response_rows([("lmsys-63", "de", "Der Mount Everest."), ("lmsys-63", "en", "Mount Everest."), ("lmsys-7", "hi", NO_ANSWER)]),
+        response_rows(
+            [
+                ("lmsys-63", "de", "Der Mount Everest."),
+                ("lmsys-63", "en", "Mount Everest."),
+                ("lmsys-7", "hi", NO_ANSWER),
+            ]
+        ),
         english_prompts(QUESTIONS),
     )
     assert table.schema == PROMPTS
     assert table["item_id"].to_pylist() == ["lmsys-63@de", "lmsys-63@en"]  # "No answer" is not judged
     assert table["prompt"][1].as_py() == INSTRUCTION
-    assert "Question: What is the highest mountain in the world?\nAnswer: Der Mount Everest." in table["prompt"][0].as_py()
+    assert (
+        "Question: What is the highest mountain in the world?\nAnswer: Der Mount Everest." in table["prompt"][0].as_py()
+    )
     assert split_judge_item_id("lmsys-63@zh-CN") == ("lmsys-63", "zh-CN")
 
 
@@ -193,7 +208,13 @@ class ScriptedJudge(Backend):
 
 
 def judge_spec(**fields) -> ModelSpec:
-    values = {"name": "judge", "backend": "hf", "location": "/models/scripted-judge", "hf_id": "example/judge-7b", "decoding": Decoding()}
+    values = {
+        "name": "judge",
+        "backend": "hf",
+        "location": "/models/scripted-judge",
+        "hf_id": "example/judge-7b",
+        "decoding": Decoding(),
+    }
     return ModelSpec(**(values | fields))
 
 
@@ -219,9 +240,13 @@ RESPONSES_TO_JUDGE = [
 
 def test_run_judge_gives_one_judgment_per_response_in_order(tmp_path):
     ScriptedJudge.seen = []
-    table = run_judge(judge_spec(), response_rows(RESPONSES_TO_JUDGE), english_prompts(QUESTIONS), tmp_path / "cache.jsonl", scripted)
+    table = run_judge(
+        judge_spec(), response_rows(RESPONSES_TO_JUDGE), english_prompts(QUESTIONS), tmp_path / "cache.jsonl", scripted
+    )
     assert table.schema == JUDGMENTS
-    assert [(row["item_id"], row["lang"]) for row in table.select(["item_id", "lang"]).to_pylist()] == [(item, lang) for item, lang, *_ in RESPONSES_TO_JUDGE]
+    assert [(row["item_id"], row["lang"]) for row in table.select(["item_id", "lang"]).to_pylist()] == [
+        (item, lang) for item, lang, *_ in RESPONSES_TO_JUDGE
+    ]
     # the Hebrew answer mentions no "Everest" in Latin letters: the scripted judge says no
     assert table["verdict"].to_pylist() == ["yes", "no", "no", "no", "yes", "unparseable", "no_answer", "error"]
     assert table["judge_response"].to_pylist()[0] == "**Yes**, that is correct."
@@ -260,22 +285,39 @@ def test_a_failed_judge_request_is_a_judge_error_and_retried(tmp_path):
 def test_the_judge_job_fails_on_failed_requests_instead_of_scoring_them(tmp_path):
     from xlcons.generation.stage import FailedRequests
 
-    write_table(response_rows([("lmsys-63", "de", "FAIL"), ("lmsys-63", "en", "Mount Everest.")]), tmp_path / "r.parquet", RESPONSES)
+    write_table(
+        response_rows([("lmsys-63", "de", "FAIL"), ("lmsys-63", "en", "Mount Everest.")]),
+        tmp_path / "r.parquet",
+        RESPONSES,
+    )
     write_table(english_prompts(QUESTIONS), tmp_path / "en.parquet", PROMPTS)
     with pytest.raises(FailedRequests, match=r"'judge': 1 of 2 judge requests failed.*lmsys-63@de.*HTTP 500"):
-        run_judge_job(judge_spec(), [tmp_path / "r.parquet"], tmp_path / "en.parquet", tmp_path / "j.parquet", tmp_path / "c.jsonl", scripted)
+        run_judge_job(
+            judge_spec(),
+            [tmp_path / "r.parquet"],
+            tmp_path / "en.parquet",
+            tmp_path / "j.parquet",
+            tmp_path / "c.jsonl",
+            scripted,
+        )
     assert not (tmp_path / "j.parquet").exists()
 
 
 def test_only_no_answers_need_no_judge(tmp_path):
-    table = run_judge(judge_spec(), response_rows([("lmsys-7", "hi", NO_ANSWER)]), english_prompts(QUESTIONS), tmp_path / "c.jsonl", refuse)
+    table = run_judge(
+        judge_spec(),
+        response_rows([("lmsys-7", "hi", NO_ANSWER)]),
+        english_prompts(QUESTIONS),
+        tmp_path / "c.jsonl",
+        refuse,
+    )
     assert table["verdict"].to_pylist() == ["no_answer"]
 
 
 def test_a_prompt_too_long_for_the_model_is_not_judged_and_left_out_of_accuracy(tmp_path):
     """A response row whose prompt did not fit the model's context is no answer of the model's:
     the judge is not asked, its verdict is `prompt_too_long`, one of the verdicts accuracy leaves out."""
-    from xlcons.schemas import JUDGE_FAILURES
+    from xlcons.evaluators.judge_tables import JUDGE_FAILURES
 
     rows = response_rows([("lmsys-7", "hi", NO_ANSWER, "prompt_too_long")])
     table = run_judge(judge_spec(), rows, english_prompts(QUESTIONS), tmp_path / "c.jsonl", refuse)
@@ -289,7 +331,9 @@ def test_run_judge_job_reads_and_writes_files(tmp_path):
         write_table(response_rows([row for row in RESPONSES_TO_JUDGE if row[1] == lang]), path, RESPONSES)
         files.append(path)
     write_table(english_prompts(QUESTIONS), tmp_path / "en.parquet", PROMPTS)
-    out = run_judge_job(judge_spec(), files, tmp_path / "en.parquet", tmp_path / "judgments.parquet", tmp_path / "cache.jsonl", scripted)
+    out = run_judge_job(
+        judge_spec(), files, tmp_path / "en.parquet", tmp_path / "judgments.parquet", tmp_path / "cache.jsonl", scripted
+    )
     table = read_table(out, JUDGMENTS)
     assert table["lang"].to_pylist() == ["en", "de", "de"]
     assert table["verdict"].to_pylist() == ["yes", "no", "unparseable"]

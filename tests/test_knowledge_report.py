@@ -1,4 +1,4 @@
-"""Paper 001's tables from the knowledge scores: Table 3 and 4 with the Oracle row, Table 5
+"""Xing et al. 2024's tables from the knowledge scores: Table 3 and 4 with the Oracle row, Table 5
 with a column per prompt variant, Table 6 with the xTC ranking named, and the published
 values of all 11 models of Table 6 beside ours."""
 
@@ -8,6 +8,7 @@ import pyarrow as pa
 import pytest
 
 from xlcons.data_sources import RELEASED_MODELS
+from xlcons.evaluators.knowledge.tables import KNOWLEDGE_SCORES
 from xlcons.reports.knowledge import (
     PUBLISHED_TABLE6,
     RANKING,
@@ -18,12 +19,21 @@ from xlcons.reports.knowledge import (
     table6,
     versus_published,
 )
-from xlcons.schemas import KNOWLEDGE_SCORES
 
 
 def score(model, metric, value, domain="all", variant="few_shot", ranking=None):
-    return {"dataset": "makqa", "model": model, "variant": variant, "metric": metric, "domain": domain, "value": value,
-            "n_items": 10, "n_excluded": 0, "n_empty": 0, "ranking": ranking}
+    return {
+        "dataset": "makqa",
+        "model": model,
+        "variant": variant,
+        "metric": metric,
+        "domain": domain,
+        "value": value,
+        "n_items": 10,
+        "n_excluded": 0,
+        "n_empty": 0,
+        "ranking": ranking,
+    }
 
 
 def scores(*rows) -> pa.Table:
@@ -31,13 +41,19 @@ def scores(*rows) -> pa.Table:
 
 
 RUN = scores(
-    score("gpt35", "xSC", 0.7), score("gpt35", "xAC", 0.5), score("gpt35", "xTC", 0.5, ranking="list_position"),
-    score("gpt35", "xC", 0.55), score("gpt35", "xSC_oracle", 0.85),
-    score("gpt35", "xSC", 0.8, "geo"), score("gpt35", "xSC_oracle", 0.87, "geo"), score("gpt35", "xAC", 0.54, "geo"),
+    score("gpt35", "xSC", 0.7),
+    score("gpt35", "xAC", 0.5),
+    score("gpt35", "xTC", 0.5, ranking="list_position"),
+    score("gpt35", "xC", 0.55),
+    score("gpt35", "xSC_oracle", 0.85),
+    score("gpt35", "xSC", 0.8, "geo"),
+    score("gpt35", "xSC_oracle", 0.87, "geo"),
+    score("gpt35", "xAC", 0.54, "geo"),
     # a second prompt variant of the same model: Table 5, not another row of Table 6
     score("gpt35", "xSC", 0.68, variant="template"),
     # a model run with one non-paper variant only: that is its main variant
-    score("mine", "xSC", 0.4, variant="zero_shot"), score("mine", "xTC", 0.2, variant="zero_shot", ranking="recency"),
+    score("mine", "xSC", 0.4, variant="zero_shot"),
+    score("mine", "xTC", 0.2, variant="zero_shot", ranking="recency"),
 )
 
 
@@ -65,12 +81,14 @@ def test_table5_puts_each_variant_in_a_column_in_the_registry_order():
     assert ("mine", "xAC") not in {(row["model"], row["metric"]) for row in frame.to_dicts()}, "no row without a value"
 
 
-def test_every_released_model_of_paper_001_has_its_published_table6_values():
+def test_every_released_model_of_xing2024_has_its_published_table6_values():
     assert {paper_key(name) for name in RELEASED_MODELS} <= set(PUBLISHED_TABLE6)
     # spot checks against the paper's Table 6
     assert PUBLISHED_TABLE6[paper_key("bloomz-560m")] == (0.353, 0.261, 0.236, 0.275)
     assert PUBLISHED_TABLE6[paper_key("baichuan2-13b")] == (0.564, 0.367, 0.391, 0.425)
-    assert PUBLISHED_TABLE6[paper_key("bloomz-7b1")] == PUBLISHED_TABLE6[paper_key("bloomz-7b")], "the Hub's name of the 7B"
+    assert PUBLISHED_TABLE6[paper_key("bloomz-7b1")] == PUBLISHED_TABLE6[paper_key("bloomz-7b")], (
+        "the Hub's name of the 7B"
+    )
     assert paper_key("gpt-3.5-turbo") == "gpt35" and paper_key("Llama-2-13b-chat-hf") == "llama213b"
 
 

@@ -90,7 +90,10 @@ HINDI_CLEAN = (
     "DNA और API जैसे शब्द संक्षिप्त रूप हैं, और 5 km की दूरी छोटी है।\n"
     "अधिक जानकारी के लिए https://example.org/population देखें।"
 )
-GERMAN = "Die Hauptstadt von Deutschland ist Berlin, eine große Stadt.\nSie hat etwa 3,7 Millionen Einwohner und viele Museen."
+GERMAN = (
+    "Die Hauptstadt von Deutschland ist Berlin, eine große "
+    "Stadt.\nSie hat etwa 3,7 Millionen Einwohner und viele Museen."
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -236,7 +239,9 @@ def test_a_hindi_answer_with_english_words_fails_the_word_check_but_not_the_line
 
 def test_latin_script_languages_have_no_word_check():
     english_text = "The capital of Germany is Berlin, a large city."
-    german, english, german_in_english = score([("q1", "de", GERMAN), ("q2", "en", english_text), ("q3", "de", english_text)])
+    german, english, german_in_english = score(
+        [("q1", "de", GERMAN), ("q2", "en", english_text), ("q3", "de", english_text)]
+    )
     for row in (german, english, german_in_english):
         assert row["word_pass"] is None and row["word_excluded_reason"] == "latin_script"
         assert row["english_words"] is None
@@ -267,7 +272,9 @@ def test_one_row_per_response_in_order_with_the_schema():
     rows = [("q2", "ru", RUSSIAN_CLEAN), ("q1", "hi", HINDI_MIXED), ("q3", "de", GERMAN), ("q1", "ru", NO_ANSWER)]
     table = score_language_confusion(response_rows(rows, model="m1", dataset="d"), FakeLID())
     assert table.schema == LANGUAGE_CONFUSION
-    assert list(zip(table["item_id"].to_pylist(), table["lang"].to_pylist())) == [(item, lang) for item, lang, _ in rows]
+    assert list(zip(table["item_id"].to_pylist(), table["lang"].to_pylist())) == [
+        (item, lang) for item, lang, _ in rows
+    ]
     assert set(table["model"].to_pylist()) == {"m1"} and set(table["dataset"].to_pylist()) == {"d"}
     assert table["response_chars"].to_pylist() == [len(RUSSIAN_CLEAN), len(HINDI_MIXED), len(GERMAN), 0]
     assert score_language_confusion(RESPONSES.empty_table(), FakeLID()).num_rows == 0
@@ -363,7 +370,10 @@ def test_the_results_table_derives_lcpr_from_the_two_means(small_table):
     assert 0.0 <= ru["ci_low"] <= 0.6 <= ru["ci_high"] <= 1.0
     de = value[("de", "lcpr")]
     assert de["value"] == pytest.approx(0.5)  # = LPR: German has no word check
-    assert value[("de", "word_pass")]["value"] is None and value[("de", "word_pass")]["excluded_reasons"] == "latin_script:2"
+    assert (
+        value[("de", "word_pass")]["value"] is None
+        and value[("de", "word_pass")]["excluded_reasons"] == "latin_script:2"
+    )
     assert de["ci_low"] is not None  # resamples of a Latin-script cell are LPR resamples, not dropped
 
 
@@ -386,7 +396,10 @@ def test_run_language_confusion_with_lid176_on_a_german_and_a_russian_answer(off
 
 
 def test_serbian_in_latin_letters_is_not_checked_for_english_words_by_the_strict_rule():
-    latin, cyrillic = "Beograd je glavni grad Srbije i najveći grad u zemlji.", "Београд је главни град Србије, capital city."
+    latin, cyrillic = (
+        "Beograd je glavni grad Srbije i najveći grad u zemlji.",
+        "Београд је главни град Србије, capital city.",
+    )
     rows = score([("1", "sr", latin), ("2", "sr", cyrillic)])
     assert (rows[0]["word_pass"], rows[0]["word_excluded_reason"]) == (None, "latin_script")
     assert (rows[1]["english_words"], rows[1]["word_pass"]) == (["capital", "city"], False)

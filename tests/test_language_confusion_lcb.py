@@ -76,7 +76,14 @@ class TestText:
         assert lcb_rule.normalize("  Answer here.\nQ: next question\nA: more") == "Answer here"
 
     def test_lines_are_split_on_newline_only_and_keep_code_fences_and_carriage_returns(self):
-        assert lcb_rule.lines_of("one\r\ntwo\u2028three\n\n```\ncode\n```") == ["one\r", "two\u2028three", "", "", "code", ""]
+        assert lcb_rule.lines_of("one\r\ntwo\u2028three\n\n```\ncode\n```") == [
+            "one\r",
+            "two\u2028three",
+            "",
+            "",
+            "code",
+            "",
+        ]
 
     def test_whitespace_tokens_count_digits(self):
         assert lcb_rule.LineTokenizer().tokens("1 2 3 4 5", "ru") == ["1", "2", "3", "4", "5"]
@@ -106,7 +113,12 @@ class TestText:
 class TestLines:
     def test_a_response_in_its_language_passes_both_levels(self):
         [row] = score([("ru", f"{RU}\n{RU}")])
-        assert (row["n_judged_lines"], row["n_confused_lines"], row["line_pass"], row["word_pass"]) == (2, 0, True, True)
+        assert (row["n_judged_lines"], row["n_confused_lines"], row["line_pass"], row["word_pass"]) == (
+            2,
+            0,
+            True,
+            True,
+        )
 
     def test_an_english_line_fails_the_line_level_and_leaves_the_word_level(self):
         [row] = score([("ru", f"{RU}\nThis line is written in English")])
@@ -153,7 +165,9 @@ class TestWords:
     def test_an_english_word_from_the_list_as_written_fails_the_word_level(self):
         [row] = score([("hi", f"{HI} Python")])
         assert row["line_pass"] is True
-        assert (row["english_words"], row["word_pass"]) == ([], True), "the list's entry is 'python', the answer's 'Python'"
+        assert (row["english_words"], row["word_pass"]) == ([], True), (
+            "the list's entry is 'python', the answer's 'Python'"
+        )
         [row] = score([("hi", f"{HI} python")])
         assert (row["english_words"], row["word_pass"]) == (["python"], False)
 
@@ -168,14 +182,19 @@ class TestWords:
         assert row["word_pass"] is True
 
     def test_latin_script_languages_have_no_word_level(self):
-        [row] = score([("de", "Das ist ein langer Satz about the world")], FakeLID176({"Das ist ein langer Satz about the world": ("de", 0.9)}))
+        [row] = score(
+            [("de", "Das ist ein langer Satz about the world")],
+            FakeLID176({"Das ist ein langer Satz about the world": ("de", 0.9)}),
+        )
         assert row["line_pass"] is True
         assert (row["word_pass"], row["word_excluded_reason"]) == (None, "latin_script")
 
 
 class TestRates:
     def scores(self, rows, identifier=None):
-        table = pl.from_arrow(score_language_confusion_lcb(responses(rows), identifier or FakeLID176(), VOCABULARY, REGISTRY))
+        table = pl.from_arrow(
+            score_language_confusion_lcb(responses(rows), identifier or FakeLID176(), VOCABULARY, REGISTRY)
+        )
         return table.with_columns(task=pl.lit("monolingual"), source=pl.lit("s"))
 
     def test_wpr_is_over_the_responses_without_a_line_error(self):
@@ -190,14 +209,24 @@ class TestRates:
         assert (cell["lpr"], cell["wpr"]) == (1.0, 1.0)
 
     def test_a_latin_script_cell_has_no_wpr(self):
-        [cell] = lcb.cell_rates(self.scores([("de", "Das ist ein langer deutscher Satz")], FakeLID176({"Das ist ein langer deutscher Satz": ("de", 0.9)})), REGISTRY).to_dicts()
+        [cell] = lcb.cell_rates(
+            self.scores(
+                [("de", "Das ist ein langer deutscher Satz")],
+                FakeLID176({"Das ist ein langer deutscher Satz": ("de", 0.9)}),
+            ),
+            REGISTRY,
+        ).to_dicts()
         assert cell["wpr"] is None
 
     def test_a_task_averages_sources_within_a_language_then_languages(self):
         frame = pl.DataFrame(
             {
-                "model": ["m"] * 4, "task": ["t"] * 4, "source": ["a", "b", "a", "a"], "lang": ["hi", "hi", "de", "de"],
-                "line_pass": [True, False, True, False], "word_pass": [True, None, None, None],
+                "model": ["m"] * 4,
+                "task": ["t"] * 4,
+                "source": ["a", "b", "a", "a"],
+                "lang": ["hi", "hi", "de", "de"],
+                "line_pass": [True, False, True, False],
+                "word_pass": [True, None, None, None],
             }
         )
         [row] = lcb.task_table(frame, REGISTRY).to_dicts()
@@ -235,10 +264,26 @@ def test_a_url_file_is_fetched_once_and_checked_against_its_sha256(tmp_path, sha
 # verdicts (no judged line / line error / English word / pass; the word verdict of a
 # Latin-script language counted as pass, since the script reports no WPR for it).
 REFERENCE = {
-    ("command-r-plus", "crosslingual"): (0.9018094100840314, 0.9517452666836889, {"skip": 52, "line": 399, "word": 71, "pass": 3664}),
-    ("command-r-plus", "monolingual"): (0.9863333333333333, 0.9943872863804136, {"skip": 0, "line": 35, "word": 4, "pass": 2361}),
-    ("llama-3-instruct", "crosslingual"): (0.30040227953545856, 0.9417020998766747, {"skip": 42, "line": 2885, "word": 23, "pass": 1236}),
-    ("llama-3-instruct", "monolingual"): (0.4573333333333333, 0.922989972989973, {"skip": 0, "line": 1097, "word": 14, "pass": 1289}),
+    ("command-r-plus", "crosslingual"): (
+        0.9018094100840314,
+        0.9517452666836889,
+        {"skip": 52, "line": 399, "word": 71, "pass": 3664},
+    ),
+    ("command-r-plus", "monolingual"): (
+        0.9863333333333333,
+        0.9943872863804136,
+        {"skip": 0, "line": 35, "word": 4, "pass": 2361},
+    ),
+    ("llama-3-instruct", "crosslingual"): (
+        0.30040227953545856,
+        0.9417020998766747,
+        {"skip": 42, "line": 2885, "word": 23, "pass": 1236},
+    ),
+    ("llama-3-instruct", "monolingual"): (
+        0.4573333333333333,
+        0.922989972989973,
+        {"skip": 0, "line": 1097, "word": 14, "pass": 1289},
+    ),
 }
 
 
@@ -258,16 +303,25 @@ def test_the_released_completions_score_as_the_benchmarks_script_scores_them(tmp
     scores, table = lcb.score_outputs(paths, offline_models["lid176"], tmp_path / "words" / "words")
 
     verdict = (
-        pl.when(pl.col("line_pass").is_null()).then(pl.lit("skip"))
-        .when(~pl.col("line_pass")).then(pl.lit("line"))
-        .when(pl.col("word_pass") == False).then(pl.lit("word"))  # noqa: E712 (null stays null)
+        pl.when(pl.col("line_pass").is_null())
+        .then(pl.lit("skip"))
+        .when(~pl.col("line_pass"))
+        .then(pl.lit("line"))
+        .when(pl.col("word_pass") == False)  # noqa: E712 (null stays null)
+        .then(pl.lit("word"))
         .otherwise(pl.lit("pass"))
     )
     counts = scores.with_columns(verdict=verdict).group_by(["model", "task", "verdict"]).len()
     for (model, task), (lpr, wpr, expected_counts) in REFERENCE.items():
         [row] = table.filter((pl.col("model") == model) & (pl.col("task") == task)).to_dicts()
-        assert row["lpr"] == pytest.approx(lpr, abs=1e-12) and row["wpr"] == pytest.approx(wpr, abs=1e-12), (model, task)
-        got = {r["verdict"]: r["len"] for r in counts.filter((pl.col("model") == model) & (pl.col("task") == task)).to_dicts()}
+        assert row["lpr"] == pytest.approx(lpr, abs=1e-12) and row["wpr"] == pytest.approx(wpr, abs=1e-12), (
+            model,
+            task,
+        )
+        got = {
+            r["verdict"]: r["len"]
+            for r in counts.filter((pl.col("model") == model) & (pl.col("task") == task)).to_dicts()
+        }
         assert {key: got.get(key, 0) for key in expected_counts} == expected_counts, (model, task)
 
 

@@ -25,7 +25,7 @@ from xlcons.languages import (
 
 REGISTRY = LanguageRegistry.load()
 
-# Paper 000's aggregation groups, as METHODS.md states them.
+# Gupta et al. 2025's aggregation groups, as docs/methods.md states them.
 PAPER_000_SCRIPT_GROUPS = {
     "Latin": {"cs", "de", "es", "fr", "id", "it", "nl", "pl", "pt", "ro", "tr", "vi"},
     "Indic": {"bn", "gu", "hi", "kn", "ml", "pa", "ta", "te"},
@@ -138,7 +138,7 @@ def test_meitei_is_not_mapped_to_nllbs_bengali_script_meitei(registry):
     assert registry["mni-Mtei"].nllb is None
 
 
-# --- groups of paper 000 -------------------------------------------------------------
+# --- groups of Gupta et al. 2025 -------------------------------------------------------------
 
 
 def test_script_groups_of_the_paper_languages_are_the_papers(registry):
@@ -214,12 +214,34 @@ def test_serbian_prompts_are_cyrillic_so_nllb_is_too(registry):
 
 # First word of a letter's Unicode name -> ISO 15924 (Han and kana are sorted out below).
 UNICODE_NAME_SCRIPT = {
-    "LATIN": "Latn", "ARABIC": "Arab", "CYRILLIC": "Cyrl", "GREEK": "Grek", "HEBREW": "Hebr",
-    "ARMENIAN": "Armn", "GEORGIAN": "Geor", "ETHIOPIC": "Ethi", "THAANA": "Thaa",
-    "DEVANAGARI": "Deva", "BENGALI": "Beng", "GUJARATI": "Gujr", "GURMUKHI": "Guru",
-    "KANNADA": "Knda", "MALAYALAM": "Mlym", "TAMIL": "Taml", "TELUGU": "Telu", "ORIYA": "Orya",
-    "SINHALA": "Sinh", "MEETEI": "Mtei", "THAI": "Thai", "LAO": "Laoo", "KHMER": "Khmr",
-    "MYANMAR": "Mymr", "HANGUL": "Kore", "CJK": "Hani", "HIRAGANA": "Kana", "KATAKANA": "Kana",
+    "LATIN": "Latn",
+    "ARABIC": "Arab",
+    "CYRILLIC": "Cyrl",
+    "GREEK": "Grek",
+    "HEBREW": "Hebr",
+    "ARMENIAN": "Armn",
+    "GEORGIAN": "Geor",
+    "ETHIOPIC": "Ethi",
+    "THAANA": "Thaa",
+    "DEVANAGARI": "Deva",
+    "BENGALI": "Beng",
+    "GUJARATI": "Gujr",
+    "GURMUKHI": "Guru",
+    "KANNADA": "Knda",
+    "MALAYALAM": "Mlym",
+    "TAMIL": "Taml",
+    "TELUGU": "Telu",
+    "ORIYA": "Orya",
+    "SINHALA": "Sinh",
+    "MEETEI": "Mtei",
+    "THAI": "Thai",
+    "LAO": "Laoo",
+    "KHMER": "Khmr",
+    "MYANMAR": "Mymr",
+    "HANGUL": "Kore",
+    "CJK": "Hani",
+    "HIRAGANA": "Kana",
+    "KATAKANA": "Kana",
 }
 # Frequent characters that differ between the two Chinese scripts.
 SIMPLIFIED = set("们么这个为来时会说国学发对经过还从动种样与关机长问气体电书历门见")
@@ -271,7 +293,7 @@ def test_splitter_follows_the_documented_rule(registry):
             return own_tools[lang.code]
         if lang.script == "Mtei":  # Meetei Mayek: no IndicNLP rules; spaCy's sentencizer
             return "spacy"
-        if lang.script_group == "Indic":  # paper 000 split every Indic language with IndicNLP
+        if lang.script_group == "Indic":  # Gupta et al. 2025 split every Indic language with IndicNLP
             return "indicnlp"
         # zh-CN and zh-TW are pysbd's zh
         return "pysbd" if lang.code.split("-")[0] in pysbd_codes else "spacy"

@@ -23,7 +23,12 @@ def test_monolingual_prompts_are_in_their_answer_language_with_ids_per_source_an
     assert len(rows) == 200  # German: Okapi's 100; Japanese: the native prompts' 100
     first = rows[0]
     assert (first["dataset"], first["item_id"], first["lang"], first["source_lang"], first["category"]) == (
-        "lcb-monolingual", "monolingual/okapi/0", "de", "de", "okapi")
+        "lcb-monolingual",
+        "monolingual/okapi/0",
+        "de",
+        "de",
+        "okapi",
+    )
     assert first["prompt"].startswith("Erklären Sie ein häufiges Missverständnis")
     assert {row["category"] for row in rows if row["lang"] == "ja"} == {"native_prompts"}
 
@@ -31,8 +36,13 @@ def test_monolingual_prompts_are_in_their_answer_language_with_ids_per_source_an
 def test_crosslingual_prompts_are_english_asking_for_the_row_language(lcb):
     rows = lcb_crosslingual.load(lcb, ["de"], {"limit": 2}).to_pylist()
     assert [row["item_id"] for row in rows] == [
-        "crosslingual/complex_prompts/0", "crosslingual/complex_prompts/1",
-        "crosslingual/okapi/0", "crosslingual/okapi/1", "crosslingual/sharegpt/0", "crosslingual/sharegpt/1"]
+        "crosslingual/complex_prompts/0",
+        "crosslingual/complex_prompts/1",
+        "crosslingual/okapi/0",
+        "crosslingual/okapi/1",
+        "crosslingual/sharegpt/0",
+        "crosslingual/sharegpt/1",
+    ]
     assert {row["source_lang"] for row in rows} == {"en"} and {row["lang"] for row in rows} == {"de"}
     assert "German" in rows[2]["prompt"]
 
@@ -50,7 +60,10 @@ def test_a_language_the_task_does_not_have_is_named(lcb):
 
 
 def test_the_config_check_reads_the_same_ids_as_the_loader(lcb):
-    loaded = {row["item_id"] for row in lcb_crosslingual.load(lcb, list(BUILT_IN["lcb-crosslingual"].languages), {}).to_pylist()}
+    loaded = {
+        row["item_id"]
+        for row in lcb_crosslingual.load(lcb, list(BUILT_IN["lcb-crosslingual"].languages), {}).to_pylist()
+    }
     assert set(crosslingual_ids(lcb, {})) == loaded
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from builders import response_rows as responses
 from xlcons.evaluators.fidelity import (
+    FIDELITY,
     NUMERIC_ITEM_IDS,
     NUMERIC_LMSYS_IDS,
     NUMERIC_MATHS_IDS,
@@ -24,7 +25,7 @@ from xlcons.evaluators.fidelity import (
 from xlcons.evaluators.language_id import run_language_id
 from xlcons.languages import LanguageRegistry
 from xlcons.lid import LanguageIdentifier, LanguageIdError, clean_text, registry_code
-from xlcons.schemas import FIDELITY, NO_ANSWER, RESPONSES
+from xlcons.schemas import NO_ANSWER, RESPONSES
 from xlcons.tables import read_table, write_table
 
 REGISTRY = LanguageRegistry.load()
@@ -51,8 +52,6 @@ def tiny_lid(offline_models) -> LanguageIdentifier:
 @pytest.fixture(scope="module")
 def lid176(offline_models) -> LanguageIdentifier:
     return LanguageIdentifier(offline_models["lid176"], "lid176")
-
-
 
 
 def classes(table: pa.Table) -> list[tuple[str, str | None]]:
@@ -181,7 +180,20 @@ def test_glotlid_label_to_registry_code(label, code):
 
 @pytest.mark.parametrize(
     ("label", "code"),
-    [("de", "de"), ("he", "he"), ("zh", "zh"), ("wuu", "zh"), ("sh", "hr"), ("sr", "sr"), ("hr", "hr"), ("nn", "no"), ("jv", "jv"), ("tl", "tl"), ("arz", "ar"), ("xx", None)],
+    [
+        ("de", "de"),
+        ("he", "he"),
+        ("zh", "zh"),
+        ("wuu", "zh"),
+        ("sh", "hr"),
+        ("sr", "sr"),
+        ("hr", "hr"),
+        ("nn", "no"),
+        ("jv", "jv"),
+        ("tl", "tl"),
+        ("arz", "ar"),
+        ("xx", None),
+    ],
 )
 def test_lid176_label_to_registry_code(label, code):
     assert registry_code(label, "lid176", REGISTRY) == code
@@ -266,7 +278,11 @@ def test_fidelity_classes_with_lid176_across_scripts(lid176, prompt):
 
 
 def test_a_very_short_numeric_answer_is_scored_unless_robust(lid176):
-    rows = [("lmsys-56", "de", "21"), ("lmsys-78", "de", "Die Antwort ist acht, denn zuerst wird multipliziert."), ("lmsys-63", "de", "Mount Everest.")]
+    rows = [
+        ("lmsys-56", "de", "21"),
+        ("lmsys-78", "de", "Die Antwort ist acht, denn zuerst wird multipliziert."),
+        ("lmsys-63", "de", "Mount Everest."),
+    ]
     main = score_fidelity(responses(rows), lid176)
     assert [value for value, _ in classes(main)][0] in ("same", "english", "other")
     assert main["response_chars"].to_pylist() == [2, 53, 14]
@@ -279,16 +295,29 @@ def test_a_very_short_numeric_answer_is_scored_unless_robust(lid176):
 
 def test_the_robust_switch_and_robust_variant_agree(lid176, multiq):
     sample = multiq.filter(pl.col("language").is_in(["de", "he", "zh-TW", "ak"])).head(400)
-    rows = [(row["id"], row["language"], row["prompt"] if index % 9 else "8") for index, row in enumerate(sample.iter_rows(named=True))]
+    rows = [
+        (row["id"], row["language"], row["prompt"] if index % 9 else "8")
+        for index, row in enumerate(sample.iter_rows(named=True))
+    ]
     rows.append(("gpt-41", "de", NO_ANSWER))
     main = score_fidelity(responses(rows), lid176)
     assert robust_variant(main).equals(score_fidelity(responses(rows), lid176, robust=True))
 
 
 def test_unsupported_languages_come_from_the_argument(lid176, prompt):
-    table = score_fidelity(responses([("lmsys-63", "de", prompt("de")), ("lmsys-63", "mni-Mtei", prompt("hi")), ("lmsys-63", "hi", prompt("hi"))]), lid176, unsupported_languages=["de"])
+    table = score_fidelity(
+        responses(
+            [("lmsys-63", "de", prompt("de")), ("lmsys-63", "mni-Mtei", prompt("hi")), ("lmsys-63", "hi", prompt("hi"))]
+        ),
+        lid176,
+        unsupported_languages=["de"],
+    )
     # mni-Mtei is no longer listed, but lid.176 has no label for it either
-    assert classes(table) == [("excluded", "unsupported_language"), ("excluded", "lid_unsupported_language"), ("same", None)]
+    assert classes(table) == [
+        ("excluded", "unsupported_language"),
+        ("excluded", "lid_unsupported_language"),
+        ("same", None),
+    ]
 
 
 def test_an_unknown_language_code_is_refused(lid176):
@@ -307,10 +336,14 @@ def test_numeric_ids_are_the_maths_domain_and_the_lmsys_questions_written_with_d
     english = multiq.filter(pl.col("language") == "en")
     maths = english.filter(pl.col("domain") == "maths")["id"].to_list()
     assert tuple(maths) == NUMERIC_MATHS_IDS and len(maths) == 10
-    with_digits = english.filter(pl.col("id").str.starts_with("lmsys-") & pl.col("prompt").str.contains(r"[0-9]"))["id"].to_list()
+    with_digits = english.filter(pl.col("id").str.starts_with("lmsys-") & pl.col("prompt").str.contains(r"[0-9]"))[
+        "id"
+    ].to_list()
     # the LMSYS prompts with a digit that ask about a year and are answered with a name or yes/no
     year_questions = {"lmsys-4", "lmsys-25", "lmsys-36", "lmsys-37", "lmsys-39", "lmsys-57", "lmsys-59", "lmsys-90"}
-    assert all(re.search(r"\b(19|20)\d\d\b", english.filter(pl.col("id") == item)["prompt"][0]) for item in year_questions)
+    assert all(
+        re.search(r"\b(19|20)\d\d\b", english.filter(pl.col("id") == item)["prompt"][0]) for item in year_questions
+    )
     assert tuple(item for item in with_digits if item not in year_questions) == NUMERIC_LMSYS_IDS
     assert len(NUMERIC_LMSYS_IDS) == 16 and len(NUMERIC_ITEM_IDS) == 26  # the paper's 10 + 16
 
@@ -326,7 +359,9 @@ def test_run_language_id_reads_responses_and_writes_fidelity(tmp_path, offline_m
         path = tmp_path / "responses" / f"{lang}.parquet"
         write_table(responses([("lmsys-63", lang, prompt(lang)), ("lmsys-72", lang, NO_ANSWER)]), path, RESPONSES)
         files.append(path)
-    out = run_language_id(files, tmp_path / "fidelity.parquet", offline_models["lid176"], "lid176", ["mni-Mtei", "doi"], robust=False)
+    out = run_language_id(
+        files, tmp_path / "fidelity.parquet", offline_models["lid176"], "lid176", ["mni-Mtei", "doi"], robust=False
+    )
     table = read_table(out, FIDELITY)
     assert table["lang"].to_pylist() == ["de", "de", "he", "he"]
     assert classes(table) == [("same", None), ("excluded", "no_answer"), ("same", None), ("excluded", "no_answer")]

@@ -58,11 +58,21 @@ def endpoint(running_endpoint, monkeypatch):
 def served(endpoint: ChatEndpoint, *, prompt: str | None = None, max_new_tokens: int = 64, **llm) -> TranslatorSpec:
     """A translator spec for the scripted endpoint (params shaped like an evaluator's `llm`)."""
     params = {
-        "backend": "openai", "hf_id": None, "revision": None, "system_prompt": None,
+        "backend": "openai",
+        "hf_id": None,
+        "revision": None,
+        "system_prompt": None,
         "decoding": {"temperature": 0.0, "top_p": 1.0, "max_new_tokens": None, "repetition_penalty": 1.0, "seed": 0},
-        "api": {"base_url": endpoint.base_url, "model": SERVED_MODEL, "api_key_env": KEY_ENV,
-                "max_concurrency": 2, "timeout_s": 10, "max_retries": 0},
-        "location": None, "content": None,
+        "api": {
+            "base_url": endpoint.base_url,
+            "model": SERVED_MODEL,
+            "api_key_env": KEY_ENV,
+            "max_concurrency": 2,
+            "timeout_s": 10,
+            "max_retries": 0,
+        },
+        "location": None,
+        "content": None,
     } | llm
     return TranslatorSpec(backend="llm", llm=params, prompt=prompt, max_new_tokens=max_new_tokens)
 
@@ -74,10 +84,16 @@ def served(endpoint: ChatEndpoint, *, prompt: str | None = None, max_new_tokens:
 
 def local(path: Path, *, prompt: str | None = None, max_new_tokens: int = 6, **decoding) -> TranslatorSpec:
     params = {
-        "backend": "hf", "path": str(path), "hf_id": None, "revision": None, "system_prompt": None,
-        "decoding": {"temperature": 0.0, "top_p": 1.0, "max_new_tokens": None, "repetition_penalty": 1.0, "seed": 0} | decoding,
+        "backend": "hf",
+        "path": str(path),
+        "hf_id": None,
+        "revision": None,
+        "system_prompt": None,
+        "decoding": {"temperature": 0.0, "top_p": 1.0, "max_new_tokens": None, "repetition_penalty": 1.0, "seed": 0}
+        | decoding,
         "hf": {"device": "cpu", "dtype": "float32", "batch_size": 4},
-        "location": str(path), "content": None,
+        "location": str(path),
+        "content": None,
     }
     return TranslatorSpec(backend="llm", llm=params, prompt=prompt, max_new_tokens=max_new_tokens)
 
@@ -114,8 +130,14 @@ def test_the_default_prompt_names_both_languages_and_carries_the_sentence(endpoi
     translator.close()
     (body,) = endpoint.bodies
     assert body["model"] == SERVED_MODEL
-    assert body["messages"] == [{"role": "user", "content": DEFAULT_PROMPT.format(
-        source_language="German", target_language="English", text="Das ist ein Haus.")}]
+    assert body["messages"] == [
+        {
+            "role": "user",
+            "content": DEFAULT_PROMPT.format(
+                source_language="German", target_language="English", text="Das ist ein Haus."
+            ),
+        }
+    ]
     prompt = endpoint.prompts[0]
     assert "German" in prompt and "English" in prompt and prompt.endswith("\nDas ist ein Haus.")
 
@@ -148,15 +170,21 @@ def test_a_custom_prompt_is_filled_in_and_used_instead(endpoint):
     assert endpoint.prompts == ["German → English, word for word ({literal braces}):\nEs ist sehr alt."]
 
 
-@pytest.mark.parametrize(("template", "message"), [
-    ("Translate {source} into {target_language}: {text}", r"unknown placeholder \{source\}.*\{source_language\}, \{target_language\}, \{text\}"),
-    ("Translate into {target_language}: {}", r"unknown placeholder \{\}"),
-    ("Translate into {target_language}.", r"no \{text\}"),
-    ("Translate {text} into {target_language!r}", "plainly"),
-    ("Translate {text} as JSON {\"text\": ...}", "literal brace twice"),
-    ("Translate {text} with a stray } brace", "literal brace is written twice"),
-    ("   ", "empty"),
-])
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        (
+            "Translate {source} into {target_language}: {text}",
+            r"unknown placeholder \{source\}.*\{source_language\}, \{target_language\}, \{text\}",
+        ),
+        ("Translate into {target_language}: {}", r"unknown placeholder \{\}"),
+        ("Translate into {target_language}.", r"no \{text\}"),
+        ("Translate {text} into {target_language!r}", "plainly"),
+        ('Translate {text} as JSON {"text": ...}', "literal brace twice"),
+        ("Translate {text} with a stray } brace", "literal brace is written twice"),
+        ("   ", "empty"),
+    ],
+)
 def test_a_custom_prompt_with_an_unknown_placeholder_is_a_clear_error(endpoint, template, message):
     spec = served(endpoint, prompt=template)
     with pytest.raises(TranslationError, match=message):
@@ -175,7 +203,9 @@ def test_a_custom_prompt_with_an_unknown_placeholder_is_a_clear_error(endpoint, 
 
 def test_identical_sentences_are_asked_once_and_blank_ones_not_at_all(endpoint):
     translator = load_translator(served(endpoint))
-    out = translator.translate(["Es ist sehr alt.", "", "Das ist ein Haus.", "Es ist sehr alt.", "  "], "deu_Latn", "eng_Latn")
+    out = translator.translate(
+        ["Es ist sehr alt.", "", "Das ist ein Haus.", "Es ist sehr alt.", "  "], "deu_Latn", "eng_Latn"
+    )
     translator.close()
     assert out == ["EN[Es ist sehr alt.]", "", "EN[Das ist ein Haus.]", "EN[Es ist sehr alt.]", ""]
     assert sorted(map(sentence_of, endpoint.prompts)) == ["Das ist ein Haus.", "Es ist sehr alt."]
@@ -192,14 +222,18 @@ def test_each_sentence_is_a_request_of_its_own(endpoint):
 
 @pytest.mark.parametrize(("failure", "reason"), [(400, "error"), ("", "empty")])
 def test_a_failed_request_gives_an_empty_translation_and_is_counted(endpoint, caplog, failure, reason):
-    endpoint.reply = lambda prompt: failure if sentence_of(prompt) == "Es ist sehr alt." else f"EN[{sentence_of(prompt)}]"
+    endpoint.reply = lambda prompt: (
+        failure if sentence_of(prompt) == "Es ist sehr alt." else f"EN[{sentence_of(prompt)}]"
+    )
     translator = load_translator(served(endpoint))
     with caplog.at_level(logging.WARNING, logger="xlcons.translation.llm_translator"):
         out = translator.translate(GERMAN, "deu_Latn", "eng_Latn")
     assert out == ["EN[Das ist ein Haus.]", "", "EN[Wir wohnen hier.]"]
     assert NO_ANSWER not in out  # the generation stage's placeholder is not a translation
     assert translator.failed == 1 and translator.calls == 3
-    assert translator.failed_sentences == {"Es ist sehr alt."}, "listed, so the stage does not cache its empty translation"
+    assert translator.failed_sentences == {"Es ist sehr alt."}, (
+        "listed, so the stage does not cache its empty translation"
+    )
     assert "1 of 3 requests without a translation" in caplog.text and f"{reason}:" in caplog.text
     endpoint.reply = lambda prompt: f"EN[{sentence_of(prompt)}]"  # the endpoint recovers
     assert translator.translate(["Es ist sehr alt."], "deu_Latn", "eng_Latn") == ["EN[Es ist sehr alt.]"]
@@ -212,7 +246,9 @@ def test_the_token_cap_is_the_translators_unless_the_model_sets_its_own(endpoint
     translator.translate(["Das ist ein Haus."], "deu_Latn", "eng_Latn")
     translator.close()
     own = served(endpoint, max_new_tokens=48)
-    own = TranslatorSpec(backend="llm", llm={**own.llm, "decoding": {**own.llm["decoding"], "max_new_tokens": 20}}, max_new_tokens=48)
+    own = TranslatorSpec(
+        backend="llm", llm={**own.llm, "decoding": {**own.llm["decoding"], "max_new_tokens": 20}}, max_new_tokens=48
+    )
     translator = load_translator(own)
     translator.translate(["Es ist sehr alt."], "deu_Latn", "eng_Latn")
     translator.close()
@@ -224,36 +260,43 @@ def test_the_token_cap_is_the_translators_unless_the_model_sets_its_own(endpoint
 def test_greedy_by_default_and_a_repair_attempt_samples_with_its_own_seed(endpoint):
     translator = load_translator(served(endpoint))
     translator.translate(["Das ist ein Haus."], "deu_Latn", "eng_Latn")
-    translator.translate(["Das ist ein Haus.", "Es ist sehr alt."], "deu_Latn", "eng_Latn",
-                         sampling=SamplingSpec(temperature=0.7, top_p=0.9, seed=2))
+    translator.translate(
+        ["Das ist ein Haus.", "Es ist sehr alt."],
+        "deu_Latn",
+        "eng_Latn",
+        sampling=SamplingSpec(temperature=0.7, top_p=0.9, seed=2),
+    )
     translator.translate(["Wir wohnen hier."], "deu_Latn", "eng_Latn")
     translator.close()
     decoding = [(body["temperature"], body["top_p"], body["seed"]) for body in endpoint.bodies]
     assert decoding == [(0.0, 1.0, 0), (0.7, 0.9, 2), (0.7, 0.9, 2), (0.0, 1.0, 0)]
 
 
-@pytest.mark.parametrize(("answer", "source", "expected"), [
-    ("  It is old.\n", "Es ist alt.", "It is old."),
-    ("Translation: It is old.", "Es ist alt.", "It is old."),
-    ("English translation:\nIt is old.", "Es ist alt.", "It is old."),
-    ("**Translation:** It is old.", "Es ist alt.", "It is old."),
-    ("Translation into English: It is old.", "Es ist alt.", "It is old."),
-    ("English: It is old.", "Es ist alt.", "It is old."),
-    ('"It is old."', "Es ist alt.", "It is old."),
-    ("Translation: «It is old.»", "Es ist alt.", "It is old."),
-    ("“It is old.”", "Es ist alt.", "It is old."),
-    # Kept: the label is part of the text when the source has one of its own.
-    ("Translation: difficult.", "Übersetzung: schwierig.", "Translation: difficult."),
-    ("Note: it is old.", "Hinweis: Es ist alt.", "Note: it is old."),
-    # Kept: a label with nothing after it, a word that only starts like one.
-    ("Translation:", "Übersetzung", "Translation:"),
-    ("Translations differ.", "Übersetzungen unterscheiden sich.", "Translations differ."),
-    # Kept: quotation marks of the source, or marks that do not wrap the whole answer.
-    ('"Yes."', "„Ja.“", '"Yes."'),
-    ('"Yes," he said, "it is."', "„Ja“, sagte er, „ist es.“", '"Yes," he said, "it is."'),
-    ('"A" and "B" are letters.', "A und B sind Buchstaben.", '"A" and "B" are letters.'),
-    ('"Old" is a word', "Alt ist ein Wort", '"Old" is a word'),
-])
+@pytest.mark.parametrize(
+    ("answer", "source", "expected"),
+    [
+        ("  It is old.\n", "Es ist alt.", "It is old."),
+        ("Translation: It is old.", "Es ist alt.", "It is old."),
+        ("English translation:\nIt is old.", "Es ist alt.", "It is old."),
+        ("**Translation:** It is old.", "Es ist alt.", "It is old."),
+        ("Translation into English: It is old.", "Es ist alt.", "It is old."),
+        ("English: It is old.", "Es ist alt.", "It is old."),
+        ('"It is old."', "Es ist alt.", "It is old."),
+        ("Translation: «It is old.»", "Es ist alt.", "It is old."),
+        ("“It is old.”", "Es ist alt.", "It is old."),
+        # Kept: the label is part of the text when the source has one of its own.
+        ("Translation: difficult.", "Übersetzung: schwierig.", "Translation: difficult."),
+        ("Note: it is old.", "Hinweis: Es ist alt.", "Note: it is old."),
+        # Kept: a label with nothing after it, a word that only starts like one.
+        ("Translation:", "Übersetzung", "Translation:"),
+        ("Translations differ.", "Übersetzungen unterscheiden sich.", "Translations differ."),
+        # Kept: quotation marks of the source, or marks that do not wrap the whole answer.
+        ('"Yes."', "„Ja.“", '"Yes."'),
+        ('"Yes," he said, "it is."', "„Ja“, sagte er, „ist es.“", '"Yes," he said, "it is."'),
+        ('"A" and "B" are letters.', "A und B sind Buchstaben.", '"A" and "B" are letters.'),
+        ('"Old" is a word', "Alt ist ein Wort", '"Old" is a word'),
+    ],
+)
 def test_answers_lose_a_label_and_wrapping_quotes_only_when_that_is_safe(answer, source, expected):
     assert clean_answer(answer, source, "English") == expected
 
@@ -357,7 +400,9 @@ def test_the_tiny_llms_sampled_translation_depends_only_on_the_sentence_and_the_
     first = tiny.translate(GERMAN, "deu_Latn", "eng_Latn", sampling=SamplingSpec(seed=1))
     again = tiny.translate([GERMAN[2], GERMAN[0]], "deu_Latn", "eng_Latn", sampling=SamplingSpec(seed=1))
     assert again == [first[2], first[0]]
-    other = [tiny.translate([sentence], "deu_Latn", "eng_Latn", sampling=SamplingSpec(seed=7))[0] for sentence in GERMAN]
+    other = [
+        tiny.translate([sentence], "deu_Latn", "eng_Latn", sampling=SamplingSpec(seed=7))[0] for sentence in GERMAN
+    ]
     assert other != first
     assert tiny.backend.spec.decoding.temperature == 0.0  # the loaded decoding is back after a repair
 
@@ -366,17 +411,23 @@ def test_the_tiny_llms_sampled_translation_depends_only_on_the_sentence_and_the_
 # The translation job, end to end
 # --------------------------------------------------------------------------------------
 
-ENGLISH = {"Das ist ein Haus.": "This is a house.", "Es ist sehr alt.": "It is very old.",
-           "Le ciel est bleu.": "The sky is blue.", "Il fait beau.": "The weather is fine."}
+ENGLISH = {
+    "Das ist ein Haus.": "This is a house.",
+    "Es ist sehr alt.": "It is very old.",
+    "Le ciel est bleu.": "The sky is blue.",
+    "Il fait beau.": "The weather is fine.",
+}
 
 
 def _job_responses(tmp_path: Path) -> Path:
-    responses = response_rows([
-        ("1", "de", "Das ist ein Haus. Es ist sehr alt."),
-        ("2", "fr", "Le ciel est bleu.\n\n- Il fait beau."),
-        ("3", "de", NO_ANSWER),
-        ("4", "de", "Es ist sehr alt."),
-    ])
+    responses = response_rows(
+        [
+            ("1", "de", "Das ist ein Haus. Es ist sehr alt."),
+            ("2", "fr", "Le ciel est bleu.\n\n- Il fait beau."),
+            ("3", "de", NO_ANSWER),
+            ("4", "de", "Es ist sehr alt."),
+        ]
+    )
     path = tmp_path / "responses.parquet"
     write_table(responses, path, RESPONSES)
     return path
@@ -400,19 +451,30 @@ def test_the_translation_job_runs_end_to_end_with_an_llm_translator(endpoint, tm
     assert len(endpoint.prompts) == 4  # "Es ist sehr alt." twice in the job, asked once
 
     # A rerun is served by the job's cache; another prompt is another translator.
-    run_translation_job(spec, responses, tmp_path / "t2.parquet", tmp_path / "s2.parquet", cache, detect_response_language=False)
+    run_translation_job(
+        spec, responses, tmp_path / "t2.parquet", tmp_path / "s2.parquet", cache, detect_response_language=False
+    )
     assert len(endpoint.prompts) == 4
     assert pq.read_table(tmp_path / "t2.parquet").equals(table)
     other = served(endpoint, prompt="Please translate from {source_language} into {target_language}:\n{text}")
-    run_translation_job(other, responses, tmp_path / "t3.parquet", tmp_path / "s3.parquet", cache, detect_response_language=False)
+    run_translation_job(
+        other, responses, tmp_path / "t3.parquet", tmp_path / "s3.parquet", cache, detect_response_language=False
+    )
     assert len(endpoint.prompts) == 8
 
 
 def test_the_translation_job_runs_on_the_tiny_llm(tiny_llm, tmp_path):
     responses = _job_responses(tmp_path)
     out, sentences = tmp_path / "t.parquet", tmp_path / "s.parquet"
-    run_translation_job(local(tiny_llm), responses, out, sentences, tmp_path / "cache.jsonl",
-                        detect_response_language=False, degeneration=DegenerationSpec(repair=False))
+    run_translation_job(
+        local(tiny_llm),
+        responses,
+        out,
+        sentences,
+        tmp_path / "cache.jsonl",
+        detect_response_language=False,
+        degeneration=DegenerationSpec(repair=False),
+    )
     rows = {row["item_id"]: row for row in pq.read_table(out).to_pylist()}
     assert {row["translator"] for row in rows.values()} == {"tiny-llm|llm"}
     assert rows["3"]["translation"] == NO_ANSWER

@@ -22,7 +22,15 @@ from xlcons.datasets.makqa_released import read_released, released_records, writ
 from xlcons.generation.backends.recorded import read_recorded
 from xlcons.schemas import PROMPTS
 
-COUNTS = {"geo": 266, "history": 369, "literature": 145, "movie": 412, "science": 472, "sport_club": 233, "timeliness": 130}
+COUNTS = {
+    "geo": 266,
+    "history": 369,
+    "literature": 145,
+    "movie": 412,
+    "science": 472,
+    "sport_club": 233,
+    "timeliness": 130,
+}
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +69,12 @@ def test_ids_references_and_question_follow_the_release(makqa):
 
 def test_timeliness_references_are_the_candidates_oldest_first(makqa):
     row = load(makqa, ["en"], {"ids": ["timeliness/Q1097511-P54"]}).to_pylist()[0]
-    assert row["references"] == ["Central Michigan Chippewas football", "Wisconsin Badgers football", "Houston Texans", "Arizona Cardinals"]
+    assert row["references"] == [
+        "Central Michigan Chippewas football",
+        "Wisconsin Badgers football",
+        "Houston Texans",
+        "Arizona Cardinals",
+    ]
     assert row["category"] == "timeliness"
 
 
@@ -140,7 +153,9 @@ def test_examples_are_the_same_for_every_question_of_a_domain_and_every_language
         by_question = {entry["qa_data"][row["lang"]][0]: key for key, entry in pool.items()}
         keys = [by_question[q] for q in example_questions(row["prompt"])]
         keys_by.setdefault(row["category"], set()).add(tuple(keys))
-    assert all(len(variants) == 1 for variants in keys_by.values()), "one example set per domain, parallel across languages"
+    assert all(len(variants) == 1 for variants in keys_by.values()), (
+        "one example set per domain, parallel across languages"
+    )
     assert len({keys for variants in keys_by.values() for keys in variants}) == len(DOMAINS)
 
 
@@ -162,7 +177,10 @@ def test_example_answers_are_short(makqa):
 def test_variants_are_prefixed_except_the_default(makqa):
     table = load(makqa, ["en"], {"limit": 1, "domains": ["geo"]}, variants=list(VARIANTS))
     assert table["item_id"].to_pylist() == [
-        "geo/Q1085-P30", "template:geo/Q1085-P30", "zero_shot:geo/Q1085-P30", "few_shot_native_instruction:geo/Q1085-P30",
+        "geo/Q1085-P30",
+        "template:geo/Q1085-P30",
+        "zero_shot:geo/Q1085-P30",
+        "few_shot_native_instruction:geo/Q1085-P30",
     ]
     assert [parse_item_id(i)[0] for i in table["item_id"].to_pylist()] == list(VARIANTS)
     assert parse_item_id("geo/Q1085-P30") == (DEFAULT_VARIANT, "geo", "Q1085-P30")
@@ -196,7 +214,9 @@ def test_released_gpt35_outputs_map_onto_the_default_variant_ids(makqa):
     assert dict(report.questions) == COUNTS
     assert dict(report.empty) == {("history", "el"): 1} and not report.missing
     prompts = load(makqa, list(LANGUAGES), None)
-    assert {(r["item_id"], r["language"]) for r in records} == set(zip(prompts["item_id"].to_pylist(), prompts["lang"].to_pylist()))
+    assert {(r["item_id"], r["language"]) for r in records} == set(
+        zip(prompts["item_id"].to_pylist(), prompts["lang"].to_pylist())
+    )
     first = next(r for r in records if r["item_id"] == "timeliness/Q1097511-P54" and r["language"] == "en")
     assert first["response"] == "Arizona Cardinals"
 
@@ -231,7 +251,9 @@ def test_a_truncated_release_file_is_named_with_line_and_column(tmp_path, shared
     shutil.copytree(shared_data / "makqa", folder)
     geo = folder / "QA_merged_data_dict_geo.json"
     geo.write_bytes(geo.read_bytes()[:5000])
-    with pytest.raises(MAKQAError, match=r"QA_merged_data_dict_geo\.json, line \d+, column \d+: not valid JSON.*fetch it again"):
+    with pytest.raises(
+        MAKQAError, match=r"QA_merged_data_dict_geo\.json, line \d+, column \d+: not valid JSON.*fetch it again"
+    ):
         read_domain(folder, "geo")
     released = folder / "result_gpt35" / "result_geo.json"
     released.write_bytes(released.read_bytes()[:-10])

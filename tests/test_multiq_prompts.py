@@ -28,7 +28,12 @@ def test_all_137_languages_and_200_items_load(multiq):
 def test_rows_follow_the_configured_language_order_then_the_release_order(multiq):
     table = load(multiq, ["de", "en"], {**ALL, "limit": 3})
     assert list(zip(table["lang"].to_pylist(), table["item_id"].to_pylist())) == [
-        ("de", "gpt-1"), ("de", "gpt-2"), ("de", "gpt-3"), ("en", "gpt-1"), ("en", "gpt-2"), ("en", "gpt-3"),
+        ("de", "gpt-1"),
+        ("de", "gpt-2"),
+        ("de", "gpt-3"),
+        ("en", "gpt-1"),
+        ("en", "gpt-2"),
+        ("en", "gpt-3"),
     ]
     assert table["prompt"].to_pylist()[3] == "What is the chemical formula for water?"
     assert table["source_lang"].to_pylist() == table["lang"].to_pylist()
@@ -103,7 +108,11 @@ def test_a_duplicated_row_is_an_error_naming_both_lines(tmp_path, shared_data):
         return rows + [rows[1]]
 
     path = _edited_release(tmp_path, shared_data, duplicate)
-    with pytest.raises(MultiQError, match=rf"MultiQ\.csv, line \d+: a second row for item {first['item']} in {first['lang']} \(the first is on line 2\)"):
+    with pytest.raises(
+        MultiQError,
+        match=r"MultiQ\.csv, line \d+: a second row for item "
+        rf"{first['item']} in {first['lang']} \(the first is on line 2\)",
+    ):
         load(path, [first["lang"]], ALL)
 
 

@@ -10,6 +10,9 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
+from xlcons.evaluators.fidelity import FIDELITY
+from xlcons.evaluators.judge_tables import JUDGMENTS
+from xlcons.evaluators.tokenization_tables import TOKENIZATION
 from xlcons.reports.formats import to_latex, to_markdown
 from xlcons.reports.multiq import (
     accuracy_by_fidelity,
@@ -23,29 +26,69 @@ from xlcons.reports.multiq import (
     report_outputs,
     run_report,
 )
-from xlcons.schemas import FIDELITY, JUDGMENTS, TOKENIZATION
 from xlcons.tables import write_table
 
 ITEMS = ["gpt-41", "lmsys-63", "lmsys-72", "lmsys-85"]
 # model -> lang -> four (verdict, fidelity class or exclusion reason, response_lang or label, response chars)
 DATA = {
     "A": {
-        "en": [("yes", "same", "en", 40), ("yes", "same", "en", 40), ("yes", "same", "en", 40), ("no", "same", "en", 40)],
-        "de": [("yes", "same", "de", 40), ("no", "english", "en", 40), ("unparseable", "other", "fr", 40), ("no_answer", "no_answer", None, 0)],
-        "zh": [("yes", "english", "en", 40), ("yes", "same", "zh", 40), ("no", "same", "zh", 40), ("no", "other", "label:xyz_Latn", 5)],
+        "en": [
+            ("yes", "same", "en", 40),
+            ("yes", "same", "en", 40),
+            ("yes", "same", "en", 40),
+            ("no", "same", "en", 40),
+        ],
+        "de": [
+            ("yes", "same", "de", 40),
+            ("no", "english", "en", 40),
+            ("unparseable", "other", "fr", 40),
+            ("no_answer", "no_answer", None, 0),
+        ],
+        "zh": [
+            ("yes", "english", "en", 40),
+            ("yes", "same", "zh", 40),
+            ("no", "same", "zh", 40),
+            ("no", "other", "label:xyz_Latn", 5),
+        ],
         "sw": [("no", "unsupported_language", "sw", 40)] * 3 + [("unparseable", "unsupported_language", "sw", 40)],
     },
     "B": {
-        "en": [("yes", "same", "en", 40), ("yes", "same", "en", 40), ("no", "same", "en", 40), ("no", "same", "en", 40)],
-        "de": [("yes", "english", "en", 40), ("yes", "english", "en", 40), ("yes", "other", "fr", 40), ("yes", "same", "de", 40)],
+        "en": [
+            ("yes", "same", "en", 40),
+            ("yes", "same", "en", 40),
+            ("no", "same", "en", 40),
+            ("no", "same", "en", 40),
+        ],
+        "de": [
+            ("yes", "english", "en", 40),
+            ("yes", "english", "en", 40),
+            ("yes", "other", "fr", 40),
+            ("yes", "same", "de", 40),
+        ],
     },
 }
-TOKEN_CLASSES = {("A", "en"): "subword", ("A", "de"): "subword", ("A", "zh"): "character", ("A", "sw"): "ascii", ("B", "en"): "subword", ("B", "de"): "character"}
+TOKEN_CLASSES = {
+    ("A", "en"): "subword",
+    ("A", "de"): "subword",
+    ("A", "zh"): "character",
+    ("A", "sw"): "ascii",
+    ("B", "en"): "subword",
+    ("B", "de"): "character",
+}
 
 
 def judgments() -> pa.Table:
     rows = [
-        {"dataset": "multiq", "model": model, "item_id": item, "lang": lang, "verdict": verdict, "judge_response": None if verdict == "no_answer" else verdict.title(), "judge_finish_reason": "stop", "judge_model": "judge"}
+        {
+            "dataset": "multiq",
+            "model": model,
+            "item_id": item,
+            "lang": lang,
+            "verdict": verdict,
+            "judge_response": None if verdict == "no_answer" else verdict.title(),
+            "judge_finish_reason": "stop",
+            "judge_model": "judge",
+        }
         for model, languages in DATA.items()
         for lang, answers in languages.items()
         for item, (verdict, *_) in zip(ITEMS, answers)
@@ -82,8 +125,9 @@ def tokenization() -> pa.Table:
     for (model, lang), cls in TOKEN_CLASSES.items():
         rows.append(
             {
-                "dataset": "multiq", "model": model, "tokenizer": f"tok-{model}", "lang": lang, "n_prompts": 4, "n_tokens": 40,
-                "tokens_per_prompt": 10.0, "unique_tokens": 30, "unique_tokens_all_languages": 100 if model == "A" else 60,
+                "dataset": "multiq", "model": model, "tokenizer": f"tok-{model}", "lang": lang,
+                "n_prompts": 4, "n_tokens": 40, "tokens_per_prompt": 10.0, "unique_tokens": 30,
+                "unique_tokens_all_languages": 100 if model == "A" else 60,
                 "top_tokens": ["x"], "top_token_ids": [5], "top_token_counts": [9], "top_token_classes": [cls],
                 "ascii_share": 1.0 if cls == "ascii" else 0.0, "character_share": 1.0 if cls == "character" else 0.0,
                 "subword_share": 1.0 if cls == "subword" else 0.0, "token_class": cls,
@@ -114,7 +158,10 @@ def test_failed_requests_are_counted_and_left_out_of_the_denominator():
     rows = judgments().to_pylist()
     german = [row for row in rows if (row["model"], row["lang"]) == ("A", "de")]
     german[1]["verdict"], german[2]["verdict"] = "error", "judge_error"  # the no and the unparseable
-    table = {(row["model"], row["lang"]): row for row in accuracy_by_language(pa.Table.from_pylist(rows, schema=JUDGMENTS)).iter_rows(named=True)}
+    table = {
+        (row["model"], row["lang"]): row
+        for row in accuracy_by_language(pa.Table.from_pylist(rows, schema=JUDGMENTS)).iter_rows(named=True)
+    }
     de = table[("A", "de")]
     # yes, error, judge_error, no_answer: one correct of the two the model answered or declined
     assert (de["n"], de["n_yes"], de["n_no_answer"], de["n_failed"]) == (4, 1, 1, 2)
@@ -131,18 +178,32 @@ def test_other_language_answers_by_family_and_the_most_frequent_fallbacks():
     families = rows_by_model(other_language_families(fidelity()))
     # A: de -> fr (both Indo-European), zh -> a GlotLID label outside the registry (family unknown)
     a = families["A"]
-    assert (a["n_other"], a["n_languages"], a["n_same_family"], a["n_other_family"], a["n_unknown_family"]) == (2, 2, 1, 0, 1)
+    assert (a["n_other"], a["n_languages"], a["n_same_family"], a["n_other_family"], a["n_unknown_family"]) == (
+        2,
+        2,
+        1,
+        0,
+        1,
+    )
     assert a["same_family %"] == 50.0 and a["unknown_family %"] == 50.0
     assert (families["B"]["n_other"], families["B"]["same_family %"]) == (1, 100.0)
-    fallbacks = [(r["model"], r["rank"], r["language"], r["n"], r["% of other"]) for r in other_language_fallbacks(fidelity()).to_dicts()]
+    fallbacks = [
+        (r["model"], r["rank"], r["language"], r["n"], r["% of other"])
+        for r in other_language_fallbacks(fidelity()).to_dicts()
+    ]
     assert fallbacks == [("A", 1, "fr", 1, 50.0), ("A", 2, "xyz_Latn", 1, 50.0), ("B", 1, "fr", 1, 100.0)]
 
 
 def test_figure5_sorts_the_languages_by_the_median_accuracy_over_the_models():
     from xlcons.reports.multiq import languages_by_median_accuracy
 
-    by_language = pl.DataFrame({"model": ["A", "B", "C"] * 3, "lang": ["de"] * 3 + ["sw"] * 3 + ["en"] * 3,
-                                "accuracy": [10.0, 90.0, 50.0, 40.0, 45.0, 0.0, 100.0, 0.0, None]})
+    by_language = pl.DataFrame(
+        {
+            "model": ["A", "B", "C"] * 3,
+            "lang": ["de"] * 3 + ["sw"] * 3 + ["en"] * 3,
+            "accuracy": [10.0, 90.0, 50.0, 40.0, 45.0, 0.0, 100.0, 0.0, None],
+        }
+    )
     # medians: de 50, sw 40, en 50 (of A and B only): ties by code
     assert languages_by_median_accuracy(by_language) == ["de", "en", "sw"]
 
@@ -179,7 +240,9 @@ def test_table4_accuracy_by_fidelity_class_leaves_excluded_responses_out():
     assert a["other"] == pytest.approx(0.0) and a["n_other"] == 2
     # the No answer and the four Swahili rows are excluded from fidelity: in no class
     assert a["n_same"] + a["n_english"] + a["n_other"] == 11
-    assert b["same"] == pytest.approx(60.0) and b["english"] == pytest.approx(100.0) and b["other"] == pytest.approx(100.0)
+    assert (
+        b["same"] == pytest.approx(60.0) and b["english"] == pytest.approx(100.0) and b["other"] == pytest.approx(100.0)
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -238,11 +301,16 @@ def test_language_matrix_names_unmapped_labels_by_the_label():
 
 
 def test_per_language_joins_accuracy_fidelity_and_tokenization():
-    table = {(row["model"], row["lang"]): row for row in per_language(judgments(), fidelity(), tokenization()).iter_rows(named=True)}
+    table = {
+        (row["model"], row["lang"]): row
+        for row in per_language(judgments(), fidelity(), tokenization()).iter_rows(named=True)
+    }
     de = table[("A", "de")]
     assert (de["n"], de["n_yes"], de["accuracy"]) == (4, 1, 25.0)
     assert (de["n_fidelity_scored"], de["n_fidelity_excluded"]) == (3, 1)
-    assert (de["fidelity_same"], de["fidelity_english"], de["fidelity_other"]) == pytest.approx((100 / 3, 100 / 3, 100 / 3))
+    assert (de["fidelity_same"], de["fidelity_english"], de["fidelity_other"]) == pytest.approx(
+        (100 / 3, 100 / 3, 100 / 3)
+    )
     assert de["token_class"] == "subword"
     assert table[("A", "sw")]["fidelity_same"] is None
     assert len(table) == 6
@@ -256,16 +324,27 @@ def test_per_language_joins_accuracy_fidelity_and_tokenization():
 def test_markdown_and_latex_render_one_decimal_and_empty_cells():
     frame = accuracy_table(judgments())
     markdown = to_markdown(frame)
-    assert markdown.splitlines()[0] == "| model | n_languages | n_responses | all | en | top10 | top20 | top50 | n_unparseable | n_no_answer | n_failed |"
+    assert markdown.splitlines()[0] == (
+        "| model | n_languages | n_responses | all | en | top10 | "
+        "top20 | top50 | n_unparseable | n_no_answer | n_failed |"
+    )
     assert "| A | 4 | 16 | 37.5 | 75.0 | – | – | – | 2 | 1 | 0 |" in markdown
     latex = to_latex(frame)
-    assert latex.startswith("\\begin{tabular}{lrrrrrrrrrr}\n\\toprule") and "n\\_languages" in latex and "A & 4 & 16 & 37.5 & 75.0" in latex
+    assert (
+        latex.startswith("\\begin{tabular}{lrrrrrrrrrr}\n\\toprule")
+        and "n\\_languages" in latex
+        and "A & 4 & 16 & 37.5 & 75.0" in latex
+    )
     assert latex.rstrip().endswith("\\bottomrule\n\\end{tabular}"), "booktabs rules"
 
 
 def test_run_report_writes_every_table_and_figure(tmp_path):
     paths = {}
-    for name, table, schema in (("fidelity", fidelity(), FIDELITY), ("judgments", judgments(), JUDGMENTS), ("tokenization", tokenization(), TOKENIZATION)):
+    for name, table, schema in (
+        ("fidelity", fidelity(), FIDELITY),
+        ("judgments", judgments(), JUDGMENTS),
+        ("tokenization", tokenization(), TOKENIZATION),
+    ):
         paths[name] = []
         for model in ("A", "B"):
             subset = table.filter(pa.compute.equal(table["model"], model))
@@ -296,16 +375,34 @@ def test_unknown_output_formats_are_refused(tmp_path):
 def test_the_papers_models_are_shown_beside_the_published_table3_and_fidelity():
     from xlcons.reports.multiq import versus_published
 
-    accuracy = pl.DataFrame({"model": ["Mistral-7B-Instruct", "mine"], "all": [20.0, 50.0], "en": [80.0, 90.0],
-                             "top10": [60.0, 70.0], "top20": [50.0, 60.0], "top50": [40.0, 50.0]})
-    shares = pl.DataFrame({"model": ["Mistral-7B-Instruct", "Mistral-7B-Instruct"], "variant": ["main", "robust"], "same": [70.0, 75.0]})
-    table = {(r["metric"]): (r["ours"], r["published"], r["difference"]) for r in versus_published(accuracy, shares).to_dicts()}
+    accuracy = pl.DataFrame(
+        {
+            "model": ["Mistral-7B-Instruct", "mine"],
+            "all": [20.0, 50.0],
+            "en": [80.0, 90.0],
+            "top10": [60.0, 70.0],
+            "top20": [50.0, 60.0],
+            "top50": [40.0, 50.0],
+        }
+    )
+    shares = pl.DataFrame(
+        {"model": ["Mistral-7B-Instruct", "Mistral-7B-Instruct"], "variant": ["main", "robust"], "same": [70.0, 75.0]}
+    )
+    table = {
+        (r["metric"]): (r["ours"], r["published"], r["difference"])
+        for r in versus_published(accuracy, shares).to_dicts()
+    }
     assert table["accuracy all"] == (20.0, 15.4, pytest.approx(4.6))
     assert table["accuracy top50"] == (40.0, 37.6, pytest.approx(2.4))
     assert table["fidelity same"] == (70.0, 62.3, pytest.approx(7.7)), "the main variant, as published"
     assert len(table) == 6, "a model the paper did not run has no rows"
-    by_fidelity = pl.DataFrame({"model": ["Llama-2-70b-chat-hf"], "same": [60.0], "english": [20.0], "other": [None]}, schema_overrides={"other": pl.Float64})
+    by_fidelity = pl.DataFrame(
+        {"model": ["Llama-2-70b-chat-hf"], "same": [60.0], "english": [20.0], "other": [None]},
+        schema_overrides={"other": pl.Float64},
+    )
     accuracy = accuracy.with_columns(model=pl.Series(["Llama-2-70b-chat-hf", "mine"]))
-    table = {(r["metric"]): (r["ours"], r["published"]) for r in versus_published(accuracy, shares, by_fidelity).to_dicts()}
+    table = {
+        (r["metric"]): (r["ours"], r["published"]) for r in versus_published(accuracy, shares, by_fidelity).to_dicts()
+    }
     assert table["accuracy all"] == (20.0, 29.1) and table["accuracy answering same"] == (60.0, 61.4)
     assert table["accuracy answering other"] == (None, 48.2), "a class without responses stays empty"

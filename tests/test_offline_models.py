@@ -20,7 +20,16 @@ import devtools.offline_models as om
 from devtools.offline_models import lid, translators
 
 REPO = Path(__file__).resolve().parent.parent
-NAMES = ["tiny-nllb", "tiny-nllb-b", "tiny-llm", "tiny-lid", "lid176", "english-words", "smollm2-135m-instruct", "all-minilm-l6-v2"]
+NAMES = [
+    "tiny-nllb",
+    "tiny-nllb-b",
+    "tiny-llm",
+    "tiny-lid",
+    "lid176",
+    "english-words",
+    "smollm2-135m-instruct",
+    "all-minilm-l6-v2",
+]
 
 
 def _root(offline_models: dict[str, Path]) -> Path:
@@ -322,7 +331,9 @@ def test_minilm_is_a_sentence_transformers_folder_that_embeds_offline(offline_mo
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(str(offline_models["all-minilm-l6-v2"]), device="cpu", local_files_only=True)
-    vectors = model.encode(["What is the chemical formula for water?", "What is H2O?", "Who wrote Hamlet?"], normalize_embeddings=True)
+    vectors = model.encode(
+        ["What is the chemical formula for water?", "What is H2O?", "Who wrote Hamlet?"], normalize_embeddings=True
+    )
     assert vectors.shape == (3, 384)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
 
@@ -475,7 +486,8 @@ def test_command_line_reports_each_model_and_skips_heavy_imports_when_cached(off
     probe = (
         "import json, sys; from pathlib import Path; from devtools.offline_models import build_all; "
         f"build_all(Path({str(root)!r}), Path({str(shared_data)!r})); "
-        "print(json.dumps(sorted(m for m in ('torch', 'transformers', 'fasttext', 'sentencepiece') if m in sys.modules)))"
+        "print(json.dumps(sorted(m for m in ('torch', 'transformers', "
+        "'fasttext', 'sentencepiece') if m in sys.modules)))"
     )
     imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO)
     assert json.loads(imported.stdout) == []

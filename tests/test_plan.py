@@ -25,7 +25,11 @@ def test_nothing_enabled_fetches_nothing():
 def test_multiq_needs_the_generators_the_language_id_models_the_word_list_the_judge_and_the_data():
     plan = plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}}})
     assert plan.fetch_targets(R) == [
-        marker("m"), marker("glotlid"), marker("Qwen2.5-7B-Instruct"), marker("lid176"), marker("lcb-words"),
+        marker("m"),
+        marker("glotlid"),
+        marker("Qwen2.5-7B-Instruct"),
+        marker("lid176"),
+        marker("lcb-words"),
         f"{R}/data/multiq/MANIFEST.json",
     ]
 
@@ -41,8 +45,11 @@ def test_language_confusion_fetches_lid176_and_the_word_list_from_their_pinned_u
 
 
 def test_the_strict_language_confusion_rule_uses_the_language_id_model_only():
-    config = {"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}},
-              "evaluators": {"language_confusion": {"rule": "strict"}}}
+    config = {
+        "models": {"m": {"hf_id": "org/m"}},
+        "datasets": {"multiq": {}},
+        "evaluators": {"language_confusion": {"rule": "strict"}},
+    }
     assert marker("lid176") not in plan_of(config).fetch_targets(R)
     assert plan_of(config).evaluator_model_keys("language_confusion") == ("evaluators.language_id.model",)
 
@@ -56,8 +63,11 @@ def test_the_strict_language_confusion_rule_uses_the_language_id_model_only():
     ],
 )
 def test_a_url_model_source_needs_its_sha256_and_nothing_else(source, message):
-    config = {"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}},
-              "evaluators": {"language_confusion": {"model": source}}}
+    config = {
+        "models": {"m": {"hf_id": "org/m"}},
+        "datasets": {"multiq": {}},
+        "evaluators": {"language_confusion": {"model": source}},
+    }
     with pytest.raises(ConfigError, match=message):
         plan_of(config)
 
@@ -90,7 +100,9 @@ def test_language_id_is_skipped_when_responses_are_assumed_to_be_in_the_prompted
 def test_empathy_needs_epitome_and_the_encoder_only_when_fine_tuning():
     tfidf = plan_of({"datasets": {"empathy": {"languages": ["de"]}}}).fetch_targets(R)
     assert f"{R}/data/epitome/MANIFEST.json" in tfidf and marker("ModernBERT-large") not in tfidf
-    encoder = plan_of({"evaluators": {"empathy": {"classifier": "encoder"}}, "datasets": {"empathy": {"languages": ["de"]}}})
+    encoder = plan_of(
+        {"evaluators": {"empathy": {"classifier": "encoder"}}, "datasets": {"empathy": {"languages": ["de"]}}}
+    )
     assert marker("ModernBERT-large") in encoder.fetch_targets(R)
 
 
@@ -98,31 +110,48 @@ def test_api_models_and_local_models_are_not_fetched(tmp_path):
     (tmp_path / "local").mkdir()
     config = validate_config(
         {
-            "models": {"api": {"backend": "openai", "api": {"model": "gpt-4o"}}, "local": {"path": str(tmp_path / "local"), "backend": "hf"}},
+            "models": {
+                "api": {"backend": "openai", "api": {"model": "gpt-4o"}},
+                "local": {"path": str(tmp_path / "local"), "backend": "hf"},
+            },
             "evaluators": {"judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4"}}}},
             "datasets": {"multiq": {}},
         }
     )
     plan = Plan(config)
-    assert plan.fetch_targets(R) == [marker("glotlid"), marker("lid176"), marker("lcb-words"), f"{R}/data/multiq/MANIFEST.json"]
+    assert plan.fetch_targets(R) == [
+        marker("glotlid"),
+        marker("lid176"),
+        marker("lcb-words"),
+        f"{R}/data/multiq/MANIFEST.json",
+    ]
     assert plan.model_location("models.local", R) == str(tmp_path / "local")
     assert "api" not in plan.hub_models()
 
 
 def test_a_model_used_in_two_roles_is_fetched_once():
     judge = {"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "hf"}
-    plan = plan_of({"evaluators": {"judge": {"llm": judge}, "information": {"llm": dict(judge)}}, "datasets": {"multiq": {}, "information": {"languages": ["de"]}}})
+    plan = plan_of(
+        {
+            "evaluators": {"judge": {"llm": judge}, "information": {"llm": dict(judge)}},
+            "datasets": {"multiq": {}, "information": {"languages": ["de"]}},
+        }
+    )
     assert plan.fetch_targets(R).count(marker("Qwen2.5-7B-Instruct")) == 1
 
 
 def test_a_local_data_set_folder_replaces_the_download(tmp_path):
     plan = plan_of({"datasets": {"multiq": {"path": str(tmp_path)}}})
     assert not any("/data/" in t for t in plan.fetch_targets(R))
-    assert plan.dataset_location("multiq", R) == [str(tmp_path)], "no released file in it: the loader says what is missing"
+    assert plan.dataset_location("multiq", R) == [str(tmp_path)], (
+        "no released file in it: the loader says what is missing"
+    )
 
 
 def test_the_prompts_of_a_local_folder_depend_on_its_files_so_an_edit_in_place_reruns_them(shared_data):
-    plan = plan_of({"datasets": {"makqa": {"path": str(shared_data / "makqa")}, "multiq": {"path": str(shared_data / "multiq")}}})
+    plan = plan_of(
+        {"datasets": {"makqa": {"path": str(shared_data / "makqa")}, "multiq": {"path": str(shared_data / "multiq")}}}
+    )
     assert plan.dataset_location("multiq", R) == [str(shared_data / "multiq" / "MultiQ.csv")]
     makqa = plan.dataset_location("makqa", R)
     assert len(makqa) == 14 and str(shared_data / "makqa" / "QA_merged_data_dict_geo.json") in makqa
@@ -134,7 +163,15 @@ def test_the_information_prompts_ship_with_xlcons_and_depend_on_no_download():
 
 
 def test_english_only_prompt_sets_are_translated_into_every_other_language_with_english_as_reference():
-    plan = plan_of({"datasets": {"multiq": {"languages": ["de"]}, "information": {"languages": ["de", "ar"]}, "empathy": {"languages": ["en", "hi"]}}})
+    plan = plan_of(
+        {
+            "datasets": {
+                "multiq": {"languages": ["de"]},
+                "information": {"languages": ["de", "ar"]},
+                "empathy": {"languages": ["en", "hi"]},
+            }
+        }
+    )
     assert plan.native_datasets() == ["multiq"]
     assert plan.prompt_translated_datasets() == ["information", "empathy"]
     assert plan.source_languages() == ["en"]
@@ -145,29 +182,41 @@ def test_english_only_prompt_sets_are_translated_into_every_other_language_with_
     assert plan.prompt_review_file("empathy", "hi") == "results/prompts/empathy/review/hi.tsv"
 
 
-def test_all_languages_of_an_english_only_prompt_set_are_paper_000s_thirty_plus_english():
+def test_all_languages_of_an_english_only_prompt_set_are_gupta2025s_thirty_plus_english():
     from xlcons.languages import PAPER_000_LANGUAGES
 
     assert plan_of({"datasets": {"information": {}}}).languages("information") == ["en", *PAPER_000_LANGUAGES]
 
 
 def test_the_translationese_check_runs_per_model_for_the_configured_pivot_languages():
-    config = {"models": {"a": {"hf_id": "org/a"}, "b": {"hf_id": "org/b"}},
-              "evaluators": {"information": {"round_trip_languages": ["hi", "ja"]}},
-              "datasets": {"information": {"languages": ["de"]}}}
+    config = {
+        "models": {"a": {"hf_id": "org/a"}, "b": {"hf_id": "org/b"}},
+        "evaluators": {"information": {"round_trip_languages": ["hi", "ja"]}},
+        "datasets": {"information": {"languages": ["de"]}},
+    }
     plan = plan_of(config)
     round_trips = [path for m in "ab" for path in plan.round_trip_files("information", m)]
     assert round_trips == [f"results/round_trips/information/{m}/{lang}.parquet" for m in "ab" for lang in ("hi", "ja")]
     config["datasets"]["information"]["enabled"] = False
     disabled = plan_of(config)
-    assert disabled.round_trip_datasets() == [] and disabled.round_trip_languages() == [], "the check scores information answers: none without that set"
+    assert disabled.round_trip_datasets() == [] and disabled.round_trip_languages() == [], (
+        "the check scores information answers: none without that set"
+    )
 
 
 def test_fetch_parameters_carry_the_hub_coordinates_and_the_mirror_of_the_makqa_repository():
     plan = plan_of({"datasets": {"makqa": {"source_url": "https://example.org/makqa/"}}})
-    assert plan.hub_models()["glotlid"] == {"hf_id": "cis-lmu/glotlid", "revision": None, "hf_file": "model.bin", "url": None, "sha256": None}
+    assert plan.hub_models()["glotlid"] == {
+        "hf_id": "cis-lmu/glotlid",
+        "revision": None,
+        "hf_file": "model.bin",
+        "url": None,
+        "sha256": None,
+    }
     assert plan.dataset_fetch_params("makqa") == {"source": "makqa", "mirror": "https://example.org/makqa/"}
-    assert plan.dataset_fetch_params("makqa-released-gpt35")["mirror"] == "https://example.org/makqa/", "same repository"
+    assert plan.dataset_fetch_params("makqa-released-gpt35")["mirror"] == "https://example.org/makqa/", (
+        "same repository"
+    )
     assert plan_of({}).dataset_fetch_params("makqa") == {"source": "makqa", "mirror": None}
 
 
@@ -184,23 +233,36 @@ def test_a_paper_model_named_as_released_model_is_scored_on_its_fetched_released
     plan = plan_of({"released_model": "llama2-7b", "datasets": {"makqa": {}}})
 
     assert plan.generators() == ["llama2-7b"]
-    assert plan.config["models"]["llama2-7b"] == {**plan.config["models"]["llama2-7b"], "backend": "file", "released": "llama2-7b"}
+    assert plan.config["models"]["llama2-7b"] == {
+        **plan.config["models"]["llama2-7b"],
+        "backend": "file",
+        "released": "llama2-7b",
+    }
     assert plan.fetched_sources() == ["makqa", "makqa-released-llama2-7b"]
     assert plan.model_inputs("models.llama2-7b", R) == [f"{R}/data/makqa-released-llama2-7b/MANIFEST.json"]
     assert plan.local_path("models.llama2-7b", R) == f"{R}/data/makqa-released-llama2-7b"
     assert f"{R}/data/makqa-released-llama2-7b/MANIFEST.json" in plan.fetch_targets(R)
-    assert plan.llm_spec("models.llama2-7b", R)["released"] == "llama2-7b", "the release is part of what the answers are"
+    assert plan.llm_spec("models.llama2-7b", R)["released"] == "llama2-7b", (
+        "the release is part of what the answers are"
+    )
 
 
 def test_released_outputs_can_be_listed_as_models_and_name_no_local_path():
-    config = {"models": {"b": {"backend": "file", "released": "bloomz-560m"}, "g": {"backend": "file", "released": "gpt35"}},
-              "datasets": {"makqa": {}}}
+    config = {
+        "models": {"b": {"backend": "file", "released": "bloomz-560m"}, "g": {"backend": "file", "released": "gpt35"}},
+        "datasets": {"makqa": {}},
+    }
     plan = plan_of(config)
     assert plan.fetched_sources() == ["makqa", "makqa-released-bloomz-560m", "makqa-released-gpt35"]
     with pytest.raises(ConfigError, match=r"models.b.released.*backend: file"):
         plan_of({"models": {"b": {"backend": "hf", "released": "bloomz-560m"}}, "datasets": {"makqa": {}}})
     with pytest.raises(ConfigError, match=r"models.b.*released or hf_id, not both"):
-        plan_of({"models": {"b": {"backend": "file", "hf_id": "org/b", "released": "bloomz-560m"}}, "datasets": {"makqa": {}}})
+        plan_of(
+            {
+                "models": {"b": {"backend": "file", "hf_id": "org/b", "released": "bloomz-560m"}},
+                "datasets": {"makqa": {}},
+            }
+        )
 
 
 def test_an_unknown_released_model_without_a_folder_names_the_released_ones():
@@ -208,7 +270,7 @@ def test_an_unknown_released_model_without_a_folder_names_the_released_ones():
         plan_of({"released_model": "llama3", "datasets": {"makqa": {}}})
 
 
-def test_all_of_paper_001s_released_models_or_a_list_of_them_in_one_run():
+def test_all_of_xing2024s_released_models_or_a_list_of_them_in_one_run():
     from xlcons.data_sources import RELEASED_MODELS
 
     every = plan_of({"released_model": "all", "datasets": {"makqa": {}}})
@@ -229,9 +291,14 @@ def test_a_folder_of_model_folders_is_one_model_per_folder_named_after_it(tmp_pa
     plan = plan_of(config)
     assert plan.generators() == ["gpt35", "my-model"], "a folder without result_<domain>.json is not a model"
     assert plan.config["models"]["my-model"]["path"] == str(tmp_path / "result" / "my-model")
-    with pytest.raises(ConfigError, match=r"released_model.*holds the outputs of 2 models \(gpt35, my-model\).*leave released_model unset"):
+    with pytest.raises(
+        ConfigError,
+        match=r"released_model.*holds the outputs of 2 models \(gpt35, my-model\).*leave released_model unset",
+    ):
         plan_of({**config, "released_model": "mine"})
-    single = plan_of({"released_outputs": str(tmp_path / "result" / "gpt35"), "released_model": "gpt-3.5", "datasets": {"makqa": {}}})
+    single = plan_of(
+        {"released_outputs": str(tmp_path / "result" / "gpt35"), "released_model": "gpt-3.5", "datasets": {"makqa": {}}}
+    )
     assert single.generators() == ["gpt-3.5"], "one model's folder is scored under the name given"
 
 
@@ -249,14 +316,20 @@ def test_an_llm_job_takes_env_gpus_and_memory_from_its_own_backend_not_the_gener
     small (before the registries it was sized like the generator's)."""
     from types import SimpleNamespace
 
-    plan = plan_of({
-        "models": {"big": {"hf_id": "org/big", "backend": "vllm", "vllm": {"tensor_parallel_size": 4}}},
-        "evaluators": {"judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4"}}}},
-        "datasets": {"multiq": {}},
-    })
+    plan = plan_of(
+        {
+            "models": {"big": {"hf_id": "org/big", "backend": "vllm", "vllm": {"tensor_parallel_size": 4}}},
+            "evaluators": {"judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4"}}}},
+            "datasets": {"multiq": {}},
+        }
+    )
     wildcards = SimpleNamespace(model="big", dataset="multiq")
     generator, judge = plan.llm_job("models.{model}", R, "envs"), plan.llm_job("evaluators.judge.llm", R, "envs")
-    assert (generator.gpus(wildcards), generator.mem_mb(wildcards, 1), generator.env(wildcards)) == (4, 64000, "envs/generate-vllm.yaml")
+    assert (generator.gpus(wildcards), generator.mem_mb(wildcards, 1), generator.env(wildcards)) == (
+        4,
+        64000,
+        "envs/generate-vllm.yaml",
+    )
     assert (judge.gpus(wildcards), judge.mem_mb(wildcards, 2), judge.env(wildcards)) == (0, 4000, "envs/generate.yaml")
     assert generator.weights(wildcards) == [marker("big")] and judge.weights(wildcards) == []
 
@@ -264,13 +337,21 @@ def test_an_llm_job_takes_env_gpus_and_memory_from_its_own_backend_not_the_gener
 def test_a_user_parallel_file_and_every_evaluator_pairing_follow_from_the_config(tmp_path):
     path = tmp_path / "mine.csv"
     path.write_text("id,lang,prompt\n1,en,Hi?\n1,de,Hallo?\n")
-    plan = plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"mine": {"path": str(path)}, "multiq": {}},
-                    "evaluators": {"judge": {"datasets": ["mine", "multiq"]}}})
+    plan = plan_of(
+        {
+            "models": {"m": {"hf_id": "org/m"}},
+            "datasets": {"mine": {"path": str(path)}, "multiq": {}},
+            "evaluators": {"judge": {"datasets": ["mine", "multiq"]}},
+        }
+    )
     assert plan.languages("mine") == ["en", "de"], "`all`: the languages of the file"
     assert plan.evaluator_datasets("judge") == ["mine", "multiq"]
     assert plan.evaluator_datasets("language_id") == ["multiq"], "the papers' pairing by default"
     assert plan.evaluator_datasets("language_confusion") == ["mine", "multiq"], "every data set by default"
-    assert plan.results_inputs()["judgments"] == ["results/evaluations/mine/m/judgments.parquet", "results/evaluations/multiq/m/judgments.parquet"]
+    assert plan.results_inputs()["judgments"] == [
+        "results/evaluations/mine/m/judgments.parquet",
+        "results/evaluations/multiq/m/judgments.parquet",
+    ]
 
 
 def test_translation_jobs_do_not_read_the_list_of_data_sets_to_translate():
@@ -280,10 +361,16 @@ def test_translation_jobs_do_not_read_the_list_of_data_sets_to_translate():
 
 
 def test_every_translated_set_gets_a_qe_job_whose_settings_do_not_rerun_the_translations():
-    config = {"models": {"a": {"hf_id": "org/a"}}, "datasets": {"information": {"languages": ["de"]}, "multiq": {"languages": ["de"]}}}
+    config = {
+        "models": {"a": {"hf_id": "org/a"}},
+        "datasets": {"information": {"languages": ["de"]}, "multiq": {"languages": ["de"]}},
+    }
     plan = plan_of(config)
     assert plan.qe_datasets() == ["information"], "the translated sets"
-    assert plan.qe_files("information", "a") == ["results/translations/information/a/en.qe.parquet", "results/translations/information/a/de.qe.parquet"]
+    assert plan.qe_files("information", "a") == [
+        "results/translations/information/a/en.qe.parquet",
+        "results/translations/information/a/de.qe.parquet",
+    ]
     assert "qe" not in plan.translator_fields(), "a QE change reruns QE and the results, no translation"
     assert plan.qe_fields()["model"]["hf_id"] == "sentence-transformers/LaBSE" and plan.qe_threshold() == 0.7
     assert "translator.qe.model" in plan.required_model_keys() and marker("LaBSE") in plan.fetch_targets("resources")
@@ -293,14 +380,21 @@ def test_every_translated_set_gets_a_qe_job_whose_settings_do_not_rerun_the_tran
     assert comet.qe_model_name() == "Unbabel/wmt22-cometkiwi-da" and comet.qe_env("envs") == "envs/qe-comet.yaml"
     assert comet.qe_threshold() == 0.4
     off = plan_of({**config, "translator": {"qe": {"backend": "none"}}})
-    assert off.qe_datasets() == [] and "translation_qe" not in off.results_inputs() and "translator.qe.model" not in off.required_model_keys()
+    assert (
+        off.qe_datasets() == []
+        and "translation_qe" not in off.results_inputs()
+        and "translator.qe.model" not in off.required_model_keys()
+    )
 
 
 def test_caches_from_before_the_data_set_level_are_found_again():
     """Information, translationese and round-trip caches used to sit under cache/<stage>/<model>.jsonl;
     the workflow moves them under the data set once, so no LLM answer is paid for twice."""
-    config = {"models": {"a": {"hf_id": "org/a"}}, "evaluators": {"information": {"round_trip_languages": ["hi"]}},
-              "datasets": {"information": {"languages": ["de"]}}}
+    config = {
+        "models": {"a": {"hf_id": "org/a"}},
+        "evaluators": {"information": {"round_trip_languages": ["hi"]}},
+        "datasets": {"information": {"languages": ["de"]}},
+    }
     assert plan_of(config).legacy_caches() == [
         ("results/cache/information/a.jsonl", "results/cache/information/information/a.jsonl"),
         ("results/cache/translationese/a.jsonl", "results/cache/translationese/information/a.jsonl"),
@@ -309,10 +403,18 @@ def test_caches_from_before_the_data_set_level_are_found_again():
 
 
 def test_the_run_asks_for_evaluations_and_only_the_answers_nothing_reads():
-    config = {"models": {"m": {"hf_id": "org/m"}}, "translator": {"datasets": ["multiq"]},
-              "evaluators": {"language_confusion": {"datasets": ["makqa"]}, "language_id": {"datasets": []}, "judge": {"datasets": []},
-                             "tokenization": {"datasets": []}, "knowledge": {"datasets": []}},
-              "datasets": {"multiq": {"languages": ["en", "de"]}, "makqa": {"languages": ["en"]}}}
+    config = {
+        "models": {"m": {"hf_id": "org/m"}},
+        "translator": {"datasets": ["multiq"]},
+        "evaluators": {
+            "language_confusion": {"datasets": ["makqa"]},
+            "language_id": {"datasets": []},
+            "judge": {"datasets": []},
+            "tokenization": {"datasets": []},
+            "knowledge": {"datasets": []},
+        },
+        "datasets": {"multiq": {"languages": ["en", "de"]}, "makqa": {"languages": ["en"]}},
+    }
     targets = plan_of(config).final_targets(R)
     assert "results/responses/multiq/m/de.parquet" in targets, "nothing scores MultiQ here: its answers are the target"
     assert "results/translations/multiq/m/de.parquet" in targets, "translated, and read by no evaluator"
@@ -321,6 +423,8 @@ def test_the_run_asks_for_evaluations_and_only_the_answers_nothing_reads():
 
 
 def test_data_sets_without_a_model_to_answer_them_are_named():
-    assert "config key 'models': no model to evaluate on multiq" in plan_of({"datasets": {"multiq": {}}}).missing_models()
+    assert (
+        "config key 'models': no model to evaluate on multiq" in plan_of({"datasets": {"multiq": {}}}).missing_models()
+    )
     assert plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}}}).missing_models() is None
     assert plan_of({"released_model": "gpt35", "datasets": {"makqa": {}}}).missing_models() is None

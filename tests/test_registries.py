@@ -58,7 +58,9 @@ def test_a_built_in_sets_config_section_is_its_entrys_alone_and_offers_what_its_
     for name, info in BUILT_IN.items():
         section = SCHEMA["properties"]["datasets"]["properties"][name]
         assert section == info.config_schema and section["default"] == {"enabled": False}, name
-        assert set(info.options) <= set(section.get("properties", {})), f"{name}: load() options missing from its section"
+        assert set(info.options) <= set(section.get("properties", {})), (
+            f"{name}: load() options missing from its section"
+        )
 
 
 def test_every_evaluator_section_has_its_datasets_key_and_a_rule_file():
@@ -100,7 +102,7 @@ def test_every_rule_of_an_evaluator_runs_the_one_evaluator_script_and_a_function
     rules = evaluator_rules(rule_file)
     assert rules and sorted(rules) == sorted(owners), f"{rule_file}: rules {rules}, registered jobs {sorted(owners)}"
     text = (REPO / "rules" / rule_file).read_text()
-    assert text.count('script:') == len(rules) == text.count('"../workflow_scripts/evaluate.py"')
+    assert text.count("script:") == len(rules) == text.count('"../workflow_scripts/evaluate.py"')
     for rule in rules:
         assert callable(resolve(RULE_JOBS[rule])), RULE_JOBS[rule]
 
@@ -135,20 +137,36 @@ def test_no_backend_or_data_set_is_special_cased_outside_its_registry():
     """The plan, the config checks and the shared rule functions ask the registries, never
     `backend == ...` or a data set's name."""
     sources = {
-        "plan.py": (REPO / "workflow_scripts/xlcons/plan.py").read_text(),
-        "config.py": (REPO / "workflow_scripts/xlcons/config.py").read_text(),
+        **{
+            f"plan/{path.name}": path.read_text()
+            for path in sorted((REPO / "workflow_scripts/xlcons/plan").glob("*.py"))
+        },
+        **{
+            f"config/{path.name}": path.read_text()
+            for path in sorted((REPO / "workflow_scripts/xlcons/config").glob("*.py"))
+        },
+        "dataset_resolver.py": (REPO / "workflow_scripts/xlcons/dataset_resolver.py").read_text(),
         "common.smk": (REPO / "rules/common.smk").read_text(),
         "generation/base.py": (REPO / "workflow_scripts/xlcons/generation/base.py").read_text(),
     }
     for name, text in sources.items():
-        assert not re.search(r"backend\"?\]? ?[!=]= ?\"(vllm|hf|openai|file)\"", text), f"{name} special-cases a backend"
+        assert not re.search(r"backend\"?\]? ?[!=]= ?\"(vllm|hf|openai|file)\"", text), (
+            f"{name} special-cases a backend"
+        )
         for dataset in ("multiq", "makqa"):  # (information and empathy are also evaluator sections)
             assert f'"{dataset}"' not in text, f"{name} names the data set {dataset}"
 
 
 def test_a_generation_jobs_params_leave_out_reporting_only_model_keys():
-    spec = {"backend": "hf", "hf_id": "org/m", "training_languages": ["en"], "languages": None,
-            "decoding": {"temperature": 0.0}, "hf": {"device": "cpu"}, "vllm": {"tensor_parallel_size": 2}}
+    spec = {
+        "backend": "hf",
+        "hf_id": "org/m",
+        "training_languages": ["en"],
+        "languages": None,
+        "decoding": {"temperature": 0.0},
+        "hf": {"device": "cpu"},
+        "vllm": {"tensor_parallel_size": 2},
+    }
     fields = model_fields(spec)
     assert "training_languages" not in fields and "languages" not in fields
     assert fields["hf"] == {"device": "cpu"} and "vllm" not in fields, "only the backend's own section"

@@ -13,8 +13,8 @@ import pytest
 from scipy import stats
 
 from xlcons.derived_metrics import DerivedMetric, harmonic_mean
+from xlcons.evaluators.information.tables import INFORMATION_F
 from xlcons.reports.results import (
-    INFORMATION_F,
     cell_rng,
     read_results,
     results_table,
@@ -29,8 +29,18 @@ def scores(rows, dataset="d", evaluator="information", model="m") -> pl.DataFram
     records = []
     for lang, item, metric, value in rows:
         excluded = isinstance(value, str)
-        records.append({"dataset": dataset, "evaluator": evaluator, "model": model, "item_id": item, "lang": lang,
-                        "metric": metric, "value": None if excluded else float(value), "status": value if excluded else "ok"})
+        records.append(
+            {
+                "dataset": dataset,
+                "evaluator": evaluator,
+                "model": model,
+                "item_id": item,
+                "lang": lang,
+                "metric": metric,
+                "value": None if excluded else float(value),
+                "status": value if excluded else "ok",
+            }
+        )
     return pl.from_arrow(pa.Table.from_pylist(records, schema=ITEM_SCORES))
 
 
@@ -42,10 +52,21 @@ def row(table: pl.DataFrame, **key) -> dict:
 
 def test_item_means_and_exclusions_with_reasons():
     # de: 1, 0, 1, 1 scored -> 0.75; two no_answer and one unparseable excluded.
-    table = results_table(scores([("de", "a", "accuracy", 1), ("de", "b", "accuracy", 0), ("de", "c", "accuracy", 1),
-                                  ("de", "d", "accuracy", 1), ("de", "e", "accuracy", "no_answer"),
-                                  ("de", "f", "accuracy", "unparseable"), ("de", "g", "accuracy", "no_answer"),
-                                  ("fr", "a", "accuracy", 0.5)]), n_resamples=50)
+    table = results_table(
+        scores(
+            [
+                ("de", "a", "accuracy", 1),
+                ("de", "b", "accuracy", 0),
+                ("de", "c", "accuracy", 1),
+                ("de", "d", "accuracy", 1),
+                ("de", "e", "accuracy", "no_answer"),
+                ("de", "f", "accuracy", "unparseable"),
+                ("de", "g", "accuracy", "no_answer"),
+                ("fr", "a", "accuracy", 0.5),
+            ]
+        ),
+        n_resamples=50,
+    )
     de = row(table, lang="de")
     assert de["value"] == pytest.approx(0.75)
     assert (de["n_items"], de["n_excluded"]) == (4, 3)
@@ -72,7 +93,9 @@ def test_zero_resamples_gives_no_interval():
 
 def test_bootstrap_interval_matches_a_plain_loop_with_the_same_draws():
     values = np.random.default_rng(7).beta(2, 3, size=23)
-    table = results_table(scores([("ja", f"q{i:02d}", "recall", v) for i, v in enumerate(values)]), n_resamples=400, seed=11)
+    table = results_table(
+        scores([("ja", f"q{i:02d}", "recall", v) for i, v in enumerate(values)]), n_resamples=400, seed=11
+    )
     ja = row(table, lang="ja")
     # The documented random-number use: the row's generator, one integers() call, items sorted by id.
     rng = cell_rng(11, "d", "information", "m", "ja", "recall")
@@ -85,9 +108,13 @@ def test_bootstrap_interval_matches_a_plain_loop_with_the_same_draws():
 
 def test_bootstrap_interval_agrees_with_scipy_percentile_method():
     values = np.random.default_rng(3).random(60)
-    table = results_table(scores([("ko", f"q{i:02d}", "precision", v) for i, v in enumerate(values)]), n_resamples=20000, seed=0)
+    table = results_table(
+        scores([("ko", f"q{i:02d}", "precision", v) for i, v in enumerate(values)]), n_resamples=20000, seed=0
+    )
     ko = row(table, lang="ko")
-    reference = stats.bootstrap((values,), np.mean, n_resamples=20000, method="percentile", confidence_level=0.95, rng=np.random.default_rng(1))
+    reference = stats.bootstrap(
+        (values,), np.mean, n_resamples=20000, method="percentile", confidence_level=0.95, rng=np.random.default_rng(1)
+    )
     # Different draws, same method: the two intervals agree to Monte Carlo error (~0.003 here).
     assert ko["ci_low"] == pytest.approx(reference.confidence_interval.low, abs=0.01)
     assert ko["ci_high"] == pytest.approx(reference.confidence_interval.high, abs=0.01)
@@ -104,7 +131,9 @@ def test_ci_level_is_a_parameter():
 def test_interval_of_a_row_does_not_depend_on_the_rest_of_the_table():
     frame = scores([("de", f"q{i}", "f1", (i % 5) / 4) for i in range(30)])
     other = scores([("fr", f"q{i}", "f1", 1.0) for i in range(30)], model="other")
-    alone, together = (row(results_table(f, n_resamples=300, seed=4), lang="de", model="m") for f in (frame, pl.concat([other, frame])))
+    alone, together = (
+        row(results_table(f, n_resamples=300, seed=4), lang="de", model="m") for f in (frame, pl.concat([other, frame]))
+    )
     assert (alone["ci_low"], alone["ci_high"]) == (together["ci_low"], together["ci_high"])
 
 
@@ -114,11 +143,18 @@ def test_interval_of_a_row_does_not_depend_on_the_rest_of_the_table():
 def information_rows():
     # Item c has no facts in the translated response (precision undefined) but recall 1;
     # item e is an empty response: both excluded.
-    return [("de", "a", "precision", 1.0), ("de", "a", "recall", 0.5),
-            ("de", "b", "precision", 0.5), ("de", "b", "recall", 0.5),
-            ("de", "c", "precision", "no_facts"), ("de", "c", "recall", 1.0),
-            ("de", "d", "precision", 0.0), ("de", "d", "recall", 0.25),
-            ("de", "e", "precision", "empty"), ("de", "e", "recall", "empty")]
+    return [
+        ("de", "a", "precision", 1.0),
+        ("de", "a", "recall", 0.5),
+        ("de", "b", "precision", 0.5),
+        ("de", "b", "recall", 0.5),
+        ("de", "c", "precision", "no_facts"),
+        ("de", "c", "recall", 1.0),
+        ("de", "d", "precision", 0.0),
+        ("de", "d", "recall", 0.25),
+        ("de", "e", "precision", "empty"),
+        ("de", "e", "recall", "empty"),
+    ]
 
 
 def test_derived_f_is_the_harmonic_mean_of_the_input_means():

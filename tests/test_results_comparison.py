@@ -9,8 +9,9 @@ import pyarrow as pa
 import pytest
 from scipy import stats
 
+from xlcons.evaluators.information.tables import INFORMATION_F
 from xlcons.reports.comparison import compare_models, compare_pairs
-from xlcons.reports.results import INFORMATION_F, cell_rng, results_table
+from xlcons.reports.results import cell_rng, results_table
 from xlcons.schemas import COMPARISONS, ITEM_SCORES, POOLED
 from xlcons.tables import conform
 
@@ -22,8 +23,18 @@ def scores(values: dict[str, dict[str, list]], metric="accuracy", evaluator="mul
         for lang, items in by_lang.items():
             for index, value in enumerate(items):
                 excluded = isinstance(value, str) or value is None
-                rows.append({"dataset": dataset, "evaluator": evaluator, "model": model, "item_id": f"i{index:02d}", "lang": lang,
-                             "metric": metric, "value": None if excluded else float(value), "status": (value or "missing") if excluded else "ok"})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "evaluator": evaluator,
+                        "model": model,
+                        "item_id": f"i{index:02d}",
+                        "lang": lang,
+                        "metric": metric,
+                        "value": None if excluded else float(value),
+                        "status": (value or "missing") if excluded else "ok",
+                    }
+                )
     return pl.from_arrow(pa.Table.from_pylist(rows, schema=ITEM_SCORES))
 
 
@@ -34,13 +45,22 @@ def row(table: pl.DataFrame, **key) -> dict:
 
 
 def scipy_paired(a, b, n_resamples):
-    return stats.permutation_test((np.asarray(a), np.asarray(b)), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
-                                  vectorized=True, n_resamples=n_resamples, alternative="two-sided", rng=np.random.default_rng(0))
+    return stats.permutation_test(
+        (np.asarray(a), np.asarray(b)),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=n_resamples,
+        alternative="two-sided",
+        rng=np.random.default_rng(0),
+    )
 
 
 def test_identical_models_differ_by_zero_with_p_one():
     values = list(np.random.default_rng(0).random(40))
-    table = compare_models(scores({"a": {"de": values}, "b": {"de": values}}), "a", "b", n_resamples=200, n_permutations=500)
+    table = compare_models(
+        scores({"a": {"de": values}, "b": {"de": values}}), "a", "b", n_resamples=200, n_permutations=500
+    )
     de = row(table, lang="de")
     assert de["difference"] == 0 and de["p_value"] == 1.0 and (de["ci_low"], de["ci_high"]) == (0.0, 0.0)
     assert de["n_items"] == 40 and de["exact"] is False and de["n_permutations"] == 500
@@ -50,7 +70,12 @@ def test_clearly_different_models_have_a_small_p_and_an_interval_excluding_zero(
     rng = np.random.default_rng(1)
     b = rng.random(50) * 0.5
     a = b + 0.3 + rng.normal(0, 0.05, 50)
-    de = row(compare_models(scores({"a": {"de": list(a)}, "b": {"de": list(b)}}), "a", "b", n_resamples=1000, n_permutations=2000), lang="de")
+    de = row(
+        compare_models(
+            scores({"a": {"de": list(a)}, "b": {"de": list(b)}}), "a", "b", n_resamples=1000, n_permutations=2000
+        ),
+        lang="de",
+    )
     assert de["difference"] == pytest.approx(np.mean(a - b))
     # No random swap is as extreme as the observed difference: 2 · (0 + 1) / (2000 + 1).
     assert de["p_value"] == pytest.approx(2 / 2001)
@@ -71,7 +96,9 @@ def test_random_permutations_agree_with_scipy():
     rng = np.random.default_rng(2)
     b = rng.random(30)
     a = b + rng.normal(0.04, 0.25, 30)
-    de = row(compare_models(scores({"a": {"de": list(a)}, "b": {"de": list(b)}}), "a", "b", n_permutations=20000), lang="de")
+    de = row(
+        compare_models(scores({"a": {"de": list(a)}, "b": {"de": list(b)}}), "a", "b", n_permutations=20000), lang="de"
+    )
     reference = scipy_paired(a, b, 20000)
     assert 0.01 < reference.pvalue < 0.5
     assert de["p_value"] == pytest.approx(reference.pvalue, abs=0.015)  # Monte Carlo error of two estimates
@@ -80,7 +107,12 @@ def test_random_permutations_agree_with_scipy():
 def test_paired_bootstrap_interval_matches_a_plain_loop():
     rng = np.random.default_rng(3)
     a, b = rng.random(25), rng.random(25)
-    de = row(compare_models(scores({"a": {"de": list(a)}, "b": {"de": list(b)}}), "a", "b", n_resamples=300, n_permutations=0, seed=5), lang="de")
+    de = row(
+        compare_models(
+            scores({"a": {"de": list(a)}, "b": {"de": list(b)}}), "a", "b", n_resamples=300, n_permutations=0, seed=5
+        ),
+        lang="de",
+    )
     indices = cell_rng(5, "compare", "d", "multiq", "accuracy", "de", "a", "b").integers(0, 25, size=(300, 25))
     low, high = np.percentile([np.mean(a[i] - b[i]) for i in indices], [2.5, 97.5])
     assert de["ci_low"] == pytest.approx(low, abs=1e-12) and de["ci_high"] == pytest.approx(high, abs=1e-12)
@@ -97,8 +129,12 @@ def test_items_are_paired_by_item_and_language():
 
 
 def test_pooled_over_languages_is_the_mean_of_language_differences_without_english():
-    table = scores({"a": {"en": [1, 1, 1, 1], "de": [1, 1, 0, 0], "fr": [1, 1, 1, 1, 1, 1]},
-                    "b": {"en": [0, 0, 0, 0], "de": [0, 0, 0, 0], "fr": [1, 1, 1, 0, 0, 0]}})
+    table = scores(
+        {
+            "a": {"en": [1, 1, 1, 1], "de": [1, 1, 0, 0], "fr": [1, 1, 1, 1, 1, 1]},
+            "b": {"en": [0, 0, 0, 0], "de": [0, 0, 0, 0], "fr": [1, 1, 1, 0, 0, 0]},
+        }
+    )
     comparison = compare_models(table, "a", "b", n_resamples=200, n_permutations=5000)
     assert comparison["lang"].to_list() == ["de", "en", "fr", POOLED]
     pooled = row(comparison, lang=POOLED)
@@ -109,8 +145,13 @@ def test_pooled_over_languages_is_the_mean_of_language_differences_without_engli
     a = np.array([1, 1, 0, 0, 1, 1, 1, 1, 1, 1.0])
     b = np.array([0, 0, 0, 0, 1, 1, 1, 0, 0, 0.0])
     w = np.array([1 / 8] * 4 + [1 / 12] * 6)
-    reference = stats.permutation_test((a, b), lambda x, y, axis: np.sum(w * (x - y), axis=axis), permutation_type="samples",
-                                       vectorized=True, n_resamples=5000)
+    reference = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.sum(w * (x - y), axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=5000,
+    )
     assert pooled["p_value"] == pytest.approx(reference.pvalue, abs=1e-12)
     assert pooled["ci_low"] <= 0.5 <= pooled["ci_high"]
 
@@ -119,7 +160,10 @@ def information(model_values: dict[str, dict[str, list[tuple]]]) -> pl.DataFrame
     """model -> lang -> [(precision, recall)] per item; a string is an exclusion reason."""
     frames = []
     for position, metric in enumerate(("precision", "recall")):
-        values = {model: {lang: [item[position] for item in items] for lang, items in by_lang.items()} for model, by_lang in model_values.items()}
+        values = {
+            model: {lang: [item[position] for item in items] for lang, items in by_lang.items()}
+            for model, by_lang in model_values.items()
+        }
         frames.append(scores(values, metric=metric, evaluator="information"))
     return pl.concat(frames)
 
@@ -171,16 +215,44 @@ def test_holm_and_benjamini_hochberg_against_hand_computed_values():
     assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0]), "capped at 1"
     # Two families (the pair a-b under two evaluators); a row without a p-value is in none.
     family = {"dataset": "d", "translator": "", "model_a": "a", "model_b": "b"}
-    p = {("x", "de"): 0.01, ("x", "fr"): 0.04, ("x", "hi"): 0.03, ("x", POOLED): 0.005, ("x", "ja"): None, ("y", "de"): 0.02, ("y", "fr"): 0.5}
-    table = pl.DataFrame([{**family, "evaluator": evaluator, "lang": lang, "p_value": value} for (evaluator, lang), value in p.items()],
-                         schema={"dataset": pl.String, "translator": pl.String, "model_a": pl.String, "model_b": pl.String,
-                                 "evaluator": pl.String, "lang": pl.String, "p_value": pl.Float64})
+    p = {
+        ("x", "de"): 0.01,
+        ("x", "fr"): 0.04,
+        ("x", "hi"): 0.03,
+        ("x", POOLED): 0.005,
+        ("x", "ja"): None,
+        ("y", "de"): 0.02,
+        ("y", "fr"): 0.5,
+    }
+    table = pl.DataFrame(
+        [{**family, "evaluator": evaluator, "lang": lang, "p_value": value} for (evaluator, lang), value in p.items()],
+        schema={
+            "dataset": pl.String,
+            "translator": pl.String,
+            "model_a": pl.String,
+            "model_b": pl.String,
+            "evaluator": pl.String,
+            "lang": pl.String,
+            "p_value": pl.Float64,
+        },
+    )
     adjusted = {(r["evaluator"], r["lang"]): r for r in adjust_pvalues(table).to_dicts()}
-    assert [adjusted[("x", lang)]["p_holm"] for lang in ("de", "fr", "hi", POOLED)] == pytest.approx([0.03, 0.06, 0.06, 0.02])
-    assert [adjusted[("x", lang)]["p_bh"] for lang in ("de", "fr", "hi", POOLED)] == pytest.approx([0.02, 0.04, 0.04, 0.02])
-    assert adjusted[("x", "ja")]["p_holm"] is None and adjusted[("x", "ja")]["n_tests"] == 4 and adjusted[("x", "de")]["n_tests"] == 4
+    assert [adjusted[("x", lang)]["p_holm"] for lang in ("de", "fr", "hi", POOLED)] == pytest.approx(
+        [0.03, 0.06, 0.06, 0.02]
+    )
+    assert [adjusted[("x", lang)]["p_bh"] for lang in ("de", "fr", "hi", POOLED)] == pytest.approx(
+        [0.02, 0.04, 0.04, 0.02]
+    )
+    assert (
+        adjusted[("x", "ja")]["p_holm"] is None
+        and adjusted[("x", "ja")]["n_tests"] == 4
+        and adjusted[("x", "de")]["n_tests"] == 4
+    )
     # y: sorted .02 .5 (m = 2): Holm .04, .5 (1 * .5, not below .04); BH .04, .5.
-    assert (adjusted[("y", "de")]["p_holm"], adjusted[("y", "fr")]["p_holm"]) == (pytest.approx(0.04), pytest.approx(0.5))
+    assert (adjusted[("y", "de")]["p_holm"], adjusted[("y", "fr")]["p_holm"]) == (
+        pytest.approx(0.04),
+        pytest.approx(0.5),
+    )
     assert (adjusted[("y", "de")]["p_bh"], adjusted[("y", "fr")]["p_bh"]) == (pytest.approx(0.04), pytest.approx(0.5))
 
 
@@ -208,15 +280,25 @@ def test_n_items_counts_the_paired_items_alike_for_every_metric_and_is_zero_agai
     no answer at all (here b in German), every metric, F included, has a row with n_items 0,
     n_languages 0 and no values, not the one side's count."""
     no = ("no_answer", "no_answer")
-    table = information({
-        "a": {"de": [(0.5, 0.5), (1.0, 0.0)], "fr": [(1.0, 1.0), (0.5, "no_facts"), no]},
-        "b": {"de": [no, no], "fr": [(0.5, 0.5), ("no_facts", 1.0), (1.0, 0.0)]},
-    })
+    table = information(
+        {
+            "a": {"de": [(0.5, 0.5), (1.0, 0.0)], "fr": [(1.0, 1.0), (0.5, "no_facts"), no]},
+            "b": {"de": [no, no], "fr": [(0.5, 0.5), ("no_facts", 1.0), (1.0, 0.0)]},
+        }
+    )
     comparison = compare_models(table, "a", "b", derived=[INFORMATION_F], n_resamples=0, n_permutations=10)
     for metric in ("precision", "recall", "F"):
         de = row(comparison, metric=metric, lang="de")
-        assert (de["n_items"], de["n_languages"], de["value_a"], de["value_b"], de["difference"], de["p_value"]) == (0, 0, None, None, None, None)
-    # French: precision and recall pair item 0 only (a lacks recall of item 1 and b its precision; a has no answer for item 2)
+        assert (de["n_items"], de["n_languages"], de["value_a"], de["value_b"], de["difference"], de["p_value"]) == (
+            0,
+            0,
+            None,
+            None,
+            None,
+            None,
+        )
+    # French: precision and recall pair item 0 only (a lacks recall of item 1 and b its
+    # precision; a has no answer for item 2)
     for metric, (value_a, value_b) in {"precision": (1.0, 0.5), "recall": (1.0, 0.5)}.items():
         fr = row(comparison, metric=metric, lang="fr")
         assert (fr["n_items"], fr["value_a"], fr["value_b"], fr["difference"]) == (1, value_a, value_b, 0.5)

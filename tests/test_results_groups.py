@@ -1,9 +1,9 @@
-"""Group averages as in paper 000's main table (xlcons.reports.groups), on a hand-made results table.
+"""Group averages as in Gupta et al. 2025's main table (xlcons.reports.groups), on a hand-made results table.
 
 Model m1, values per language (English is the reference and never averaged):
     en .9 | de .5  fr .7  sw .2 (Latin) | hi .3  ta .1 (Indic) | ar .4 (Perso-Arabic) | ja .6 (Other)
     qq .8: not in the registry (ungrouped everywhere); pl: no scored item (null)
-Family groups (paper 000's): Rom de fr; Slav (pl, null); Indo-Aryan hi; Dravidian ta;
+Family groups (Gupta et al. 2025's): Rom de fr; Slav (pl, null); Indo-Aryan hi; Dravidian ta;
 Other ar ja; sw (no family group in the registry) and qq are ungrouped.
 """
 
@@ -23,9 +23,22 @@ M1 = {"en": 0.9, "de": 0.5, "fr": 0.7, "sw": 0.2, "hi": 0.3, "ta": 0.1, "ar": 0.
 
 def results(values_by_model: dict[str, dict[str, float | None]], metric: str = "F") -> pl.DataFrame:
     rows = [
-        {"dataset": "d", "evaluator": "information", "model": model, "lang": lang, "metric": metric, "kind": "derived",
-         "value": value, "ci_low": None, "ci_high": None, "n_items": 0 if value is None else 10, "n_excluded": 0,
-         "excluded_reasons": None, "n_resamples": 0, "ci_level": 0.95}
+        {
+            "dataset": "d",
+            "evaluator": "information",
+            "model": model,
+            "lang": lang,
+            "metric": metric,
+            "kind": "derived",
+            "value": value,
+            "ci_low": None,
+            "ci_high": None,
+            "n_items": 0 if value is None else 10,
+            "n_excluded": 0,
+            "excluded_reasons": None,
+            "n_resamples": 0,
+            "ci_level": 0.95,
+        }
         for model, values in values_by_model.items()
         for lang, value in values.items()
     ]
@@ -54,7 +67,13 @@ def test_average_over_languages_leaves_out_english_and_null_values(groups):
 
 
 def test_script_group_averages(groups):
-    expected = {"Latin": ((0.5 + 0.7 + 0.2) / 3, 3), "Indic": (0.2, 2), "Perso-Arabic": (0.4, 1), "Other": (0.6, 1), "ungrouped": (0.8, 1)}
+    expected = {
+        "Latin": ((0.5 + 0.7 + 0.2) / 3, 3),
+        "Indic": (0.2, 2),
+        "Perso-Arabic": (0.4, 1),
+        "Other": (0.6, 1),
+        "ungrouped": (0.8, 1),
+    }
     for group, (value, n) in expected.items():
         found = entry(groups, "m1", "script", group)
         assert (found["value"], found["n_languages"]) == (pytest.approx(value), n), group
@@ -63,13 +82,24 @@ def test_script_group_averages(groups):
 
 
 def test_family_group_averages_and_ungrouped_languages_are_reported(groups):
-    expected = {"Rom": (0.6, 2), "Indo-Aryan": (0.3, 1), "Dravidian": (0.1, 1), "Other": (0.5, 2), "ungrouped": (0.5, 2)}
+    expected = {
+        "Rom": (0.6, 2),
+        "Indo-Aryan": (0.3, 1),
+        "Dravidian": (0.1, 1),
+        "Other": (0.5, 2),
+        "ungrouped": (0.5, 2),
+    }
     for group, (value, n) in expected.items():
         found = entry(groups, "m1", "family", group)
         assert (found["value"], found["n_languages"]) == (pytest.approx(value), n), group
     assert entry(groups, "m1", "family", "ungrouped")["languages"] == "qq sw"
     slav = entry(groups, "m1", "family", "Slav")  # only pl, which has no value
-    assert slav["value"] is None and slav["n_languages"] == 0 and slav["languages"] == "" and slav["languages_without_value"] == "pl"
+    assert (
+        slav["value"] is None
+        and slav["n_languages"] == 0
+        and slav["languages"] == ""
+        and slav["languages_without_value"] == "pl"
+    )
 
 
 def test_groups_without_languages_are_rows_with_null_value(groups):
@@ -108,17 +138,41 @@ def test_reference_and_language_subset_are_parameters():
 def test_wide_table_and_files(groups, tmp_path):
     wide = group_table_wide(groups)
     assert wide.columns[:6] == ["dataset", "evaluator", "translator", "metric", "model", "Avg"]
-    for column in ("Latin", "Indic", "Perso-Arabic", "Other (script)", "ungrouped (script)", "Rom", "Slav", "Indo-Aryan",
-                   "Dravidian", "Other (family)", "ungrouped (family)", "In", "Out", "n_languages", "ungrouped"):
+    for column in (
+        "Latin",
+        "Indic",
+        "Perso-Arabic",
+        "Other (script)",
+        "ungrouped (script)",
+        "Rom",
+        "Slav",
+        "Indo-Aryan",
+        "Dravidian",
+        "Other (family)",
+        "ungrouped (family)",
+        "In",
+        "Out",
+        "n_languages",
+        "ungrouped",
+    ):
         assert column in wide.columns
     m1 = wide.filter(model="m1").row(0, named=True)
-    assert m1["Avg"] == pytest.approx(0.45) and m1["Rom"] == pytest.approx(0.6) and m1["ungrouped"] == "script: qq; family: qq sw"
+    assert (
+        m1["Avg"] == pytest.approx(0.45)
+        and m1["Rom"] == pytest.approx(0.6)
+        and m1["ungrouped"] == "script: qq; family: qq sw"
+    )
     m3 = wide.filter(model="m3").row(0, named=True)
     assert m3["In"] is None and m3["Out"] is None
     assert "| m3 | 0.10 |" in to_markdown(wide.drop(["dataset", "evaluator", "translator", "metric"]), 2)
     written = write_group_tables(groups, tmp_path)
     names = sorted(path.name for path in written)
-    assert names == ["groups.parquet", "groups_d_information_F.csv", "groups_d_information_F.md", "groups_d_information_F.tex"]
+    assert names == [
+        "groups.parquet",
+        "groups_d_information_F.csv",
+        "groups_d_information_F.md",
+        "groups_d_information_F.tex",
+    ]
     assert read_table(tmp_path / "groups.parquet", GROUP_TABLE).num_rows == groups.height
     markdown = (tmp_path / "groups_d_information_F.md").read_text()
     assert "| m3 | 0.10 |" in markdown and "–" in markdown  # unknown In/Out

@@ -107,7 +107,9 @@ def test_no_api_key_reaches_the_job_log(tmp_path, monkeypatch):
 
     log = (tmp_path / "job.log").read_text()
     assert key not in log and "sk-proj" not in log
-    assert "401 Incorrect API key provided: [redacted]" in log and "Authorization: Bearer [redacted] and [redacted]" in log
+    assert (
+        "401 Incorrect API key provided: [redacted]" in log and "Authorization: Bearer [redacted] and [redacted]" in log
+    )
     assert "RuntimeError: endpoint said: [redacted]" in log
 
 

@@ -24,17 +24,28 @@ def lock_of_a_killed_run(locks: Path) -> int:
     locks.mkdir(parents=True)
     for kind in ("input", "output"):
         (locks / f"0.{kind}.lock").write_text("results/x.parquet\n")
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; from xlcons.run_lock import record_holder; "
-            "locks = Path(sys.argv[2]); print(record_holder([locks / '0.input.lock', locks / '0.output.lock'], locks).name)")
-    done = subprocess.run([sys.executable, "-c", code, str(SCRIPTS), str(locks)], start_new_session=True, capture_output=True, text=True, check=True)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; from "
+        "xlcons.run_lock import record_holder; locks = Path(sys.argv[2]); "
+        "print(record_holder([locks / '0.input.lock', locks / '0.output.lock'], locks).name)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(SCRIPTS), str(locks)],
+        start_new_session=True,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return int(done.stdout.strip().removeprefix(RECORD_PREFIX).removesuffix(".json"))
 
 
 def test_the_lock_of_a_process_that_ended_with_its_jobs_is_released(tmp_path):
     locks = tmp_path / ".snakemake" / "locks"
     pid = lock_of_a_killed_run(locks)
-    assert release_stale_lock(locks) == [f"released the lock that Snakemake process {pid} left in {locks} (it was killed: "
-                                         "neither it nor any of its jobs runs any more); the jobs it left unfinished run again"]
+    assert release_stale_lock(locks) == [
+        f"released the lock that Snakemake process {pid} left in {locks} (it was killed: "
+        "neither it nor any of its jobs runs any more); the jobs it left unfinished run again"
+    ]
     assert list(locks.iterdir()) == []
 
 

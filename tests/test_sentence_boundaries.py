@@ -14,13 +14,33 @@ from xlcons.segmentation.boundaries import repair
 @pytest.mark.parametrize(
     "lang, text, expected",
     [
-        ("cs", "Republika vznikla 28. října 1918 v Praze. Bylo to důležité.", ["Republika vznikla 28. října 1918 v Praze.", "Bylo to důležité."]),
-        ("pl", "Konstytucję uchwalono 3. maja 1791 roku. Była pierwsza w Europie.", ["Konstytucję uchwalono 3. maja 1791 roku.", "Była pierwsza w Europie."]),
-        ("fi", "Se tapahtui 6. joulukuuta 1917. Suomi itsenäistyi.", ["Se tapahtui 6. joulukuuta 1917.", "Suomi itsenäistyi."]),
-        ("hr", "To se dogodilo 25. lipnja 1991. Hrvatska je neovisna.", ["To se dogodilo 25. lipnja 1991.", "Hrvatska je neovisna."]),
+        (
+            "cs",
+            "Republika vznikla 28. října 1918 v Praze. Bylo to důležité.",
+            ["Republika vznikla 28. října 1918 v Praze.", "Bylo to důležité."],
+        ),
+        (
+            "pl",
+            "Konstytucję uchwalono 3. maja 1791 roku. Była pierwsza w Europie.",
+            ["Konstytucję uchwalono 3. maja 1791 roku.", "Była pierwsza w Europie."],
+        ),
+        (
+            "fi",
+            "Se tapahtui 6. joulukuuta 1917. Suomi itsenäistyi.",
+            ["Se tapahtui 6. joulukuuta 1917.", "Suomi itsenäistyi."],
+        ),
+        (
+            "hr",
+            "To se dogodilo 25. lipnja 1991. Hrvatska je neovisna.",
+            ["To se dogodilo 25. lipnja 1991.", "Hrvatska je neovisna."],
+        ),
         ("sv", "Det hände den 5. maj i Stockholm. Alla firade.", ["Det hände den 5. maj i Stockholm.", "Alla firade."]),
         ("cs", "Karel IV. zemřel v roce 1378. Byl to císař.", ["Karel IV. zemřel v roce 1378.", "Byl to císař."]),
-        ("hu", "A forradalom 1848. március 15. napján kezdődött. Ez ünnep.", ["A forradalom 1848. március 15. napján kezdődött.", "Ez ünnep."]),
+        (
+            "hu",
+            "A forradalom 1848. március 15. napján kezdődött. Ez ünnep.",
+            ["A forradalom 1848. március 15. napján kezdődött.", "Ez ünnep."],
+        ),
         ("de", "Er kam am 3. Oktober an. Danach blieb er.", ["Er kam am 3. Oktober an.", "Danach blieb er."]),
     ],
 )
@@ -72,7 +92,10 @@ class TestWhatStaysAsItWas:
         assert split_sentences("I liked it a lot. 5 people came.", "en") == ["I liked it a lot.", "5 people came."]
 
     def test_a_year_before_a_capital_still_ends_a_sentence(self):
-        assert split_sentences("Es geschah 1989. Dann kam die Einheit.", "de") == ["Es geschah 1989.", "Dann kam die Einheit."]
+        assert split_sentences("Es geschah 1989. Dann kam die Einheit.", "de") == [
+            "Es geschah 1989.",
+            "Dann kam die Einheit.",
+        ]
 
     def test_the_line_is_kept_byte_for_byte(self):
         text = "Karel IV. zemřel 29. listopadu 1378... Opravdu?!  Ano."

@@ -39,8 +39,9 @@ WORKFLOW_PROFILE = ["--workflow-profile", str(REPO / "profiles" / "default")]
 RECORD_SH = """\
 mem=$(scontrol -o show job "$SLURM_JOB_ID" | grep -o 'MinMemoryNode=[0-9]*' | cut -d= -f2)
 echo "partition=${SLURM_JOB_PARTITION:-unset} cuda=${CUDA_VISIBLE_DEVICES:-none} mem=${mem:-unset} job=${SLURM_JOB_ID:-unset}"
-"""
+"""  # noqa: E501
 RECORD = "bash record.sh"
+
 
 class Run:
     def __init__(self, returncode: int, output: str):
@@ -88,13 +89,16 @@ def wait_for(condition, timeout: float, what: str, log: Path | None = None):
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}" + (f":\n{log.read_text()[-4000:]}" if log else ""))
+            pytest.fail(
+                f"timed out after {timeout} s waiting for {what}" + (f":\n{log.read_text()[-4000:]}" if log else "")
+            )
         time.sleep(0.2)
 
 
 def test_gpu_jobs_run_on_the_gpu_partition_with_a_device_cpu_jobs_on_the_cpu_partition(slurm_workdir):
     (slurm_workdir / "record.sh").write_text(RECORD_SH)
-    (slurm_workdir / "Snakefile").write_text(dedent(f"""
+    (slurm_workdir / "Snakefile").write_text(
+        dedent(f"""
         rule all:
             input: "cpu.txt", "gpu.txt"
 
@@ -107,7 +111,8 @@ def test_gpu_jobs_run_on_the_gpu_partition_with_a_device_cpu_jobs_on_the_cpu_par
             output: "gpu.txt"
             resources: gpu=1, mem_mb=200, runtime=5
             shell: '{RECORD} > {{output}}'
-    """))
+    """)
+    )
     run = snakemake(slurm_workdir)
     assert run.returncode == 0, run.output
     cpu, gpu = record(slurm_workdir / "cpu.txt"), record(slurm_workdir / "gpu.txt")
@@ -121,7 +126,8 @@ def test_gpu_jobs_run_on_the_gpu_partition_with_a_device_cpu_jobs_on_the_cpu_par
 
 def test_a_failed_job_is_retried_with_more_memory(slurm_workdir):
     (slurm_workdir / "record.sh").write_text(RECORD_SH)
-    (slurm_workdir / "Snakefile").write_text(dedent(f"""
+    (slurm_workdir / "Snakefile").write_text(
+        dedent(f"""
         rule flaky:
             output: "flaky.txt"
             resources: mem_mb=lambda wildcards, attempt: 150 * attempt, runtime=5
@@ -132,10 +138,14 @@ def test_a_failed_job_is_retried_with_more_memory(slurm_workdir):
                 if [ ! -e failed-once ]; then touch failed-once; exit 1; fi
                 {RECORD} > {{output}}
                 '''
-    """))
+    """)
+    )
     run = snakemake(slurm_workdir)
     assert run.returncode == 0, run.output
-    attempts = [dict(item.split("=", 1) for item in line.split()) for line in (slurm_workdir / "attempts.txt").read_text().splitlines()]
+    attempts = [
+        dict(item.split("=", 1) for item in line.split())
+        for line in (slurm_workdir / "attempts.txt").read_text().splitlines()
+    ]
     assert [a["mem"] for a in attempts] == ["150", "300"], attempts
     assert attempts[0]["job"] != attempts[1]["job"]
     assert record(slurm_workdir / "flaky.txt")["mem"] == "300"

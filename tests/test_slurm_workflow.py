@@ -52,8 +52,17 @@ def test_the_offline_config_runs_end_to_end_through_the_slurm_executor(slurm_wor
     config["output"]["comparisons"] = []
     (slurm_workdir / "config.yaml").write_text(yaml.safe_dump(config))
 
-    run = snakemake(slurm_workdir, "--profile", "slurm", "--profile", "tests/slurm/profile", "--configfile", "config.yaml",
-                    timeout=600, profile=False)
+    run = snakemake(
+        slurm_workdir,
+        "--profile",
+        "slurm",
+        "--profile",
+        "tests/slurm/profile",
+        "--configfile",
+        "config.yaml",
+        timeout=600,
+        profile=False,
+    )
     assert run.returncode == 0, run.output[-6000:]
     fidelity = pq.read_table(slurm_workdir / "results/evaluations/multiq/tiny-llm/fidelity.parquet")
     assert fidelity.num_rows == 4
@@ -64,4 +73,6 @@ def test_the_offline_config_runs_end_to_end_through_the_slurm_executor(slurm_wor
     assert gpu_jobs and cpu_jobs, run.output[-3000:]
     assert {partition_of(job) for job in gpu_jobs} == {"gpu"}
     assert {partition_of(job) for job in cpu_jobs + jobs_of(slurm_workdir, "judge")} == {"cpu"}
-    assert not jobs_of(slurm_workdir, "prompts") and not jobs_of(slurm_workdir, "multiq_report"), "light rules run locally"
+    assert not jobs_of(slurm_workdir, "prompts") and not jobs_of(slurm_workdir, "multiq_report"), (
+        "light rules run locally"
+    )

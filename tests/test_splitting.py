@@ -4,7 +4,7 @@ The translation stage sends a response to NLLB one sentence at a time and puts t
 English back in place of the originals (xlcons.segmentation). These tests are
 its specification:
 
-- joining N MultiQ questions of a language gives N sentences, for paper 000's 30
+- joining N MultiQ questions of a language gives N sentences, for Gupta et al. 2025's 30
   languages and English, and putting the originals back gives the input byte for byte;
 - abbreviations, decimals, list markers, numbering, headings, bold, code blocks and
   blank lines are handled as a translator needs them;
@@ -64,7 +64,7 @@ def fresh_splitters():
 
 
 # --------------------------------------------------------------------------------------
-# MultiQ questions: N questions in, N sentences out, for every language of paper 000
+# MultiQ questions: N questions in, N sentences out, for every language of Gupta et al. 2025
 # --------------------------------------------------------------------------------------
 
 # What ends a question in MultiQ: '?' in most languages, '؟' in Arabic script, fullwidth
@@ -243,12 +243,18 @@ def test_reassembly_keeps_markers_numbering_blank_lines_and_headings():
     )
     segmented = split(text, "es")
     assert segmented.sentences == [
-        "Título", "Primera frase.", "Segunda frase.", "Uno.", "Dos.", "Tres", "Cuatro.",
-        "Cinco.", "Seis.",
+        "Título",
+        "Primera frase.",
+        "Segunda frase.",
+        "Uno.",
+        "Dos.",
+        "Tres",
+        "Cuatro.",
+        "Cinco.",
+        "Seis.",
     ]
     english = segmented.reassemble(
-        ["Title", "First sentence.", "Second sentence.", "One.", "Two.", "Three", "Four.",
-         "Five.", "Six."]
+        ["Title", "First sentence.", "Second sentence.", "One.", "Two.", "Three", "Four.", "Five.", "Six."]
     )
     assert english == (
         "# Title\n"
@@ -292,8 +298,22 @@ def test_list_marker_styles_are_layout():
     segmented = split(text, "en")
     assert segmented.reassemble(["S"] * len(segmented.sentences)) == "\n".join(
         [
-            "- S", "* S", "+ S", "• S", "1. S", "10) S", "(3) S", "a) S", "b. S", "iv. S",
-            "- [ ] S", "- [x] S", "### S ###", "> > S", "1、S", "一、S",
+            "- S",
+            "* S",
+            "+ S",
+            "• S",
+            "1. S",
+            "10) S",
+            "(3) S",
+            "a) S",
+            "b. S",
+            "iv. S",
+            "- [ ] S",
+            "- [x] S",
+            "### S ###",
+            "> > S",
+            "1、S",
+            "一、S",
         ]
     )
 
@@ -348,12 +368,74 @@ def test_empty_and_whitespace_only_responses():
 
 # Text made of pieces that stress the layout rules, in several scripts.
 _FUZZ_PIECES = (
-    "Dr.", "Smith", "U.S.", "3.14", "e.g.", "word", "Wort", "слово", "東京", "首都", "हिंदी",
-    "पता", "ہے", "پانی", "ภาษาไทย", "tiếng", "Việt", "물", "نعم",
-    ".", "?", "!", "。", "？", "؟", "۔", "।", "...", "…", ";", ":", ",", "\"", "'", "(", ")",
-    "*", "**", "_", "__", "~~", "`", "```", "~~~", "$$", "#", "## ", "- ", "* ", "1. ", "a) ",
-    "> ", "|", "---", "http://x.y/z.w", " ", "  ", "\t", "\u3000", "\u00a0", "\n", "\n\n",
-    "\r\n", "\r", "\u2028", "\x0c", "😀", "٣٫١٤",
+    "Dr.",
+    "Smith",
+    "U.S.",
+    "3.14",
+    "e.g.",
+    "word",
+    "Wort",
+    "слово",
+    "東京",
+    "首都",
+    "हिंदी",
+    "पता",
+    "ہے",
+    "پانی",
+    "ภาษาไทย",
+    "tiếng",
+    "Việt",
+    "물",
+    "نعم",
+    ".",
+    "?",
+    "!",
+    "。",
+    "？",
+    "؟",
+    "۔",
+    "।",
+    "...",
+    "…",
+    ";",
+    ":",
+    ",",
+    '"',
+    "'",
+    "(",
+    ")",
+    "*",
+    "**",
+    "_",
+    "__",
+    "~~",
+    "`",
+    "```",
+    "~~~",
+    "$$",
+    "#",
+    "## ",
+    "- ",
+    "* ",
+    "1. ",
+    "a) ",
+    "> ",
+    "|",
+    "---",
+    "http://x.y/z.w",
+    " ",
+    "  ",
+    "\t",
+    "\u3000",
+    "\u00a0",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\r",
+    "\u2028",
+    "\x0c",
+    "😀",
+    "٣٫١٤",
 )
 _FUZZ_LANGUAGES = ("en", "zh", "ja", "hi", "ur", "th", "vi", "pt", "ko", "ar")
 
@@ -390,9 +472,7 @@ def _urdu(text: str) -> list[str]:
 
 
 def test_urdu_ends_sentences_at_its_marks():
-    assert _urdu("پانی کیا ہے؟ یہ مائع ہے۔ واہ! کیا? ہاں") == [
-        "پانی کیا ہے؟", "یہ مائع ہے۔", "واہ!", "کیا?", "ہاں"
-    ]
+    assert _urdu("پانی کیا ہے؟ یہ مائع ہے۔ واہ! کیا? ہاں") == ["پانی کیا ہے؟", "یہ مائع ہے۔", "واہ!", "کیا?", "ہاں"]
 
 
 def test_urdu_without_a_space_after_the_full_stop():
@@ -423,15 +503,37 @@ def test_urdu_closing_quotes_stay_with_their_sentence_and_urls_are_not_split():
 EXPECTED_FALLBACKS: set[str] = set()
 
 PAPER_000_SPLITTERS = {
-    "pysbd:ar": "ar", "indicnlp:bn": "bn", "spacy:blank-cs+sentencizer": "cs", "pysbd:de": "de",
-    "pysbd:el": "el", "pysbd:es": "es", "pysbd:fa": "fa", "pysbd:fr": "fr", "indicnlp:gu": "gu",
-    "indicnlp:hi": "hi", "spacy:blank-id+sentencizer": "id", "pysbd:it": "it",
-    "spacy:blank-he+sentencizer": "iw", "pysbd:ja": "ja", "indicnlp:kn": "kn",
-    "spacy:blank-ko+sentencizer": "ko", "indicnlp:ml": "ml", "pysbd:nl": "nl",
-    "indicnlp:pa": "pa", "pysbd:pl": "pl", "spacy:blank-pt+sentencizer": "pt",
-    "spacy:blank-ro+sentencizer": "ro", "pysbd:ru": "ru", "indicnlp:ta": "ta",
-    "indicnlp:te": "te", "pythainlp:crfcut": "th", "spacy:blank-tr+sentencizer": "tr",
-    "urdu:ur": "ur", "underthesea:vi": "vi", "pysbd:zh": "zh", "pysbd:en": "en",
+    "pysbd:ar": "ar",
+    "indicnlp:bn": "bn",
+    "spacy:blank-cs+sentencizer": "cs",
+    "pysbd:de": "de",
+    "pysbd:el": "el",
+    "pysbd:es": "es",
+    "pysbd:fa": "fa",
+    "pysbd:fr": "fr",
+    "indicnlp:gu": "gu",
+    "indicnlp:hi": "hi",
+    "spacy:blank-id+sentencizer": "id",
+    "pysbd:it": "it",
+    "spacy:blank-he+sentencizer": "iw",
+    "pysbd:ja": "ja",
+    "indicnlp:kn": "kn",
+    "spacy:blank-ko+sentencizer": "ko",
+    "indicnlp:ml": "ml",
+    "pysbd:nl": "nl",
+    "indicnlp:pa": "pa",
+    "pysbd:pl": "pl",
+    "spacy:blank-pt+sentencizer": "pt",
+    "spacy:blank-ro+sentencizer": "ro",
+    "pysbd:ru": "ru",
+    "indicnlp:ta": "ta",
+    "indicnlp:te": "te",
+    "pythainlp:crfcut": "th",
+    "spacy:blank-tr+sentencizer": "tr",
+    "urdu:ur": "ur",
+    "underthesea:vi": "vi",
+    "pysbd:zh": "zh",
+    "pysbd:en": "en",
 }
 
 
@@ -531,9 +633,7 @@ def test_a_squatted_pipeline_name_is_ignored(fresh_splitters, monkeypatch):
 
     loaded = _fake_trained_pipeline(monkeypatch, {"de_core_news_sm"})
     real_version = metadata.version
-    monkeypatch.setattr(
-        metadata, "version", lambda name: "999.9.9" if "core_news" in name else real_version(name)
-    )
+    monkeypatch.setattr(metadata, "version", lambda name: "999.9.9" if "core_news" in name else real_version(name))
     assert splitter_name("de") == "pysbd:de"
     split("Eins. Zwei.", "de")
     assert loaded == []
@@ -593,9 +693,7 @@ def test_first_use_in_a_fresh_process_downloads_nothing(tmp_path):
     env.update(HOME=str(home), HF_HUB_OFFLINE="1", XDG_CACHE_HOME=str(home / ".cache"))
     # The checkout under test, not whichever copy the venv installed.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CHECKOUT), env.get("PYTHONPATH")]))
-    result = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
-    )
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip() == "ok"
     assert list(home.iterdir()) == [], "a splitter wrote to the home directory"

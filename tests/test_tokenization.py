@@ -1,4 +1,4 @@
-"""The tokenizer analysis of MultiQ (xlcons.evaluators.tokenization, paper 004 Table 5).
+"""The tokenizer analysis of MultiQ (xlcons.evaluators.tokenization, Holtermann et al. 2024 Table 5).
 
 The main tokenizer is built here: a word-level vocabulary split on whitespace, so a prompt
 "▁hello 中 <0xE3>" is exactly those three tokens and every count below is known. One
@@ -20,7 +20,8 @@ from xlcons.evaluators.tokenization import (
     load_tokenizer,
     run_tokenization,
 )
-from xlcons.schemas import PROMPTS, TOKENIZATION
+from xlcons.evaluators.tokenization_tables import TOKENIZATION
+from xlcons.schemas import PROMPTS
 from xlcons.tables import read_table, write_table
 
 SUBWORDS = ["▁hello", "▁world", "▁how", "▁are", "▁you", "▁北京", "ab", "12"]
@@ -128,7 +129,9 @@ def test_smollm2_splits_english_into_subwords_and_chinese_into_bytes(smollm2, sh
 
     multiq = pl.read_csv(shared_data / "multiq" / "MultiQ.csv").filter(pl.col("language").is_in(["en", "zh-CN"]))
     by_lang = {lang: multiq.filter(pl.col("language") == lang)["prompt"].to_list() for lang in ("en", "zh-CN")}
-    english, chinese = analyse_tokenizer(smollm2, by_lang, dataset="multiq", model="smollm2", tokenizer_name="smollm2").to_pylist()
+    english, chinese = analyse_tokenizer(
+        smollm2, by_lang, dataset="multiq", model="smollm2", tokenizer_name="smollm2"
+    ).to_pylist()
     assert english["token_class"] == "subword" and len(english["top_tokens"]) == 20
     assert english["top_tokens"][:2] == ["Ġthe", "What"] and "?" not in english["top_tokens"]
     assert chinese["ascii_share"] > 0 and chinese["tokens_per_prompt"] > english["tokens_per_prompt"]
@@ -142,7 +145,11 @@ def test_smollm2_splits_english_into_subwords_and_chinese_into_bytes(smollm2, sh
 def test_a_language_of_subwords(tokenizer):
     [row] = analyse(
         tokenizer,
-        {"sub": prompts(("▁hello", 6), ("?", 9), ("▁world", 5), ("▁", 8), ("▁how", 4), ("<0x0A>", 3), ("中", 2), ("ab", 1))},
+        {
+            "sub": prompts(
+                ("▁hello", 6), ("?", 9), ("▁world", 5), ("▁", 8), ("▁how", 4), ("<0x0A>", 3), ("中", 2), ("ab", 1)
+            )
+        },
     )
     # noise (?, ▁, the newline byte) is dropped before the top 20 are taken
     assert row["top_tokens"] == ["▁hello", "▁world", "▁how", "中", "ab"]
@@ -157,10 +164,15 @@ def test_a_language_of_subwords(tokenizer):
 
 def test_only_the_20_most_used_count_and_ties_go_to_the_lower_id(tokenizer):
     # 25 single characters, the first 17 three times each, the other 7 once; then 3 subwords once
-    many = [(piece, 3) for piece in CHARACTERS[7:24]] + [(piece, 1) for piece in CHARACTERS[24:]] + [("▁hello", 1), ("▁world", 1), ("▁how", 1)]
+    many = (
+        [(piece, 3) for piece in CHARACTERS[7:24]]
+        + [(piece, 1) for piece in CHARACTERS[24:]]
+        + [("▁hello", 1), ("▁world", 1), ("▁how", 1)]
+    )
     [row] = analyse(tokenizer, {"chr": prompts(*many)})
     assert len(row["top_tokens"]) == 20
-    # the 17 frequent ones, then the three with one use and the lowest ids: ▁hello, ▁world, ▁how come first in the vocabulary
+    # the 17 frequent ones, then the three with one use and the lowest ids: ▁hello, ▁world, ▁how
+    # come first in the vocabulary
     assert row["top_tokens"] == CHARACTERS[7:24] + ["▁hello", "▁world", "▁how"]
     assert row["character_share"] == pytest.approx(17 / 20) and row["token_class"] == "character"
 
@@ -208,7 +220,15 @@ def test_run_tokenization_reads_prompts_and_writes_the_table(tokenizer, tmp_path
     files = []
     for lang, texts in {"sub": prompts(("▁hello", 3), ("▁world", 2)), "chr": prompts(("中", 3), ("的", 2))}.items():
         rows = [
-            {"dataset": "multiq", "item_id": f"q{index}", "lang": lang, "prompt": text, "category": None, "references": None, "source_lang": lang}
+            {
+                "dataset": "multiq",
+                "item_id": f"q{index}",
+                "lang": lang,
+                "prompt": text,
+                "category": None,
+                "references": None,
+                "source_lang": lang,
+            }
             for index, text in enumerate(texts)
         ]
         path = tmp_path / "prompts" / f"{lang}.parquet"

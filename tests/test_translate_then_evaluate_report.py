@@ -1,13 +1,13 @@
 """The Translate-then-Evaluate report (xlcons.reports.translate_then_evaluate) on a hand-made RESULTS table.
 
-Two models. ``llama-3.1-8b`` is one of paper 000's (published averages .32 / .45, and the
+Two models. ``llama-3.1-8b`` is one of Gupta et al. 2025's (published averages .32 / .45, and the
 published self-consistency row), trained on en de fr it pt hi es th (config/paper); ``my-model``
 is not, and its training languages are unknown.
 
 Information F per language (English is the reference and is never averaged):
     llama-3.1-8b: en 1.0 | fr .6  cs .4  sw .3 (Latin) | hi .3  ta .1 (Indic) | ar .2 (Perso-Arabic) | ja .5 (Other)
     my-model:     fr .8 | ja .6 | qq .4 (not in the registry: no script group, no family group)
-Families (paper 000's): Rom fr; Slav cs; Indo-Aryan hi; Dravidian ta; Other ar ja; sw and qq ungrouped.
+Families (Gupta et al. 2025's): Rom fr; Slav cs; Indo-Aryan hi; Dravidian ta; Other ar ja; sw and qq ungrouped.
 Empathy consistency: llama-3.1-8b fr .5, hi .4, sw .6; my-model has no empathy rows.
 Translationese F: llama-3.1-8b fr .95, hi .90, sw .80; my-model fr .90.
 """
@@ -33,15 +33,33 @@ INFORMATION = {
 EMPATHY = {LLAMA: {"fr": 0.5, "hi": 0.4, "sw": 0.6}}
 TRANSLATIONESE = {LLAMA: {"fr": 0.95, "hi": 0.90, "sw": 0.80}, MINE: {"fr": 0.90}}
 EVALUATIONS = [
-    {"kind": "tfidf", "mechanism": "ER", "train_on": "train+dev", "n_test": 600,
-     "test": {"n": 600, "accuracy": 0.80, "macro_f1": 0.75, "positive_f1": 0.70}},
+    {
+        "kind": "tfidf",
+        "mechanism": "ER",
+        "train_on": "train+dev",
+        "n_test": 600,
+        "test": {"n": 600, "accuracy": 0.80, "macro_f1": 0.75, "positive_f1": 0.70},
+    },
 ]
 
 
 def _row(dataset, evaluator, model, lang, metric, value, kind="mean"):
-    return {"dataset": dataset, "evaluator": evaluator, "model": model, "lang": lang, "metric": metric, "kind": kind,
-            "value": value, "ci_low": value - 0.1, "ci_high": value + 0.1, "n_items": 20, "n_excluded": 1,
-            "excluded_reasons": "refusal:1", "n_resamples": 1000, "ci_level": 0.95}
+    return {
+        "dataset": dataset,
+        "evaluator": evaluator,
+        "model": model,
+        "lang": lang,
+        "metric": metric,
+        "kind": kind,
+        "value": value,
+        "ci_low": value - 0.1,
+        "ci_high": value + 0.1,
+        "n_items": 20,
+        "n_excluded": 1,
+        "excluded_reasons": "refusal:1",
+        "n_resamples": 1000,
+        "ci_level": 0.95,
+    }
 
 
 def results() -> pl.DataFrame:
@@ -81,12 +99,18 @@ def markdown_rows(path) -> dict[str, dict[str, str]]:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("tte")
-    written = tte.write_report(results(), out, training_languages=TRAINING, classifier_evaluations=EVALUATIONS,
-                               table_formats=("csv", "markdown", "latex"), figure_formats=("png", "pdf"))
+    written = tte.write_report(
+        results(),
+        out,
+        training_languages=TRAINING,
+        classifier_evaluations=EVALUATIONS,
+        table_formats=("csv", "markdown", "latex"),
+        figure_formats=("png", "pdf"),
+    )
     return out, written
 
 
-# -- Averaged consistency (paper 000's main table) ---------------------------------------
+# -- Averaged consistency (Gupta et al. 2025's main table) ---------------------------------------
 
 
 def test_group_values_are_the_hand_computed_means():
@@ -172,12 +196,19 @@ def test_self_consistency_table_with_published_llama_row():
     table = tte.self_consistency_table(results())
     # our pivots plus the paper's, by script group then code
     assert table.columns == ["model", "source", "Avg", "cs", "es", "fr", "sw", "hi", "ml", "ta", "ar", "fa", "ja", "ru"]
-    assert table.select("model", "source").rows() == [(LLAMA, "ours"), (LLAMA, "published"), (LLAMA, "difference"), (MINE, "ours")]
+    assert table.select("model", "source").rows() == [
+        (LLAMA, "ours"),
+        (LLAMA, "published"),
+        (LLAMA, "difference"),
+        (MINE, "ours"),
+    ]
     ours = model_row(table, LLAMA, source="ours")
     assert ours["fr"] == pytest.approx(0.95) and ours["cs"] is None
     assert ours["Avg"] == pytest.approx((0.95 + 0.90 + 0.80) / 3)
     published = model_row(table, LLAMA, source="published")
-    assert {code: published[code] for code in ("ar", "cs", "fr", "hi", "ja", "ml", "fa", "ru", "es", "ta")} == tte.PUBLISHED_SELF_CONSISTENCY["Llama-3.1-8B"]
+    assert {
+        code: published[code] for code in ("ar", "cs", "fr", "hi", "ja", "ml", "fa", "ru", "es", "ta")
+    } == tte.PUBLISHED_SELF_CONSISTENCY["Llama-3.1-8B"]
     assert published["sw"] is None
     difference = model_row(table, LLAMA, source="difference")
     assert difference["fr"] == pytest.approx(0.02) and difference["hi"] == pytest.approx(-0.01)
@@ -200,7 +231,9 @@ def test_per_language_table(report):
     numbers = pl.read_csv(out / "per_language.csv")
     llama_fr = model_row(numbers, LLAMA, lang="fr")
     assert llama_fr["information_F"] == pytest.approx(0.6)
-    assert llama_fr["information_F_ci_low"] == pytest.approx(0.5) and llama_fr["information_F_ci_high"] == pytest.approx(0.7)
+    assert llama_fr["information_F_ci_low"] == pytest.approx(0.5) and llama_fr[
+        "information_F_ci_high"
+    ] == pytest.approx(0.7)
     assert llama_fr["information_F_n_items"] == 20 and llama_fr["empathy_consistency_n_excluded"] == 1
     assert llama_fr["empathy_consistency"] == pytest.approx(0.5)
     assert "en" not in numbers["lang"].to_list()
@@ -216,7 +249,11 @@ def test_classifier_table_beside_the_paper():
     table = tte.classifier_table(EVALUATIONS)
     assert table["mechanism"].to_list() == ["ER", "IP", "EX"]
     er = table.row(0, named=True)
-    assert er["accuracy"] == pytest.approx(80.0) and er["macro-F1"] == pytest.approx(75.0) and er["positive F1"] == pytest.approx(70.0)
+    assert (
+        er["accuracy"] == pytest.approx(80.0)
+        and er["macro-F1"] == pytest.approx(75.0)
+        and er["positive F1"] == pytest.approx(70.0)
+    )
     assert er["test pairs"] == 600
     assert (er["paper F1"], er["paper accuracy"]) == (86.1, 87.2)
     assert er["accuracy − paper"] == pytest.approx(-7.2)
@@ -229,7 +266,9 @@ def test_classifier_table_beside_the_paper():
 
 def test_report_outputs_are_exactly_the_files_written(report):
     out, written = report
-    expected = tte.report_outputs(out, [LLAMA, MINE], ("csv", "markdown", "latex"), ("png", "pdf"), translationese=True, classifiers=True)
+    expected = tte.report_outputs(
+        out, [LLAMA, MINE], ("csv", "markdown", "latex"), ("png", "pdf"), translationese=True, classifiers=True
+    )
     assert written == expected
     assert sorted(path for path in out.iterdir()) == sorted(expected)
     assert all(path.stat().st_size > 0 for path in expected)
@@ -245,9 +284,19 @@ def test_heatmaps_exist(report):
 
 def test_every_declared_file_is_written_without_data(tmp_path):
     empty = pl.from_arrow(RESULTS.empty_table())
-    written = tte.write_report(empty, tmp_path, training_languages={}, classifier_evaluations=[], table_formats=("csv", "markdown"),
-                               figure_formats=("png",), models=[LLAMA], translationese=True)
-    expected = tte.report_outputs(tmp_path, [LLAMA], ("csv", "markdown"), ("png",), translationese=True, classifiers=True)
+    written = tte.write_report(
+        empty,
+        tmp_path,
+        training_languages={},
+        classifier_evaluations=[],
+        table_formats=("csv", "markdown"),
+        figure_formats=("png",),
+        models=[LLAMA],
+        translationese=True,
+    )
+    expected = tte.report_outputs(
+        tmp_path, [LLAMA], ("csv", "markdown"), ("png",), translationese=True, classifiers=True
+    )
     assert written == expected
     assert all(path.is_file() and path.stat().st_size > 0 for path in expected)
     averaged = pl.read_csv(tmp_path / "averaged_consistency.csv")
@@ -256,9 +305,18 @@ def test_every_declared_file_is_written_without_data(tmp_path):
 
 def test_optional_parts_and_bad_formats(tmp_path):
     frame = results().filter(pl.col("evaluator") != "translationese")
-    written = tte.write_report(frame, tmp_path, training_languages=TRAINING, classifier_evaluations=None,
-                               table_formats=("markdown",), figure_formats=("pdf",), languages=["fr", "hi"])
-    assert written == tte.report_outputs(tmp_path, [LLAMA, MINE], ("markdown",), ("pdf",), translationese=False, classifiers=False)
+    written = tte.write_report(
+        frame,
+        tmp_path,
+        training_languages=TRAINING,
+        classifier_evaluations=None,
+        table_formats=("markdown",),
+        figure_formats=("pdf",),
+        languages=["fr", "hi"],
+    )
+    assert written == tte.report_outputs(
+        tmp_path, [LLAMA, MINE], ("markdown",), ("pdf",), translationese=False, classifiers=False
+    )
     rows = markdown_rows(tmp_path / "averaged_consistency.md")
     assert rows[LLAMA]["information Avg"] == "0.45"  # restricted to fr and hi
     with pytest.raises(ValueError, match="unknown output formats"):

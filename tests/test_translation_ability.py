@@ -1,4 +1,4 @@
-"""Translation ability (paper 001 §5): what of an answer is scored, chrF per direction at corpus
+"""Translation ability (Xing et al. 2024 §5): what of an answer is scored, chrF per direction at corpus
 level, per-language means, and their correlation with xSC/xAC, against hand-computed values."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 
 from builders import response_rows, write_flores_sample
 from xlcons.datasets.flores import load
+from xlcons.evaluators.knowledge.tables import KNOWLEDGE_PAIRS
 from xlcons.evaluators.translation_ability import (
     TRANSLATION_DIRECTIONS,
     TranslationAbilityError,
@@ -28,7 +29,7 @@ from xlcons.reports.translation_ability import (
     report_outputs,
     run_report,
 )
-from xlcons.schemas import KNOWLEDGE_PAIRS, PROMPTS
+from xlcons.schemas import PROMPTS
 from xlcons.tables import read_table, write_table
 
 
@@ -46,10 +47,23 @@ def test_the_first_line_is_scored_without_an_echoed_target_label(mode):
 def _items(rows):
     """An item table from (item_id, source, target, hypothesis, reference[, status])."""
     return pl.DataFrame(
-        [{"dataset": "flores", "model": "m", "item_id": item, "lang": source, "target": target,
-          "status": (rest[0] if rest else "ok"), "hypothesis": hypothesis, "reference": reference}
-         for item, source, target, hypothesis, reference, *rest in rows],
-        schema={name: pl.String for name in ("dataset", "model", "item_id", "lang", "target", "status", "hypothesis", "reference")},
+        [
+            {
+                "dataset": "flores",
+                "model": "m",
+                "item_id": item,
+                "lang": source,
+                "target": target,
+                "status": (rest[0] if rest else "ok"),
+                "hypothesis": hypothesis,
+                "reference": reference,
+            }
+            for item, source, target, hypothesis, reference, *rest in rows
+        ],
+        schema={
+            name: pl.String
+            for name in ("dataset", "model", "item_id", "lang", "target", "status", "hypothesis", "reference")
+        },
     )
 
 
@@ -66,9 +80,15 @@ def test_chrf_is_corpus_level_per_direction_not_the_mean_of_sentences():
 
 
 def test_a_failed_request_is_left_out_and_an_empty_answer_scores_zero():
-    items, directions = score_items(_items([
-        ("1:de", "en", "de", "abcd", "abcd"), ("2:de", "en", "de", None, "zzzz", "error"), ("3:de", "en", "de", "", "abcd", "empty"),
-    ]))
+    items, directions = score_items(
+        _items(
+            [
+                ("1:de", "en", "de", "abcd", "abcd"),
+                ("2:de", "en", "de", None, "zzzz", "error"),
+                ("3:de", "en", "de", "", "abcd", "empty"),
+            ]
+        )
+    )
     (row,) = directions.to_dicts()
     assert (row["n_items"], row["n_empty"], row["n_failed"]) == (2, 1, 1)
     # The empty answer adds 4 reference characters and nothing to the hypothesis: recall halves.
@@ -81,8 +101,14 @@ def test_a_prompt_too_long_for_the_model_is_left_out_and_named_among_the_exclusi
     """A prompt that did not fit the model's context is not scored, like a failed request, and
     the results say which of the two each unscored sentence was."""
     prompts = load(write_flores_sample(tmp_path / "flores"), ["en"], {"limit": 3}, run_languages=["en", "de"])
-    responses = response_rows([("1:de", "en", "Der Fluss ist früh zugefroren."), ("2:de", "en", None, "prompt_too_long"),
-                               ("3:de", "en", None, "error")], dataset="flores")
+    responses = response_rows(
+        [
+            ("1:de", "en", "Der Fluss ist früh zugefroren."),
+            ("2:de", "en", None, "prompt_too_long"),
+            ("3:de", "en", None, "error"),
+        ],
+        dataset="flores",
+    )
     items, directions = score_items(item_table(prompts, responses))
     assert items.select("item_id", "status").rows() == [("1:de", "ok"), ("2:de", "prompt_too_long"), ("3:de", "error")]
     assert items["chrf"].to_list()[1:] == [None, None]
@@ -95,11 +121,14 @@ def test_a_prompt_too_long_for_the_model_is_left_out_and_named_among_the_exclusi
 
 def test_answers_are_matched_to_their_prompts_and_failed_requests_marked(tmp_path):
     prompts = load(write_flores_sample(tmp_path / "flores"), ["en"], {"limit": 2}, run_languages=["en", "de"])
-    responses = response_rows([("1:de", "en", "German: Der Fluss ist früh zugefroren."), ("2:de", "en", "x", "error")],
-                              dataset="flores")
+    responses = response_rows(
+        [("1:de", "en", "German: Der Fluss ist früh zugefroren."), ("2:de", "en", "x", "error")], dataset="flores"
+    )
     table = item_table(prompts, responses)
     assert table.select("item_id", "target", "status", "hypothesis").rows() == [
-        ("1:de", "de", "ok", "Der Fluss ist früh zugefroren."), ("2:de", "de", "error", None)]
+        ("1:de", "de", "ok", "Der Fluss ist früh zugefroren."),
+        ("2:de", "de", "error", None),
+    ]
     with pytest.raises(TranslationAbilityError, match=r"no answer to prompt 2:de in en \(1 prompts unanswered\)"):
         item_table(prompts, response_rows([("1:de", "en", "x")], dataset="flores"))
     not_translation = pa.Table.from_pylist([{**prompts.to_pylist()[0], "category": None}], schema=PROMPTS)
@@ -110,16 +139,37 @@ def test_answers_are_matched_to_their_prompts_and_failed_requests_marked(tmp_pat
 def _directions(values):
     """TRANSLATION_DIRECTIONS rows from {(model, source, target): chrF}."""
     return pl.DataFrame(
-        [{"dataset": "flores", "model": model, "source": s, "target": t, "chrf": v, "chrf_pp": v / 2, "n_items": 10, "n_empty": 0, "n_failed": 1, "n_too_long": 0,
-          "n_changed": 0}
-         for (model, s, t), v in values.items()],
+        [
+            {
+                "dataset": "flores",
+                "model": model,
+                "source": s,
+                "target": t,
+                "chrf": v,
+                "chrf_pp": v / 2,
+                "n_items": 10,
+                "n_empty": 0,
+                "n_failed": 1,
+                "n_too_long": 0,
+                "n_changed": 0,
+            }
+            for (model, s, t), v in values.items()
+        ],
         schema=pl.from_arrow(TRANSLATION_DIRECTIONS.empty_table()).schema,
     )
 
 
 def test_a_languages_chrf_is_the_mean_of_its_directions_out_of_it_into_it_and_both():
-    frame = _directions({("m", "en", "de"): 60.0, ("m", "de", "en"): 40.0, ("m", "en", "zh"): 30.0, ("m", "zh", "en"): 10.0,
-                         ("m", "de", "zh"): 20.0, ("m", "zh", "de"): 0.0})
+    frame = _directions(
+        {
+            ("m", "en", "de"): 60.0,
+            ("m", "de", "en"): 40.0,
+            ("m", "en", "zh"): 30.0,
+            ("m", "zh", "en"): 10.0,
+            ("m", "de", "zh"): 20.0,
+            ("m", "zh", "de"): 0.0,
+        }
+    )
     means = {row["lang"]: row for row in language_means(frame).to_dicts()}
     assert means["en"]["chrF as source"] == pytest.approx(45.0) and means["en"]["chrF as target"] == pytest.approx(25.0)
     assert means["en"]["chrF"] == pytest.approx(35.0) and means["en"]["chrF++"] == pytest.approx(17.5)
@@ -150,19 +200,60 @@ def _pairs(model, metric, values):
     rows = []
     for (i, j), value in values.items():
         for a, b in ((i, j), (j, i)):
-            rows.append({"dataset": "makqa", "model": model, "variant": "few_shot", "metric": metric, "domain": "all",
-                         "lang_i": a, "lang_j": b, "value": value, "n_items": 5})
+            rows.append(
+                {
+                    "dataset": "makqa",
+                    "model": model,
+                    "variant": "few_shot",
+                    "metric": metric,
+                    "domain": "all",
+                    "lang_i": a,
+                    "lang_j": b,
+                    "value": value,
+                    "n_items": 5,
+                }
+            )
     return pl.from_arrow(pa.Table.from_pylist(rows, schema=KNOWLEDGE_PAIRS))
 
 
 def test_translation_chrf_is_correlated_with_each_languages_mean_consistency_within_and_across_models():
-    chrf = {("en", "de"): 60.0, ("de", "en"): 60.0, ("en", "zh"): 30.0, ("zh", "en"): 30.0, ("de", "zh"): 20.0, ("zh", "de"): 20.0,
-            ("en", "ja"): 25.0, ("ja", "en"): 25.0, ("de", "ja"): 15.0, ("ja", "de"): 15.0, ("zh", "ja"): 35.0, ("ja", "zh"): 35.0}
-    directions = pl.concat([_directions({(model, s, t): v * scale for (s, t), v in chrf.items()}) for model, scale in (("a", 1.0), ("b", 0.5), ("c", 0.8))])
-    pair_values = {("en", "de"): 0.9, ("en", "zh"): 0.5, ("de", "zh"): 0.4, ("en", "ja"): 0.6, ("de", "ja"): 0.3, ("zh", "ja"): None}
-    pairs = pl.concat([_pairs(model, "xAC", {k: (None if v is None else v * scale) for k, v in pair_values.items()})
-                       for model, scale in (("a", 1.0), ("b", 0.5), ("c", 0.7))])
-    per_language = {(row["model"], row["lang"]): row["consistency"] for row in consistency_by_language(pairs).to_dicts()}
+    chrf = {
+        ("en", "de"): 60.0,
+        ("de", "en"): 60.0,
+        ("en", "zh"): 30.0,
+        ("zh", "en"): 30.0,
+        ("de", "zh"): 20.0,
+        ("zh", "de"): 20.0,
+        ("en", "ja"): 25.0,
+        ("ja", "en"): 25.0,
+        ("de", "ja"): 15.0,
+        ("ja", "de"): 15.0,
+        ("zh", "ja"): 35.0,
+        ("ja", "zh"): 35.0,
+    }
+    directions = pl.concat(
+        [
+            _directions({(model, s, t): v * scale for (s, t), v in chrf.items()})
+            for model, scale in (("a", 1.0), ("b", 0.5), ("c", 0.8))
+        ]
+    )
+    pair_values = {
+        ("en", "de"): 0.9,
+        ("en", "zh"): 0.5,
+        ("de", "zh"): 0.4,
+        ("en", "ja"): 0.6,
+        ("de", "ja"): 0.3,
+        ("zh", "ja"): None,
+    }
+    pairs = pl.concat(
+        [
+            _pairs(model, "xAC", {k: (None if v is None else v * scale) for k, v in pair_values.items()})
+            for model, scale in (("a", 1.0), ("b", 0.5), ("c", 0.7))
+        ]
+    )
+    per_language = {
+        (row["model"], row["lang"]): row["consistency"] for row in consistency_by_language(pairs).to_dicts()
+    }
     assert per_language[("a", "zh")] == pytest.approx((0.5 + 0.4 + 0.0) / 3), "an undefined pair counts as 0, as in xAC"
     rows = {(row["scope"], row["model"], row["consistency"]): row for row in correlations(directions, pairs).to_dicts()}
     # Model a per language: chrF en 38.33, de 31.67, zh 28.33, ja 25; xAC en 0.667, de 0.533, zh 0.3, ja 0.3.
@@ -175,16 +266,32 @@ def test_translation_chrf_is_correlated_with_each_languages_mean_consistency_wit
 
 
 def test_the_report_writes_its_tables_and_figures_with_and_without_makqa(tmp_path):
-    directions = _directions({("m", "en", "de"): 50.0, ("m", "de", "en"): 40.0, ("m", "en", "zh"): 20.0, ("m", "zh", "en"): 10.0,
-                              ("m", "de", "zh"): 5.0, ("m", "zh", "de"): 1.0})
+    directions = _directions(
+        {
+            ("m", "en", "de"): 50.0,
+            ("m", "de", "en"): 40.0,
+            ("m", "en", "zh"): 20.0,
+            ("m", "zh", "en"): 10.0,
+            ("m", "de", "zh"): 5.0,
+            ("m", "zh", "de"): 1.0,
+        }
+    )
     direction_file = write_table(directions.to_arrow(), tmp_path / "directions.parquet", TRANSLATION_DIRECTIONS)
-    pairs = pl.concat([_pairs("m", "xSC", {("en", "de"): 0.8, ("en", "zh"): 0.5, ("de", "zh"): 0.4}),
-                       _pairs("m", "xAC", {("en", "de"): 0.6, ("en", "zh"): 0.3, ("de", "zh"): 0.2})])
+    pairs = pl.concat(
+        [
+            _pairs("m", "xSC", {("en", "de"): 0.8, ("en", "zh"): 0.5, ("de", "zh"): 0.4}),
+            _pairs("m", "xAC", {("en", "de"): 0.6, ("en", "zh"): 0.3, ("de", "zh"): 0.2}),
+        ]
+    )
     pair_file = write_table(pairs.to_arrow(), tmp_path / "pairs.parquet", KNOWLEDGE_PAIRS)
     alone = run_report([direction_file], [], tmp_path / "alone", table_formats=["csv"], figure_formats=["png"])
-    assert sorted(p.name for p in alone) == sorted(p.name for p in report_outputs(tmp_path / "alone", ["m"], ["csv"], ["png"]))
+    assert sorted(p.name for p in alone) == sorted(
+        p.name for p in report_outputs(tmp_path / "alone", ["m"], ["csv"], ["png"])
+    )
     both = run_report([direction_file], [pair_file], tmp_path / "both", table_formats=["csv"], figure_formats=["png"])
-    assert sorted(p.name for p in both) == sorted(p.name for p in report_outputs(tmp_path / "both", ["m"], ["csv"], ["png"], consistency=True))
+    assert sorted(p.name for p in both) == sorted(
+        p.name for p in report_outputs(tmp_path / "both", ["m"], ["csv"], ["png"], consistency=True)
+    )
     table = pl.read_csv(tmp_path / "both" / "translation_vs_consistency.csv")
     within = table.filter((pl.col("scope") == "languages") & (pl.col("consistency") == "xAC")).row(0, named=True)
     assert within["spearman"] == pytest.approx(1.0), "en > de > zh in both"
@@ -195,14 +302,20 @@ def test_the_job_writes_both_tables(tmp_path):
     prompts = load(write_flores_sample(tmp_path / "flores"), ["en", "de"], {"limit": 2}, run_languages=["en", "de"])
     prompt_file = write_table(prompts, tmp_path / "prompts.parquet", PROMPTS)
     sentences = {row["item_id"] + row["lang"]: row["references"][0] for row in prompts.to_pylist()}
-    responses = response_rows([(row["item_id"], row["lang"], sentences[row["item_id"] + row["lang"]]) for row in prompts.to_pylist()], dataset="flores")
+    responses = response_rows(
+        [(row["item_id"], row["lang"], sentences[row["item_id"] + row["lang"]]) for row in prompts.to_pylist()],
+        dataset="flores",
+    )
     response_file = tmp_path / "responses.parquet"
     import pyarrow.parquet as pq
 
     pq.write_table(responses, response_file)
     run_translation_ability([prompt_file], [response_file], tmp_path / "items.parquet", tmp_path / "directions.parquet")
     directions = read_table(tmp_path / "directions.parquet", TRANSLATION_DIRECTIONS).to_pylist()
-    assert [(row["source"], row["target"], row["chrf"], row["n_items"]) for row in directions] == [("en", "de", 100.0, 2), ("de", "en", 100.0, 2)]
+    assert [(row["source"], row["target"], row["chrf"], row["n_items"]) for row in directions] == [
+        ("en", "de", 100.0, 2),
+        ("de", "en", 100.0, 2),
+    ]
     assert not any(math.isnan(row["chrf_pp"]) for row in directions)
 
 
@@ -215,22 +328,48 @@ def test_an_undefined_xsc_pair_is_left_out_of_the_means_as_the_metric_leaves_it_
     from xlcons.evaluators.knowledge.metrics import mean_over_pairs
 
     languages = ["en", "de", "zh", "ja"]
-    values = {("en", "de"): 0.9, ("en", "zh"): 0.6, ("en", "ja"): 0.7, ("de", "zh"): 0.5, ("de", "ja"): 0.4, ("zh", "ja"): None}
+    values = {
+        ("en", "de"): 0.9,
+        ("en", "zh"): 0.6,
+        ("en", "ja"): 0.7,
+        ("de", "zh"): 0.5,
+        ("de", "ja"): 0.4,
+        ("zh", "ja"): None,
+    }
     matrix = np.full((4, 4), np.nan)
     for (i, j), value in values.items():
-        matrix[languages.index(i), languages.index(j)] = matrix[languages.index(j), languages.index(i)] = np.nan if value is None else value
+        matrix[languages.index(i), languages.index(j)] = matrix[languages.index(j), languages.index(i)] = (
+            np.nan if value is None else value
+        )
     assert mean_over_pairs(matrix, nan_as_zero=False) == pytest.approx(0.62), "the metric's xSC"
-    pairs = pl.concat([_pairs("a", "xSC", {pair: 0.55 for pair in values}), _pairs("b", "xSC", values),
-                       _pairs("c", "xSC", {pair: 0.7 for pair in values}),
-                       _pairs("b", "xAC", {pair: (None if value is None else value / 2) for pair, value in values.items()})])
-    per_language = {(row["model"], row["metric"], row["lang"]): row["consistency"] for row in consistency_by_language(pairs).to_dicts()}
+    pairs = pl.concat(
+        [
+            _pairs("a", "xSC", {pair: 0.55 for pair in values}),
+            _pairs("b", "xSC", values),
+            _pairs("c", "xSC", {pair: 0.7 for pair in values}),
+            _pairs("b", "xAC", {pair: (None if value is None else value / 2) for pair, value in values.items()}),
+        ]
+    )
+    per_language = {
+        (row["model"], row["metric"], row["lang"]): row["consistency"]
+        for row in consistency_by_language(pairs).to_dicts()
+    }
     assert per_language[("b", "xSC", "zh")] == pytest.approx((0.6 + 0.5) / 2), "the undefined pair left out"
     assert per_language[("b", "xSC", "en")] == pytest.approx((0.9 + 0.6 + 0.7) / 3)
-    assert per_language[("b", "xAC", "zh")] == pytest.approx((0.3 + 0.25 + 0.0) / 3), "xAC: an undefined pair counts 0, as in the metric"
+    assert per_language[("b", "xAC", "zh")] == pytest.approx((0.3 + 0.25 + 0.0) / 3), (
+        "xAC: an undefined pair counts 0, as in the metric"
+    )
     # Across models: mean chrF 10, 20, 30 against overall xSC 0.55, 0.62, 0.70 (0.517 for b if
     # the undefined pair counted 0, and the order would break: Spearman 0.5 instead of 1).
     chrf = {(s, t): 1.0 for s in languages for t in languages if s != t}
-    directions = pl.concat([_directions({(model, s, t): v * scale for (s, t), v in chrf.items()}) for model, scale in (("a", 10.0), ("b", 20.0), ("c", 30.0))])
-    across = {row["consistency"]: row for row in correlations(directions, pairs).to_dicts() if row["scope"] == "models"}["xSC"]
+    directions = pl.concat(
+        [
+            _directions({(model, s, t): v * scale for (s, t), v in chrf.items()})
+            for model, scale in (("a", 10.0), ("b", 20.0), ("c", 30.0))
+        ]
+    )
+    across = {
+        row["consistency"]: row for row in correlations(directions, pairs).to_dicts() if row["scope"] == "models"
+    }["xSC"]
     assert across["n"] == 3 and across["spearman"] == pytest.approx(1.0)
     assert across["pearson"] == pytest.approx(np.corrcoef([10, 20, 30], [0.55, 0.62, 0.70])[0, 1])

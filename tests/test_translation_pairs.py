@@ -1,4 +1,4 @@
-"""FLORES answers extracted fairly, and paper 001's Figure 2 pair by pair: the answers the
+"""FLORES answers extracted fairly, and Xing et al. 2024's Figure 2 pair by pair: the answers the
 extraction changed, counted per direction and model; each direction's chrF against the xSC /
 xAC of its language pair, correlated; against hand-computed values."""
 
@@ -15,6 +15,7 @@ from sacrebleu.metrics import CHRF
 
 from builders import response_rows, write_flores_sample
 from xlcons.datasets.flores import load
+from xlcons.evaluators.knowledge.tables import KNOWLEDGE_PAIRS
 from xlcons.evaluators.translation_ability import (
     TRANSLATION_DIRECTIONS,
     TRANSLATION_ITEMS,
@@ -23,7 +24,7 @@ from xlcons.evaluators.translation_ability import (
     score_items,
 )
 from xlcons.reports.translation_ability import correlations, models_table, pair_cells, report_outputs, run_report
-from xlcons.schemas import KNOWLEDGE_PAIRS, PROMPTS
+from xlcons.schemas import PROMPTS
 from xlcons.tables import read_table, write_table
 
 REFERENCE = "Das Museum, das 1998 eröffnet wurde, zieht jedes Jahr mehr als zwei Millionen Besucher an."
@@ -31,8 +32,10 @@ REFERENCE = "Das Museum, das 1998 eröffnet wurde, zieht jedes Jahr mehr als zwe
 
 def _prompts(tmp_path, sentence=REFERENCE):
     """Prompts en -> de of a FLORES sample whose German line 1 is `sentence`."""
-    sample = {"eng_Latn": ["The museum, which opened in 1998, attracts more than two million visitors every year.", "Two."],
-              "deu_Latn": [sentence, "Zwei."]}
+    sample = {
+        "eng_Latn": ["The museum, which opened in 1998, attracts more than two million visitors every year.", "Two."],
+        "deu_Latn": [sentence, "Zwei."],
+    }
     return load(write_flores_sample(tmp_path / "flores", sample), ["en"], {"limit": 2}, run_languages=["en", "de"])
 
 
@@ -41,11 +44,26 @@ def test_the_findings_two_chat_answers_score_as_the_translation_they_hold(tmp_pa
     `first_line` scored the preamble (chrF 12.3 here) and the empty label (0, `empty`); the
     default extraction scores the translation itself: 100."""
     prompts = _prompts(tmp_path)
-    answers = {"preamble": f"Sure! Here is the translation of the sentence into German:\n\n{REFERENCE}", "label": f"German:\n{REFERENCE}"}
+    answers = {
+        "preamble": f"Sure! Here is the translation of the sentence into German:\n\n{REFERENCE}",
+        "label": f"German:\n{REFERENCE}",
+    }
     chrf = CHRF()
-    for mode, expected in (("answer", {"preamble": (100.0, "ok"), "label": (100.0, "ok")}),
-                           ("first_line", {"preamble": (chrf.sentence_score("Sure! Here is the translation of the sentence into German:",
-                                                                            [REFERENCE]).score, "ok"), "label": (0.0, "empty")})):
+    for mode, expected in (
+        ("answer", {"preamble": (100.0, "ok"), "label": (100.0, "ok")}),
+        (
+            "first_line",
+            {
+                "preamble": (
+                    chrf.sentence_score(
+                        "Sure! Here is the translation of the sentence into German:", [REFERENCE]
+                    ).score,
+                    "ok",
+                ),
+                "label": (0.0, "empty"),
+            },
+        ),
+    ):
         for name, answer in answers.items():
             responses = response_rows([("1:de", "en", answer), ("2:de", "en", "Zwei.")], dataset="flores")
             items, _ = score_items(item_table(prompts, responses, mode))
@@ -59,15 +77,22 @@ def test_the_findings_two_chat_answers_score_as_the_translation_they_hold(tmp_pa
 
 def test_each_answer_says_whether_the_extraction_changed_it_and_directions_count_them(tmp_path):
     prompts = load(write_flores_sample(tmp_path / "flores"), ["en"], {"limit": 2}, run_languages=["en", "de", "zh"])
-    responses = response_rows([
-        ("1:de", "en", "Here is the translation:\n\n„Der Fluss ist früh zugefroren.“"),  # changed
-        ("2:de", "en", "  Plain translation.  \n"),  # only surrounding space: not changed
-        ("1:zh", "en", "x", "error"),  # failed: neither
-        ("2:zh", "en", "No answer", "empty"),  # the stage's empty answer: neither
-    ], dataset="flores")
+    responses = response_rows(
+        [
+            ("1:de", "en", "Here is the translation:\n\n„Der Fluss ist früh zugefroren.“"),  # changed
+            ("2:de", "en", "  Plain translation.  \n"),  # only surrounding space: not changed
+            ("1:zh", "en", "x", "error"),  # failed: neither
+            ("2:zh", "en", "No answer", "empty"),  # the stage's empty answer: neither
+        ],
+        dataset="flores",
+    )
     items, directions = score_items(item_table(prompts, responses))
     assert items.select("item_id", "target", "status", "changed").rows() == [
-        ("1:de", "de", "ok", True), ("2:de", "de", "ok", False), ("1:zh", "zh", "error", None), ("2:zh", "zh", "empty", None)]
+        ("1:de", "de", "ok", True),
+        ("2:de", "de", "ok", False),
+        ("1:zh", "zh", "error", None),
+        ("2:zh", "zh", "empty", None),
+    ]
     counts = {row["target"]: (row["n_items"], row["n_changed"]) for row in directions.to_dicts()}
     assert counts == {"de": (2, 1), "zh": (1, 0)}
     assert items.columns == [field.name for field in TRANSLATION_ITEMS]
@@ -75,28 +100,56 @@ def test_each_answer_says_whether_the_extraction_changed_it_and_directions_count
 
 def test_the_models_table_gives_each_models_share_of_changed_answers():
     directions = pl.DataFrame(
-        [{"dataset": "flores", "model": model, "source": s, "target": t, "chrf": chrf, "chrf_pp": chrf / 2, "n_items": n,
-          "n_empty": empty, "n_failed": failed, "n_too_long": 0, "n_changed": changed}
-         for model, s, t, chrf, n, empty, failed, changed in [
-             ("chat", "en", "de", 60.0, 10, 1, 0, 9), ("chat", "de", "en", 40.0, 10, 0, 2, 6),
-             ("base", "en", "de", 30.0, 10, 0, 0, 1), ("base", "de", "en", 20.0, 0, 0, 10, 0)]],
+        [
+            {
+                "dataset": "flores",
+                "model": model,
+                "source": s,
+                "target": t,
+                "chrf": chrf,
+                "chrf_pp": chrf / 2,
+                "n_items": n,
+                "n_empty": empty,
+                "n_failed": failed,
+                "n_too_long": 0,
+                "n_changed": changed,
+            }
+            for model, s, t, chrf, n, empty, failed, changed in [
+                ("chat", "en", "de", 60.0, 10, 1, 0, 9),
+                ("chat", "de", "en", 40.0, 10, 0, 2, 6),
+                ("base", "en", "de", 30.0, 10, 0, 0, 1),
+                ("base", "de", "en", 20.0, 0, 0, 10, 0),
+            ]
+        ],
         schema=pl.from_arrow(TRANSLATION_DIRECTIONS.empty_table()).schema,
     )
     rows = {row["model"]: row for row in models_table(directions).to_dicts()}
     # chat: (9 + 6) of 20 scored answers; base: 1 of 10 (its second direction failed entirely).
     assert rows["chat"]["changed"] == pytest.approx(0.75) and rows["base"]["changed"] == pytest.approx(0.1)
-    assert (rows["chat"]["chrF"], rows["chat"]["sentences"], rows["chat"]["empty"], rows["chat"]["failed"]) == (50.0, 20, 1, 2)
+    assert (rows["chat"]["chrF"], rows["chat"]["sentences"], rows["chat"]["empty"], rows["chat"]["failed"]) == (
+        50.0,
+        20,
+        1,
+        2,
+    )
     assert rows["base"]["chrF"] == pytest.approx(25.0) and rows["base"]["directions"] == 2
 
 
 def test_the_job_writes_the_changed_flag_and_count(tmp_path):
     prompts = _prompts(tmp_path)
     prompt_file = write_table(prompts, tmp_path / "prompts.parquet", PROMPTS)
-    pq.write_table(response_rows([("1:de", "en", f"Deutsch:\n{REFERENCE}"), ("2:de", "en", "Zwei.")], dataset="flores"),
-                   tmp_path / "responses.parquet")
-    run_translation_ability([prompt_file], [tmp_path / "responses.parquet"], tmp_path / "items.parquet", tmp_path / "directions.parquet")
+    pq.write_table(
+        response_rows([("1:de", "en", f"Deutsch:\n{REFERENCE}"), ("2:de", "en", "Zwei.")], dataset="flores"),
+        tmp_path / "responses.parquet",
+    )
+    run_translation_ability(
+        [prompt_file], [tmp_path / "responses.parquet"], tmp_path / "items.parquet", tmp_path / "directions.parquet"
+    )
     items = read_table(tmp_path / "items.parquet", TRANSLATION_ITEMS).to_pylist()
-    assert [(row["hypothesis"], row["changed"], row["chrf"]) for row in items] == [(REFERENCE, True, 100.0), ("Zwei.", False, 100.0)]
+    assert [(row["hypothesis"], row["changed"], row["chrf"]) for row in items] == [
+        (REFERENCE, True, 100.0),
+        ("Zwei.", False, 100.0),
+    ]
     (direction,) = read_table(tmp_path / "directions.parquet", TRANSLATION_DIRECTIONS).to_pylist()
     assert (direction["chrf"], direction["n_changed"]) == (100.0, 1)
 
@@ -104,14 +157,35 @@ def test_the_job_writes_the_changed_flag_and_count(tmp_path):
 # -- Figure 2, pair by pair ----------------------------------------------------------------
 # Four languages, 12 directions, 6 pairs. Each pair's directions are its mean chrF +- 3, so
 # the pair means are 10, 20, ..., 60; xSC rises with them but for de-fr / en-fr, swapped.
-PAIR_MEANS = {("fr", "zh"): 10.0, ("de", "zh"): 20.0, ("en", "zh"): 30.0, ("de", "fr"): 40.0, ("en", "fr"): 50.0, ("de", "en"): 60.0}
+PAIR_MEANS = {
+    ("fr", "zh"): 10.0,
+    ("de", "zh"): 20.0,
+    ("en", "zh"): 30.0,
+    ("de", "fr"): 40.0,
+    ("en", "fr"): 50.0,
+    ("de", "en"): 60.0,
+}
 XSC = {("fr", "zh"): 0.3, ("de", "zh"): 0.4, ("en", "zh"): 0.5, ("de", "fr"): 0.8, ("en", "fr"): 0.7, ("de", "en"): 0.9}
 
 
 def _directions(chrf):
     return pl.DataFrame(
-        [{"dataset": "flores", "model": model, "source": s, "target": t, "chrf": v, "chrf_pp": v, "n_items": 5, "n_empty": 0,
-          "n_failed": 0, "n_too_long": 0, "n_changed": 0} for (model, s, t), v in chrf.items()],
+        [
+            {
+                "dataset": "flores",
+                "model": model,
+                "source": s,
+                "target": t,
+                "chrf": v,
+                "chrf_pp": v,
+                "n_items": 5,
+                "n_empty": 0,
+                "n_failed": 0,
+                "n_too_long": 0,
+                "n_changed": 0,
+            }
+            for (model, s, t), v in chrf.items()
+        ],
         schema=pl.from_arrow(TRANSLATION_DIRECTIONS.empty_table()).schema,
     )
 
@@ -129,8 +203,19 @@ def _pairs(model, metric, values, reverse=None):
     rows = []
     for (i, j), value in values.items():
         for a, b, v in ((i, j, value), (j, i, (reverse or {}).get((i, j), value))):
-            rows.append({"dataset": "makqa", "model": model, "variant": "few_shot", "metric": metric, "domain": "all",
-                         "lang_i": a, "lang_j": b, "value": v, "n_items": 5})
+            rows.append(
+                {
+                    "dataset": "makqa",
+                    "model": model,
+                    "variant": "few_shot",
+                    "metric": metric,
+                    "domain": "all",
+                    "lang_i": a,
+                    "lang_j": b,
+                    "value": v,
+                    "n_items": 5,
+                }
+            )
     return pl.from_arrow(pa.Table.from_pylist(rows, schema=KNOWLEDGE_PAIRS))
 
 
@@ -150,13 +235,20 @@ def test_each_direction_meets_the_consistency_of_its_language_pair():
 
 
 def test_direction_and_pair_correlations_against_hand_computed_values():
-    rows = {(row["scope"], row["consistency"]): row for row in correlations(_tiny_directions(), _pairs("m", "xSC", XSC)).to_dicts()}
+    rows = {
+        (row["scope"], row["consistency"]): row
+        for row in correlations(_tiny_directions(), _pairs("m", "xSC", XSC)).to_dicts()
+    }
     pairs, directions = rows[("pairs", "xSC")], rows[("directions", "xSC")]
     # Pairs (6 points): chrF means 10..60 against xSC .3 .4 .5 .8 .7 .9. Ranks differ only at
     # de-fr / en-fr (d = +-1): rho = 1 - 6 * 2 / (6 * 35) = 0.942857. Pearson: centred chrF
     # -25 -15 -5 5 15 25, centred xSC -.3 -.2 -.1 .2 .1 .3; sum of products 21, squares 1750
     # and 0.28: r = 21 / sqrt(490) = 0.948683.
-    assert pairs["n"] == 6 and pairs["spearman"] == pytest.approx(1 - 12 / 210) and pairs["pearson"] == pytest.approx(21 / math.sqrt(490))
+    assert (
+        pairs["n"] == 6
+        and pairs["spearman"] == pytest.approx(1 - 12 / 210)
+        and pairs["pearson"] == pytest.approx(21 / math.sqrt(490))
+    )
     # Directions (12 points, each pair's value twice): the +-3 cancels in the products, sum 2 * 21
     # = 42; chrF squares 2 * 1750 + 12 * 9 = 3608, xSC squares 0.56: r = 42 / sqrt(2020.48).
     # Ranks: chrF 1..12 (centred squares 143), xSC tied in twos (average ranks 1.5, 3.5, ...,
@@ -181,7 +273,11 @@ def test_a_model_without_consistency_scores_gets_no_pair_rows():
 
 def test_the_report_writes_the_models_and_pairs_tables_and_the_pair_figure(tmp_path):
     direction_file = write_table(_tiny_directions().to_arrow(), tmp_path / "directions.parquet", TRANSLATION_DIRECTIONS)
-    pair_file = write_table(pl.concat([_pairs("m", "xSC", XSC), _pairs("m", "xAC", XSC)]).to_arrow(), tmp_path / "pairs.parquet", KNOWLEDGE_PAIRS)
+    pair_file = write_table(
+        pl.concat([_pairs("m", "xSC", XSC), _pairs("m", "xAC", XSC)]).to_arrow(),
+        tmp_path / "pairs.parquet",
+        KNOWLEDGE_PAIRS,
+    )
     written = run_report([direction_file], [pair_file], tmp_path / "out", table_formats=["csv"], figure_formats=["png"])
     names = {path.name for path in written}
     assert {"translation_models.csv", "translation_pairs.csv", "figure2_pairs_vs_consistency.png"} <= names
@@ -193,4 +289,6 @@ def test_the_report_writes_the_models_and_pairs_tables_and_the_pair_figure(tmp_p
     models = pl.read_csv(tmp_path / "out" / "translation_models.csv").row(0, named=True)
     assert models["changed"] == 0.0 and models["directions"] == 12
     alone = run_report([direction_file], [], tmp_path / "alone", table_formats=["csv"], figure_formats=["png"])
-    assert "translation_models.csv" in {path.name for path in alone} and "translation_pairs.csv" not in {path.name for path in alone}
+    assert "translation_models.csv" in {path.name for path in alone} and "translation_pairs.csv" not in {
+        path.name for path in alone
+    }

@@ -54,24 +54,60 @@ class FakeIdentifier:
 
 def qe_frame(values):
     """TRANSLATION_QE frame from {(item_id, lang): [(qe, copy, off_target), ...]}."""
-    return pl.from_arrow(pa.Table.from_pylist(
-        [{"dataset": "information", "model": "m", "item_id": item, "lang": lang, "sentence_index": index, "source_lang": lang,
-          "qe": qe, "qe_backend": "embedding", "qe_model": "x", "copy": copy, "off_target": off}
-         for (item, lang), rows in values.items() for index, (qe, copy, off) in enumerate(rows)], schema=TRANSLATION_QE))
+    return pl.from_arrow(
+        pa.Table.from_pylist(
+            [
+                {
+                    "dataset": "information",
+                    "model": "m",
+                    "item_id": item,
+                    "lang": lang,
+                    "sentence_index": index,
+                    "source_lang": lang,
+                    "qe": qe,
+                    "qe_backend": "embedding",
+                    "qe_model": "x",
+                    "copy": copy,
+                    "off_target": off,
+                }
+                for (item, lang), rows in values.items()
+                for index, (qe, copy, off) in enumerate(rows)
+            ],
+            schema=TRANSLATION_QE,
+        )
+    )
 
 
 def paths_frame(values):
     """(dataset, model, item_id, lang, translation_path) rows from {(item_id, lang): path}."""
-    return pl.DataFrame([{"dataset": "information", "model": "m", "item_id": item, "lang": lang, "translation_path": path}
-                         for (item, lang), path in values.items()])
+    return pl.DataFrame(
+        [
+            {"dataset": "information", "model": "m", "item_id": item, "lang": lang, "translation_path": path}
+            for (item, lang), path in values.items()
+        ]
+    )
 
 
 def scores(rows):
     """information ITEM_SCORES rows from (item_id, lang, metric, value[, status])."""
-    return pl.from_arrow(pa.Table.from_pylist(
-        [{"dataset": "information", "evaluator": "information", "model": "m", "item_id": item, "lang": lang, "metric": metric,
-          "value": value if not status else None, "status": status[0] if status else "ok"}
-         for item, lang, metric, value, *status in rows], schema=ITEM_SCORES))
+    return pl.from_arrow(
+        pa.Table.from_pylist(
+            [
+                {
+                    "dataset": "information",
+                    "evaluator": "information",
+                    "model": "m",
+                    "item_id": item,
+                    "lang": lang,
+                    "metric": metric,
+                    "value": value if not status else None,
+                    "status": status[0] if status else "ok",
+                }
+                for item, lang, metric, value, *status in rows
+            ],
+            schema=ITEM_SCORES,
+        )
+    )
 
 
 def by_item(rows: pl.DataFrame) -> dict:
@@ -83,32 +119,54 @@ def by_item(rows: pl.DataFrame) -> dict:
 
 def test_normalisation_folds_case_width_and_runs_of_space_and_punctuation():
     assert normalise("  Hallo,   WELT!! ") == "hallo welt"
-    assert normalise("Ｇｕｔｅｎ　Ｔａｇ。") == "guten tag", "NFKC: full-width letters and space, the ideographic full stop"
-    assert normalise("Straße — „gut“ (1452–1519)") == "strasse gut 1452 1519", "casefold ß; dashes and quotes are punctuation"
+    assert normalise("Ｇｕｔｅｎ　Ｔａｇ。") == "guten tag", (
+        "NFKC: full-width letters and space, the ideographic full stop"
+    )
+    assert normalise("Straße — „gut“ (1452–1519)") == "strasse gut 1452 1519", (
+        "casefold ß; dashes and quotes are punctuation"
+    )
     assert normalise("x+y = 3") == "x+y = 3", "symbols are kept"
 
 
-@pytest.mark.parametrize(("text", "letters", "needs"), [
-    ("Das ist ein guter Plan.", 18, True),
-    ("Ich weiß es nicht.", 14, True),
-    ("这是一个非常好的计划。", 20, True),  # 10 wide letters count two each
-    ("Nein, danke.", 9, False),  # too short to need a language
-    ("Albert Einstein.", 14, False),  # names: no long word in lower case
-    ("Leonardo da Vinci (1452–1519).", 15, False),
-    ("Goethe, Schiller, Heine.", 19, False),
-    ("https://example.org/a/very/long/path", 0, False),  # not prose
-    ("1. 2. 3.", 0, False),
-    ("Der Hund bellt laut.", 16, True),
-])
+@pytest.mark.parametrize(
+    ("text", "letters", "needs"),
+    [
+        ("Das ist ein guter Plan.", 18, True),
+        ("Ich weiß es nicht.", 14, True),
+        ("这是一个非常好的计划。", 20, True),  # 10 wide letters count two each
+        ("Nein, danke.", 9, False),  # too short to need a language
+        ("Albert Einstein.", 14, False),  # names: no long word in lower case
+        ("Leonardo da Vinci (1452–1519).", 15, False),
+        ("Goethe, Schiller, Heine.", 19, False),
+        ("https://example.org/a/very/long/path", 0, False),  # not prose
+        ("1. 2. 3.", 0, False),
+        ("Der Hund bellt laut.", 16, True),
+    ],
+)
 def test_which_text_needs_a_language(text, letters, needs):
     assert letter_count(text) == letters and needs_language(text) is needs
 
 
 def test_a_copy_is_a_non_english_source_given_back_and_off_target_is_a_confident_non_english_label():
-    identifier = FakeIdentifier({GERMAN: ("de", 0.99), GERMAN.lower() + " !": ("de", 0.9), FRENCH: ("fr", 0.5), "Le chat dort sur le canapé.": ("fr", 0.49),
-                                 ENGLISH: ("en", 0.9)})
+    identifier = FakeIdentifier(
+        {
+            GERMAN: ("de", 0.99),
+            GERMAN.lower() + " !": ("de", 0.9),
+            FRENCH: ("fr", 0.5),
+            "Le chat dort sur le canapé.": ("fr", 0.49),
+            ENGLISH: ("en", 0.9),
+        }
+    )
     sources = [GERMAN, GERMAN, GERMAN, ENGLISH, "Albert Einstein.", GERMAN, "Ein Satz."]
-    translations = [GERMAN.lower() + " !", FRENCH, "Le chat dort sur le canapé.", ENGLISH, "Albert Einstein.", GERMAN, "Ein Satz."]
+    translations = [
+        GERMAN.lower() + " !",
+        FRENCH,
+        "Le chat dort sur le canapé.",
+        ENGLISH,
+        "Albert Einstein.",
+        GERMAN,
+        "Ein Satz.",
+    ]
     langs = ["de", "de", "de", "de", "de", "en", "de"]
     checks = check_sentences(sources, translations, langs, identifier)
     assert [check.copy for check in checks] == [True, False, False, False, False, False, False]
@@ -118,7 +176,9 @@ def test_a_copy_is_a_non_english_source_given_back_and_off_target_is_a_confident
     assert checks[4].lid_label is None and checks[6].lid_label is None, "names and short sentences are not identified"
     assert checks[3].lid_label == "en"
     # Each distinct text asked once: the translations that need a language, then the copied source.
-    assert [sorted(batch) for batch in identifier.asked] == [sorted({GERMAN.lower() + " !", FRENCH, "Le chat dort sur le canapé.", ENGLISH, GERMAN})]
+    assert [sorted(batch) for batch in identifier.asked] == [
+        sorted({GERMAN.lower() + " !", FRENCH, "Le chat dort sur le canapé.", ENGLISH, GERMAN})
+    ]
     # Without language ID: copies by the rule alone (an English source language is excused), nothing off target.
     alone = check_sentences(sources, translations, langs)
     assert [check.copy for check in alone] == [True, False, False, True, False, False, False]
@@ -131,14 +191,20 @@ def test_a_copied_sentence_scores_one_with_the_embedding_backend_yet_its_item_fa
 
     # Item 1: NLLB gave the German back. Item 2: an English sentence quoted in a German answer,
     # rightly given back as it is. Item 3: translated.
-    table = estimate(sentences([("1", "de", 0, GERMAN, GERMAN), ("2", "de", 0, ENGLISH, ENGLISH), ("3", "de", 0, "Nein.", "No.")]),
-                     embedding_scorer(offline_models["all-minilm-l6-v2"]), backend="embedding", model_name="all-minilm-l6-v2",
-                     identifier=LanguageIdentifier(lid176, "lid176"))
+    table = estimate(
+        sentences([("1", "de", 0, GERMAN, GERMAN), ("2", "de", 0, ENGLISH, ENGLISH), ("3", "de", 0, "Nein.", "No.")]),
+        embedding_scorer(offline_models["all-minilm-l6-v2"]),
+        backend="embedding",
+        model_name="all-minilm-l6-v2",
+        identifier=LanguageIdentifier(lid176, "lid176"),
+    )
     rows = table.to_pylist()
     assert rows[0]["qe"] == pytest.approx(1.0, abs=1e-5) and rows[1]["qe"] == pytest.approx(1.0, abs=1e-5)
     assert (rows[0]["copy"], rows[0]["off_target"], rows[0]["lid_label"]) == (True, True, "de")
     assert (rows[1]["copy"], rows[1]["off_target"], rows[1]["lid_label"]) == (False, False, "en")
-    assert (rows[2]["copy"], rows[2]["off_target"], rows[2]["lid_label"]) == (False, False, None), "too short to identify"
+    assert (rows[2]["copy"], rows[2]["off_target"], rows[2]["lid_label"]) == (False, False, None), (
+        "too short to identify"
+    )
 
     items = by_item(qe_item_scores(pl.from_arrow(table), threshold=0.7))
     assert items[("1", "de", "qe_below")] == (0.0, "ok"), "its score is the highest there is"
@@ -149,22 +215,47 @@ def test_a_copied_sentence_scores_one_with_the_embedding_backend_yet_its_item_fa
 def test_an_off_target_translation_fails_whatever_its_score(lid176):
     from xlcons.lid import LanguageIdentifier
 
-    table = estimate(sentences([("1", "de", 0, GERMAN, FRENCH), ("2", "de", 0, GERMAN, ENGLISH)]), lambda s, t: [0.95] * len(s),
-                     backend="comet", model_name="stand-in", identifier=LanguageIdentifier(lid176, "lid176"))
-    assert table.column("off_target").to_pylist() == [True, False] and table.column("copy").to_pylist() == [False, False]
+    table = estimate(
+        sentences([("1", "de", 0, GERMAN, FRENCH), ("2", "de", 0, GERMAN, ENGLISH)]),
+        lambda s, t: [0.95] * len(s),
+        backend="comet",
+        model_name="stand-in",
+        identifier=LanguageIdentifier(lid176, "lid176"),
+    )
+    assert table.column("off_target").to_pylist() == [True, False] and table.column("copy").to_pylist() == [
+        False,
+        False,
+    ]
     assert table.column("lid_label").to_pylist() == ["fr", "en"]
     items = by_item(qe_item_scores(pl.from_arrow(table), threshold=0.5))
     assert items[("1", "de", "qe_off_target")] == (1.0, "ok") and items[("1", "de", "qe_below")] == (0.0, "ok")
     assert items[("1", "de", "qe_fail")] == (1.0, "ok") and items[("2", "de", "qe_fail")] == (0.0, "ok")
-    passing = passing_scores(scores([("1", "de", "precision", 0.5), ("2", "de", "precision", 1.0)]), qe_item_scores(pl.from_arrow(table), 0.5))
-    assert {row["item_id"]: (row["value"], row["status"]) for row in passing.to_dicts()} == {"1": (None, "qe_off_target"), "2": (1.0, "ok")}
+    passing = passing_scores(
+        scores([("1", "de", "precision", 0.5), ("2", "de", "precision", 1.0)]),
+        qe_item_scores(pl.from_arrow(table), 0.5),
+    )
+    assert {row["item_id"]: (row["value"], row["status"]) for row in passing.to_dicts()} == {
+        "1": (None, "qe_off_target"),
+        "2": (1.0, "ok"),
+    }
 
 
 def test_the_job_records_the_flags_of_each_sentence_with_the_language_id_model(tmp_path, lid176):
-    path = write_table(sentences([("1", "de", 0, GERMAN, GERMAN), ("1", "de", 1, "Nein.", "No.")]), tmp_path / "de.sentences.parquet",
-                       TRANSLATED_SENTENCES)
-    run_qe_job([path], [tmp_path / "de.qe.parquet"], {"backend": "embedding", "batch_size": 8, "gpus": 0}, "unused", "stand-in",
-               scorer=lambda s, t: [1.0] * len(s), lid_path=lid176, label_scheme="lid176")
+    path = write_table(
+        sentences([("1", "de", 0, GERMAN, GERMAN), ("1", "de", 1, "Nein.", "No.")]),
+        tmp_path / "de.sentences.parquet",
+        TRANSLATED_SENTENCES,
+    )
+    run_qe_job(
+        [path],
+        [tmp_path / "de.qe.parquet"],
+        {"backend": "embedding", "batch_size": 8, "gpus": 0},
+        "unused",
+        "stand-in",
+        scorer=lambda s, t: [1.0] * len(s),
+        lid_path=lid176,
+        label_scheme="lid176",
+    )
     table = read_table(tmp_path / "de.qe.parquet", TRANSLATION_QE)
     assert table.column("copy").to_pylist() == [True, False] and table.column("off_target").to_pylist() == [True, False]
     assert table.column("lid_label").to_pylist() == ["de", None]
@@ -175,12 +266,20 @@ def test_the_job_records_the_flags_of_each_sentence_with_the_language_id_model(t
 
 def test_an_untranslatable_answer_has_its_qe_status_and_is_excluded_from_the_passing_scores():
     qe = qe_frame({("1", "de"): [(0.9, False, False)], ("2", "de"): [(0.2, False, False)]})
-    paths = paths_frame({("1", "de"): "prompt_language", ("2", "de"): "prompt_language", ("3", "de"): "untranslatable",
-                         ("4", "de"): "passthrough_english", ("5", "de"): "no_answer"})
+    paths = paths_frame(
+        {
+            ("1", "de"): "prompt_language",
+            ("2", "de"): "prompt_language",
+            ("3", "de"): "untranslatable",
+            ("4", "de"): "passthrough_english",
+            ("5", "de"): "no_answer",
+        }
+    )
     rows = qe_item_scores(qe, 0.5, paths)
     items = by_item(rows)
-    assert {metric: items[("3", "de", metric)] for metric in ("qe", "qe_below", "qe_copy", "qe_off_target", "qe_fail")} == {
-        metric: (None, "untranslatable") for metric in ("qe", "qe_below", "qe_copy", "qe_off_target", "qe_fail")}
+    assert {
+        metric: items[("3", "de", metric)] for metric in ("qe", "qe_below", "qe_copy", "qe_off_target", "qe_fail")
+    } == {metric: (None, "untranslatable") for metric in ("qe", "qe_below", "qe_copy", "qe_off_target", "qe_fail")}
     assert not any(key[0] in ("4", "5") for key in items), "nothing was translated: no QE, no status"
     results = {row["metric"]: row for row in results_table(rows, n_resamples=0).to_dicts()}
     # Counted: excluded from the shares, by reason. qe_fail = share of items 1, 2 that fail = 1/2.
@@ -188,21 +287,40 @@ def test_an_untranslatable_answer_has_its_qe_status_and_is_excluded_from_the_pas
     assert results["qe_fail"]["excluded_reasons"] == "untranslatable:1"
     base = scores([(item, "de", "precision", value) for item, value in zip("12345", (1.0, 0.0, 0.4, 0.8, 0.6))])
     passing = {row["item_id"]: (row["value"], row["status"]) for row in passing_scores(base, rows).to_dicts()}
-    assert passing == {"1": (1.0, "ok"), "2": (None, "qe_below"), "3": (None, "untranslatable"), "4": (0.8, "ok"), "5": (0.6, "ok")}
+    assert passing == {
+        "1": (1.0, "ok"),
+        "2": (None, "qe_below"),
+        "3": (None, "untranslatable"),
+        "4": (0.8, "ok"),
+        "5": (0.6, "ok"),
+    }
 
 
 def test_an_item_excluded_for_another_reason_keeps_it_and_a_failing_item_names_its_first_reason():
-    qe = qe_frame({("1", "de"): [(0.1, True, True)], ("2", "de"): [(0.9, False, True), (0.1, False, False)],
-                   ("3", "de"): [(0.1, False, False)]})
+    qe = qe_frame(
+        {
+            ("1", "de"): [(0.1, True, True)],
+            ("2", "de"): [(0.9, False, True), (0.1, False, False)],
+            ("3", "de"): [(0.1, False, False)],
+        }
+    )
     rows = qe_item_scores(qe, 0.5, paths_frame({("4", "de"): "untranslatable"}))
-    base = scores([("1", "de", "precision", 1.0), ("2", "de", "precision", 1.0), ("3", "de", "precision", None, "no_facts"),
-                   ("4", "de", "precision", None, "untranslatable")])
+    base = scores(
+        [
+            ("1", "de", "precision", 1.0),
+            ("2", "de", "precision", 1.0),
+            ("3", "de", "precision", None, "no_facts"),
+            ("4", "de", "precision", None, "untranslatable"),
+        ]
+    )
     passing = {row["item_id"]: row["status"] for row in passing_scores(base, rows).to_dicts()}
     assert passing == {"1": "qe_copy", "2": "qe_off_target", "3": "no_facts", "4": "untranslatable"}
 
 
 def test_a_threshold_per_language_applies_to_that_language_and_the_default_to_the_others():
-    qe = qe_frame({("1", "de"): [(0.6, False, False)], ("1", "fr"): [(0.6, False, False)], ("1", "am"): [(0.45, False, False)]})
+    qe = qe_frame(
+        {("1", "de"): [(0.6, False, False)], ("1", "fr"): [(0.6, False, False)], ("1", "am"): [(0.45, False, False)]}
+    )
     items = by_item(qe_item_scores(qe, {"default": 0.5, "de": 0.7, "am": 0.4}))
     assert items[("1", "de", "qe_below")] == (1.0, "ok"), "0.6 < de's 0.7"
     assert items[("1", "fr", "qe_below")] == (0.0, "ok"), "0.6 >= the default 0.5"
@@ -217,8 +335,11 @@ def test_a_threshold_per_language_applies_to_that_language_and_the_default_to_th
 
 
 def test_the_plan_gives_each_language_its_threshold_and_the_results_stage_the_translation_paths():
-    config = {"models": {"a": {"hf_id": "org/a"}}, "datasets": {"information": {"languages": ["de", "iw", "fr"]}},
-              "translator": {"qe": {"threshold": {"default": 0.6, "de": 0.8, "he": 0.5}}}}
+    config = {
+        "models": {"a": {"hf_id": "org/a"}},
+        "datasets": {"information": {"languages": ["de", "iw", "fr"]}},
+        "translator": {"qe": {"threshold": {"default": 0.6, "de": 0.8, "he": 0.5}}},
+    }
     plan = Plan(validate_config(config))
     assert plan.qe_threshold() == {"default": 0.6, "de": 0.8, "iw": 0.5}, "`he` is the language `iw` is asked in"
     assert plan.results_inputs()[QE_PATHS_INPUT] == plan.translation_files("information", "a")
@@ -227,39 +348,69 @@ def test_the_plan_gives_each_language_its_threshold_and_the_results_stage_the_tr
     assert plan.qe_fields()["label_scheme"] == "glotlid" and plan.qe_fields()["lid"]["hf_id"] == "cis-lmu/glotlid"
 
 
-@pytest.mark.parametrize(("threshold", "message"), [
-    ({"xx": 0.5}, "'translator.qe.threshold.xx': 'xx' is not a language of the registry"),
-    ({"de": "high"}, "'translator.qe.threshold.de': 'high' is not of type 'number', 'null'"),
-    ({"he": 0.5, "iw": 0.6}, "'translator.qe.threshold.iw': the same language as 'translator.qe.threshold.he'"),
-    ({False: 0.5}, "'translator.qe.threshold.False': a language code must be a string; quote it"),
-    ("high", "'translator.qe.threshold': 'high' is not of type 'number', 'null', 'object'"),
-])
+@pytest.mark.parametrize(
+    ("threshold", "message"),
+    [
+        ({"xx": 0.5}, "'translator.qe.threshold.xx': 'xx' is not a language of the registry"),
+        ({"de": "high"}, "'translator.qe.threshold.de': 'high' is not of type 'number', 'null'"),
+        ({"he": 0.5, "iw": 0.6}, "'translator.qe.threshold.iw': the same language as 'translator.qe.threshold.he'"),
+        ({False: 0.5}, "'translator.qe.threshold.False': a language code must be a string; quote it"),
+        ("high", "'translator.qe.threshold': 'high' is not of type 'number', 'null', 'object'"),
+    ],
+)
 def test_a_threshold_per_language_is_validated_naming_the_key(threshold, message):
     with pytest.raises(ConfigError) as caught:
-        validate_config({"datasets": {"information": {"languages": ["de"]}}, "translator": {"qe": {"threshold": threshold}}})
+        validate_config(
+            {"datasets": {"information": {"languages": ["de"]}}, "translator": {"qe": {"threshold": threshold}}}
+        )
     assert message in str(caught.value)
 
 
 def test_the_sensitivity_table_shows_the_denominator_of_its_qe_shares():
     # Items 1-4 scored in German; 1 and 2 have QE (2 fails), 3 passed through in English, 4 is untranslatable.
-    qe = qe_item_scores(qe_frame({("1", "de"): [(0.9, False, False)], ("2", "de"): [(0.9, True, False)]}), {"default": 0.5, "de": 0.7},
-                        paths_frame({("3", "de"): "passthrough_english", ("4", "de"): "untranslatable"}))
+    qe = qe_item_scores(
+        qe_frame({("1", "de"): [(0.9, False, False)], ("2", "de"): [(0.9, True, False)]}),
+        {"default": 0.5, "de": 0.7},
+        paths_frame({("3", "de"): "passthrough_english", ("4", "de"): "untranslatable"}),
+    )
     base = scores([(item, "de", "precision", value) for item, value in zip("1234", (1.0, 0.0, 0.5, 0.7))])
     combined = pl.concat([base, qe, passing_scores(base, qe)])
     row = sensitivity_table(results_table(combined, n_resamples=0), {"default": 0.5, "de": 0.7}).row(0, named=True)
     assert (row["all n"], row["passing n"], row["QE n"], row["untranslatable n"]) == (4, 2, 2, 1)
-    assert row["share failing QE"] == pytest.approx(0.5) and row["share copied"] == pytest.approx(0.5), "1 of the 2 items with QE"
-    assert row["share below threshold"] == 0.0 and row["share off-target"] == 0.0 and row["mean QE"] == pytest.approx(0.9)
+    assert row["share failing QE"] == pytest.approx(0.5) and row["share copied"] == pytest.approx(0.5), (
+        "1 of the 2 items with QE"
+    )
+    assert (
+        row["share below threshold"] == 0.0 and row["share off-target"] == 0.0 and row["mean QE"] == pytest.approx(0.9)
+    )
     assert row["QE threshold"] == 0.7 and row["passing"] == pytest.approx((1.0 + 0.5) / 2)
 
 
 def test_the_results_stage_reads_the_translation_paths(tmp_path):
     from xlcons.reports.aggregate import collect_translation_paths
 
-    table = pa.Table.from_pylist([{"dataset": "information", "model": "m", "item_id": "1", "lang": "la", "response": "Gallia est omnis divisa.",
-                                   "translation_path": "untranslatable", "source_lang_detected": None, "lid_label": "la",
-                                   "response_lang": None, "translation": "Gallia est omnis divisa.", "n_sentences": 0, "n_degenerate": 0,
-                                   "n_repaired": 0, "splitter": None, "translator": "nllb"}], schema=TRANSLATIONS)
+    table = pa.Table.from_pylist(
+        [
+            {
+                "dataset": "information",
+                "model": "m",
+                "item_id": "1",
+                "lang": "la",
+                "response": "Gallia est omnis divisa.",
+                "translation_path": "untranslatable",
+                "source_lang_detected": None,
+                "lid_label": "la",
+                "response_lang": None,
+                "translation": "Gallia est omnis divisa.",
+                "n_sentences": 0,
+                "n_degenerate": 0,
+                "n_repaired": 0,
+                "splitter": None,
+                "translator": "nllb",
+            }
+        ],
+        schema=TRANSLATIONS,
+    )
     path = write_table(table, tmp_path / "la.parquet", TRANSLATIONS)
     frame = collect_translation_paths([path], {str(path): "nllb"})
     assert frame.select("item_id", "translation_path", "translator").rows() == [("1", "untranslatable", "nllb")]

@@ -114,8 +114,16 @@ LATIN = "Haec domus est. Vetus est."
 
 
 def test_each_response_takes_the_path_its_detected_language_calls_for():
-    responses = response_rows([("1", "de", GERMAN), ("2", "de", ENGLISH), ("3", "de", FRENCH),
-                               ("4", "de", LATIN), ("5", "de", NO_ANSWER), ("6", "de", "Ein Satz ohne Etikett.")])
+    responses = response_rows(
+        [
+            ("1", "de", GERMAN),
+            ("2", "de", ENGLISH),
+            ("3", "de", FRENCH),
+            ("4", "de", LATIN),
+            ("5", "de", NO_ANSWER),
+            ("6", "de", "Ein Satz ohne Etikett."),
+        ]
+    )
     identifier = FakeIdentifier({ENGLISH: "en", FRENCH: "fr", LATIN: "la", "Ein Satz ohne Etikett.": "xyz"})
     scripted = Scripted()
     table, sentences = translate_responses(responses, engine(scripted), identifier=identifier)
@@ -126,7 +134,11 @@ def test_each_response_takes_the_path_its_detected_language_calls_for():
     assert rows["1"]["response_lang"] == "de" and rows["1"]["splitter"] == "pysbd:de" and rows["1"]["n_sentences"] == 2
 
     # English passes through untouched.
-    assert (rows["2"]["translation_path"], rows["2"]["translation"], rows["2"]["n_sentences"]) == ("passthrough_english", ENGLISH, 0)
+    assert (rows["2"]["translation_path"], rows["2"]["translation"], rows["2"]["n_sentences"]) == (
+        "passthrough_english",
+        ENGLISH,
+        0,
+    )
     # A third language is translated from what it is, not from the prompt language.
     assert rows["3"]["translation_path"] == "other_language" and rows["3"]["response_lang"] == "fr"
     assert {src for sentence, src, _, _ in scripted.calls if sentence.startswith("C'est")} == {"fra_Latn"}
@@ -135,9 +147,18 @@ def test_each_response_takes_the_path_its_detected_language_calls_for():
     for item, detected, label in (("4", "la", "la"), ("6", None, "xyz")):
         row = rows[item]
         assert row["translation_path"] == "untranslatable" and row["translation"] == row["response"]
-        assert (row["source_lang_detected"], row["lid_label"], row["response_lang"], row["n_sentences"]) == (detected, label, None, 0)
+        assert (row["source_lang_detected"], row["lid_label"], row["response_lang"], row["n_sentences"]) == (
+            detected,
+            label,
+            None,
+            0,
+        )
     # "No answer" passes through, without language ID.
-    assert (rows["5"]["translation_path"], rows["5"]["translation"], rows["5"]["lid_label"]) == ("no_answer", NO_ANSWER, None)
+    assert (rows["5"]["translation_path"], rows["5"]["translation"], rows["5"]["lid_label"]) == (
+        "no_answer",
+        NO_ANSWER,
+        None,
+    )
 
     assert {src for _, src, _, _ in scripted.calls} == {"deu_Latn", "fra_Latn"}
     assert set(sentences["item_id"].to_pylist()) == {"1", "3"}
@@ -149,7 +170,11 @@ def test_a_label_of_the_prompt_language_under_another_code_is_the_prompt_languag
     responses = response_rows([("1", "zh-CN", "这是一座房子。它很旧。")])
     table, _ = translate_responses(responses, engine(Scripted()), identifier=FakeIdentifier(default="zh"))
     row = table.to_pylist()[0]
-    assert (row["translation_path"], row["response_lang"], row["source_lang_detected"]) == ("prompt_language", "zh-CN", "zh")
+    assert (row["translation_path"], row["response_lang"], row["source_lang_detected"]) == (
+        "prompt_language",
+        "zh-CN",
+        "zh",
+    )
 
 
 def test_without_detection_the_prompt_language_is_assumed():
@@ -157,7 +182,12 @@ def test_without_detection_the_prompt_language_is_assumed():
     scripted = Scripted()
     table, _ = translate_responses(responses, engine(scripted), detect=False)
     rows = by_item(table)
-    assert [rows[i]["translation_path"] for i in "1234"] == ["prompt_language", "passthrough_english", "untranslatable", "no_answer"]
+    assert [rows[i]["translation_path"] for i in "1234"] == [
+        "prompt_language",
+        "passthrough_english",
+        "untranslatable",
+        "no_answer",
+    ]
     assert rows["1"]["source_lang_detected"] is None and {src for _, src, _, _ in scripted.calls} == {"deu_Latn"}
 
 
@@ -167,15 +197,29 @@ def test_detection_needs_an_identifier():
 
 
 def test_paths_and_degeneration_are_counted_per_model_and_language():
-    responses = pa.concat_tables([
-        response_rows([("1", "de", GERMAN), ("2", "de", ENGLISH), ("3", "de", NO_ANSWER)], model="a"),
-        response_rows([("1", "de", GERMAN)], model="b"),
-    ])
-    table, _ = translate_responses(responses, engine(Scripted({"Es ist sehr alt.": None})), identifier=FakeIdentifier({ENGLISH: "en"}))
+    responses = pa.concat_tables(
+        [
+            response_rows([("1", "de", GERMAN), ("2", "de", ENGLISH), ("3", "de", NO_ANSWER)], model="a"),
+            response_rows([("1", "de", GERMAN)], model="b"),
+        ]
+    )
+    table, _ = translate_responses(
+        responses, engine(Scripted({"Es ist sehr alt.": None})), identifier=FakeIdentifier({ENGLISH: "en"})
+    )
     counts = {row["model"]: row for row in translation_counts(table).to_pylist()}
     assert {path: counts["a"][path] for path in TRANSLATION_PATHS} == {
-        "passthrough_english": 1, "prompt_language": 1, "other_language": 0, "no_answer": 1, "untranslatable": 0}
-    assert (counts["a"]["n_responses"], counts["a"]["n_sentences"], counts["a"]["n_degenerate"], counts["a"]["n_unrepaired"]) == (3, 2, 1, 1)
+        "passthrough_english": 1,
+        "prompt_language": 1,
+        "other_language": 0,
+        "no_answer": 1,
+        "untranslatable": 0,
+    }
+    assert (
+        counts["a"]["n_responses"],
+        counts["a"]["n_sentences"],
+        counts["a"]["n_degenerate"],
+        counts["a"]["n_unrepaired"],
+    ) == (3, 2, 1, 1)
     assert counts["b"]["prompt_language"] == 1
 
 
@@ -183,11 +227,13 @@ def test_lid176_sends_each_response_down_the_right_path(offline_models):
     from xlcons.lid import LanguageIdentifier
 
     identifier = LanguageIdentifier(offline_models["lid176"], "lid176")
-    responses = response_rows([
-        ("1", "de", "Die Hauptstadt von Deutschland ist Berlin. Sie hat fast vier Millionen Einwohner."),
-        ("2", "de", "The capital of Germany is Berlin. It has almost four million inhabitants."),
-        ("3", "de", "La capitale de l'Allemagne est Berlin. Elle compte près de quatre millions d'habitants."),
-    ])
+    responses = response_rows(
+        [
+            ("1", "de", "Die Hauptstadt von Deutschland ist Berlin. Sie hat fast vier Millionen Einwohner."),
+            ("2", "de", "The capital of Germany is Berlin. It has almost four million inhabitants."),
+            ("3", "de", "La capitale de l'Allemagne est Berlin. Elle compte près de quatre millions d'habitants."),
+        ]
+    )
     scripted = Scripted()
     table, _ = translate_responses(responses, engine(scripted), identifier=identifier)
     assert table["translation_path"].to_pylist() == ["prompt_language", "passthrough_english", "other_language"]
@@ -211,8 +257,9 @@ def test_layout_survives_and_sentences_are_listed_in_order():
 
 
 def test_identical_sentences_across_responses_are_translated_once():
-    responses = response_rows([("1", "de", "Hallo Welt. Wie geht es?"), ("2", "de", "Wie geht es? Hallo Welt."),
-                               ("3", "de", "Hallo Welt.")])
+    responses = response_rows(
+        [("1", "de", "Hallo Welt. Wie geht es?"), ("2", "de", "Wie geht es? Hallo Welt."), ("3", "de", "Hallo Welt.")]
+    )
     scripted = Scripted()
     table, sentences = translate_responses(responses, engine(scripted), detect=False)
     assert sorted(scripted.sentences()) == ["Hallo Welt.", "Wie geht es?"]
@@ -229,22 +276,39 @@ def test_a_degenerate_sentence_is_retranslated_by_sampling_and_flagged():
     table, sentences = translate_responses(responses, engine(scripted, degeneration=degeneration), detect=False)
 
     rows = {row["source"]: row for row in sentences.to_pylist()}
-    assert (rows[looping]["degenerate_reason"], rows[looping]["repaired"], rows[looping]["attempts"]) == ("repeated n-gram", True, 2)
+    assert (rows[looping]["degenerate_reason"], rows[looping]["repaired"], rows[looping]["attempts"]) == (
+        "repeated n-gram",
+        True,
+        2,
+    )
     assert rows[looping]["translation"] == "eng_Latn(Es ist sehr alt.)"
-    assert (rows[hopeless]["degenerate_reason"], rows[hopeless]["repaired"], rows[hopeless]["attempts"]) == ("repeated n-gram", False, 3)
+    assert (rows[hopeless]["degenerate_reason"], rows[hopeless]["repaired"], rows[hopeless]["attempts"]) == (
+        "repeated n-gram",
+        False,
+        3,
+    )
     assert rows[hopeless]["translation"] == LOOP  # the last attempt, kept (and flagged)
     assert (rows["Guten Tag."]["degenerate_reason"], rows["Guten Tag."]["attempts"]) == (None, 0)
 
     sampled = [call for call in scripted.calls if call[3] is not None]
     assert [(s, c.seed, c.temperature, c.top_p) for s, _, _, c in sampled] == [
-        (hopeless, 0, 0.7, 0.95), (looping, 0, 0.7, 0.95), (hopeless, 1, 0.7, 0.95), (looping, 1, 0.7, 0.95), (hopeless, 2, 0.7, 0.95)]
+        (hopeless, 0, 0.7, 0.95),
+        (looping, 0, 0.7, 0.95),
+        (hopeless, 1, 0.7, 0.95),
+        (looping, 1, 0.7, 0.95),
+        (hopeless, 2, 0.7, 0.95),
+    ]
     item = by_item(table)["1"]
     assert (item["n_degenerate"], item["n_repaired"]) == (2, 1)
 
 
 def test_without_repair_degenerate_sentences_are_only_flagged():
     scripted = Scripted({"Es ist sehr alt.": None})
-    _, sentences = translate_responses(response_rows([("1", "de", GERMAN)]), engine(scripted, degeneration=DegenerationSpec(repair=False)), detect=False)
+    _, sentences = translate_responses(
+        response_rows([("1", "de", GERMAN)]),
+        engine(scripted, degeneration=DegenerationSpec(repair=False)),
+        detect=False,
+    )
     row = sentences.to_pylist()[1]
     assert (row["degenerate_reason"], row["repaired"], row["attempts"]) == ("repeated n-gram", False, 0)
     assert scripted.sentences(sampled=True) == []
@@ -269,18 +333,29 @@ def test_a_killed_job_resumes_and_translates_only_the_rest(tmp_path):
 
     dying = Scripted(die_after=12)  # chunks of 5: two chunks reach the cache, the third dies
     with pytest.raises(RuntimeError, match="killed"):
-        run_translation_job(SPEC, responses_path, out, sentences_out, cache, translator_factory=lambda spec: dying, **kwargs)
+        run_translation_job(
+            SPEC, responses_path, out, sentences_out, cache, translator_factory=lambda spec: dying, **kwargs
+        )
     assert not out.exists()
     assert len(TranslationCache(cache)) == 10
 
     resumed = Scripted()
-    run_translation_job(SPEC, responses_path, out, sentences_out, cache, translator_factory=lambda spec: resumed, **kwargs)
+    run_translation_job(
+        SPEC, responses_path, out, sentences_out, cache, translator_factory=lambda spec: resumed, **kwargs
+    )
     assert len(resumed.calls) == 24 - 10
     assert not set(resumed.sentences()) & set(dying.sentences()[:10])
 
     clean = Scripted()
-    run_translation_job(SPEC, responses_path, tmp_path / "c.parquet", tmp_path / "cs.parquet", tmp_path / "clean.jsonl",
-                        translator_factory=lambda spec: clean, **kwargs)
+    run_translation_job(
+        SPEC,
+        responses_path,
+        tmp_path / "c.parquet",
+        tmp_path / "cs.parquet",
+        tmp_path / "clean.jsonl",
+        translator_factory=lambda spec: clean,
+        **kwargs,
+    )
     assert pq.read_table(out).equals(pq.read_table(tmp_path / "c.parquet"))
     assert pq.read_table(sentences_out).equals(pq.read_table(tmp_path / "cs.parquet"))
 
@@ -297,8 +372,12 @@ def test_a_complete_cache_never_loads_the_model_and_a_changed_parameter_misses_i
     translate_responses(_twelve_responses(), again, detect=False)
 
     beam = Scripted()
-    wider = SentenceTranslator(TranslatorSpec(location="scripted", model_id="scripted", device="cpu", beam_size=4),
-                               TranslationCache(cache_path), DegenerationSpec(), lambda spec: beam)
+    wider = SentenceTranslator(
+        TranslatorSpec(location="scripted", model_id="scripted", device="cpu", beam_size=4),
+        TranslationCache(cache_path),
+        DegenerationSpec(),
+        lambda spec: beam,
+    )
     translate_responses(_twelve_responses(), wider, detect=False)
     assert len(beam.calls) == 24
 
@@ -324,17 +403,29 @@ def test_a_sentence_whose_request_failed_is_not_cached_and_is_asked_again(tmp_pa
     cache_path = tmp_path / "cache.jsonl"
     down = Failing({"Zwei."})
     first = SentenceTranslator(SPEC, TranslationCache(cache_path), DegenerationSpec(repair=False), lambda spec: down)
-    assert [r.translation for r in first.translate(["Eins.", "Zwei."], "deu_Latn", "eng_Latn")] == ["eng_Latn(Eins.)", ""]
+    assert [r.translation for r in first.translate(["Eins.", "Zwei."], "deu_Latn", "eng_Latn")] == [
+        "eng_Latn(Eins.)",
+        "",
+    ]
     up = Scripted()
     again = SentenceTranslator(SPEC, TranslationCache(cache_path), DegenerationSpec(repair=False), lambda spec: up)
-    assert [r.translation for r in again.translate(["Eins.", "Zwei."], "deu_Latn", "eng_Latn")] == ["eng_Latn(Eins.)", "eng_Latn(Zwei.)"]
+    assert [r.translation for r in again.translate(["Eins.", "Zwei."], "deu_Latn", "eng_Latn")] == [
+        "eng_Latn(Eins.)",
+        "eng_Latn(Zwei.)",
+    ]
     assert up.sentences() == ["Zwei."], "only the failed sentence is asked again"
 
     down.failing = set()  # the same translator, its endpoint back: what it now answers is cached
-    recovered = SentenceTranslator(SPEC, TranslationCache(tmp_path / "other.jsonl"), DegenerationSpec(repair=False), lambda spec: down)
+    recovered = SentenceTranslator(
+        SPEC, TranslationCache(tmp_path / "other.jsonl"), DegenerationSpec(repair=False), lambda spec: down
+    )
     recovered.translate(["Zwei."], "deu_Latn", "eng_Latn")
-    cached = SentenceTranslator(SPEC, TranslationCache(tmp_path / "other.jsonl"), DegenerationSpec(repair=False),
-                                lambda spec: pytest.fail("the recovered translation was not cached"))
+    cached = SentenceTranslator(
+        SPEC,
+        TranslationCache(tmp_path / "other.jsonl"),
+        DegenerationSpec(repair=False),
+        lambda spec: pytest.fail("the recovered translation was not cached"),
+    )
     assert [r.translation for r in cached.translate(["Zwei."], "deu_Latn", "eng_Latn")] == ["eng_Latn(Zwei.)"]
 
 
@@ -356,9 +447,18 @@ def test_a_cut_off_last_cache_line_is_dropped(tmp_path):
 
 
 def _english_prompts(n=3):
-    rows = [{"dataset": "info", "item_id": f"q{i}", "lang": "en",
-             "prompt": f"Explain topic {i}. Keep it short.\n\nUse two paragraphs.", "category": "chemistry",
-             "references": None, "source_lang": "en"} for i in range(n)]
+    rows = [
+        {
+            "dataset": "info",
+            "item_id": f"q{i}",
+            "lang": "en",
+            "prompt": f"Explain topic {i}. Keep it short.\n\nUse two paragraphs.",
+            "category": "chemistry",
+            "references": None,
+            "source_lang": "en",
+        }
+        for i in range(n)
+    ]
     return pa.Table.from_pylist(rows, schema=PROMPTS)
 
 
@@ -398,7 +498,11 @@ def test_a_round_trip_goes_to_the_language_and_back():
     assert rows["1"]["pivot"] == "jpn_Jpan(Water is H2O.) jpn_Jpan(It boils at 100 degrees.)"
     assert rows["1"]["round_trip"].startswith("eng_Latn(") and rows["1"]["translation_path"] == "round_trip"
     assert {(src, tgt) for _, src, tgt, _ in scripted.calls} == {("eng_Latn", "jpn_Jpan"), ("jpn_Jpan", "eng_Latn")}
-    assert (rows["2"]["translation_path"], rows["2"]["pivot"], rows["2"]["round_trip"]) == ("no_answer", NO_ANSWER, NO_ANSWER)
+    assert (rows["2"]["translation_path"], rows["2"]["pivot"], rows["2"]["round_trip"]) == (
+        "no_answer",
+        NO_ANSWER,
+        NO_ANSWER,
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -413,26 +517,37 @@ def nllb_specs(offline_models, tmp_path_factory):
     common = dict(model_id="tiny-nllb", max_new_tokens=5, device="cpu")
     return {
         "transformers": TranslatorSpec(location=str(tiny), dtype="float32", **common),
-        "ctranslate2": TranslatorSpec(backend="ctranslate2", location=str(tiny), ct2_location=str(ct2_dir), compute_type="float32", **common),
+        "ctranslate2": TranslatorSpec(
+            backend="ctranslate2", location=str(tiny), ct2_location=str(ct2_dir), compute_type="float32", **common
+        ),
     }
 
 
 def test_the_job_on_the_tiny_nllb_gives_the_same_english_with_both_backends(nllb_specs, offline_models, tmp_path):
     from xlcons.schemas import RESPONSES
 
-    responses = response_rows([
-        ("1", "de", "Die Hauptstadt von Deutschland ist Berlin. Sie hat fast vier Millionen Einwohner."),
-        ("2", "de", "The capital of Germany is Berlin. It has almost four million inhabitants."),
-        ("3", "de", NO_ANSWER),
-        ("4", "de", "- Wasser ist H2O.\n- Es kocht bei 100 Grad."),
-    ])
+    responses = response_rows(
+        [
+            ("1", "de", "Die Hauptstadt von Deutschland ist Berlin. Sie hat fast vier Millionen Einwohner."),
+            ("2", "de", "The capital of Germany is Berlin. It has almost four million inhabitants."),
+            ("3", "de", NO_ANSWER),
+            ("4", "de", "- Wasser ist H2O.\n- Es kocht bei 100 Grad."),
+        ]
+    )
     responses_path = tmp_path / "responses.parquet"
     write_table(responses, responses_path, RESPONSES)
     out = {}
     for name, spec in nllb_specs.items():
-        run_translation_job(spec, [responses_path], [tmp_path / f"{name}.parquet"], [tmp_path / f"{name}-s.parquet"],
-                            tmp_path / f"{name}.jsonl", language_id_model=offline_models["lid176"],
-                            label_scheme="lid176", degeneration=DegenerationSpec(repair=False))  # sampling differs by engine
+        run_translation_job(
+            spec,
+            [responses_path],
+            [tmp_path / f"{name}.parquet"],
+            [tmp_path / f"{name}-s.parquet"],
+            tmp_path / f"{name}.jsonl",
+            language_id_model=offline_models["lid176"],
+            label_scheme="lid176",
+            degeneration=DegenerationSpec(repair=False),
+        )  # sampling differs by engine
         out[name] = pq.read_table(tmp_path / f"{name}.parquet")
         assert out[name].schema.equals(TRANSLATIONS)
         assert pq.read_table(tmp_path / f"{name}-s.parquet").schema.equals(TRANSLATED_SENTENCES)
@@ -450,9 +565,15 @@ def test_prompt_and_round_trip_jobs_write_one_file_per_language(nllb_specs, tmp_
     prompts_path = tmp_path / "en.parquet"
     write_table(_english_prompts(2), prompts_path, PROMPTS)
     langs = ["zh", "de"]
-    run_prompt_translation_job(spec, prompts_path, langs, [tmp_path / f"{lang}.parquet" for lang in langs],
-                               [tmp_path / f"{lang}.tsv" for lang in langs], tmp_path / "p.jsonl",
-                               degeneration=DegenerationSpec(tries=1))
+    run_prompt_translation_job(
+        spec,
+        prompts_path,
+        langs,
+        [tmp_path / f"{lang}.parquet" for lang in langs],
+        [tmp_path / f"{lang}.tsv" for lang in langs],
+        tmp_path / "p.jsonl",
+        degeneration=DegenerationSpec(tries=1),
+    )
     for lang in langs:
         translated = pq.read_table(tmp_path / f"{lang}.parquet")
         assert translated["lang"].to_pylist() == [lang, lang] and translated["source_lang"].to_pylist() == ["en", "en"]
@@ -460,8 +581,14 @@ def test_prompt_and_round_trip_jobs_write_one_file_per_language(nllb_specs, tmp_
 
     responses_path = tmp_path / "r.parquet"
     write_table(response_rows([("1", "en", "Water is H2O. It boils at 100 degrees.")]), responses_path, RESPONSES)
-    run_round_trip_job(spec, responses_path, ["hi", "fr"], [tmp_path / "hi.rt.parquet", tmp_path / "fr.rt.parquet"],
-                       tmp_path / "rt.jsonl", degeneration=DegenerationSpec(tries=1))
+    run_round_trip_job(
+        spec,
+        responses_path,
+        ["hi", "fr"],
+        [tmp_path / "hi.rt.parquet", tmp_path / "fr.rt.parquet"],
+        tmp_path / "rt.jsonl",
+        degeneration=DegenerationSpec(tries=1),
+    )
     for lang in ("hi", "fr"):
         trip = pq.read_table(tmp_path / f"{lang}.rt.parquet").to_pylist()[0]
         assert trip["lang"] == lang and trip["pivot"] and trip["round_trip"] and trip["n_sentences"] == 2

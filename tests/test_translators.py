@@ -50,8 +50,11 @@ def hf(tiny_nllb):
 
 @pytest.fixture(scope="module")
 def ct2(ct2_dir):
-    return load_translator(TranslatorSpec(backend="ctranslate2", ct2_location=str(ct2_dir), compute_type="float32",
-                                          max_new_tokens=CAP, device="cpu"))
+    return load_translator(
+        TranslatorSpec(
+            backend="ctranslate2", ct2_location=str(ct2_dir), compute_type="float32", max_new_tokens=CAP, device="cpu"
+        )
+    )
 
 
 def test_backends_are_registered_by_name():
@@ -87,11 +90,13 @@ def test_output_holds_no_language_tag_or_special_token(hf):
 def test_batching_and_deduplication_do_not_change_outputs(tiny_nllb):
     sentences = [s for group in SENTENCES.values() for s in group]
     # Mixed scripts share one source code here: only the model's arithmetic matters.
-    one_by_one = TransformersTranslator(TranslatorSpec(location=str(tiny_nllb), dtype="float32", max_new_tokens=CAP,
-                                                       max_batch_tokens=1, device="cpu"))
+    one_by_one = TransformersTranslator(
+        TranslatorSpec(location=str(tiny_nllb), dtype="float32", max_new_tokens=CAP, max_batch_tokens=1, device="cpu")
+    )
     expected = [one_by_one.translate([s], "deu_Latn", "eng_Latn")[0] for s in sentences]
-    batched = TransformersTranslator(TranslatorSpec(location=str(tiny_nllb), dtype="float32", max_new_tokens=CAP,
-                                                    max_batch_tokens=64, device="cpu"))
+    batched = TransformersTranslator(
+        TranslatorSpec(location=str(tiny_nllb), dtype="float32", max_new_tokens=CAP, max_batch_tokens=64, device="cpu")
+    )
     doubled = sentences + list(reversed(sentences))
     assert batched.translate(doubled, "deu_Latn", "eng_Latn") == expected + list(reversed(expected))
     assert 1 < batched.calls < len(sentences)  # several batches, each of several sentences
@@ -127,7 +132,9 @@ def test_batches_are_length_sorted_and_within_the_token_budget(hf):
 
 
 def test_long_sentences_are_cut_to_max_input_tokens(tiny_nllb):
-    translator = TransformersTranslator(TranslatorSpec(location=str(tiny_nllb), max_input_tokens=8, max_new_tokens=CAP, device="cpu"))
+    translator = TransformersTranslator(
+        TranslatorSpec(location=str(tiny_nllb), max_input_tokens=8, max_new_tokens=CAP, device="cpu")
+    )
     long = "Das ist ein sehr langer Satz mit sehr vielen Wörtern, der abgeschnitten werden muss."
     [ids] = translator.encode([long], translator.language_id("deu_Latn"))
     assert len(ids) == 8 and ids[-1] == translator.eos_id
@@ -140,19 +147,28 @@ def test_transformers_sampling_is_seeded_per_sentence(hf):
     alone = hf.translate(["Hallo Welt."], "deu_Latn", "eng_Latn", sampling=sampling)
     together = hf.translate(["Wer schrieb Faust?", "Hallo Welt."], "deu_Latn", "eng_Latn", sampling=sampling)
     assert together[1] == alone[0]  # independent of what else is sampled in the call
-    draws = {hf.translate(["Hallo Welt."], "deu_Latn", "eng_Latn", sampling=SamplingSpec(5.0, 1.0, seed))[0] for seed in range(6)}
+    draws = {
+        hf.translate(["Hallo Welt."], "deu_Latn", "eng_Latn", sampling=SamplingSpec(5.0, 1.0, seed))[0]
+        for seed in range(6)
+    }
     assert len(draws) > 1  # and the seed matters
 
 
 def test_ctranslate2_sampling_is_one_stream_per_loaded_model(ct2_dir):
     """CTranslate2 cannot reseed per call: the same calls on a freshly loaded model give the same draws."""
-    spec = TranslatorSpec(backend="ctranslate2", ct2_location=str(ct2_dir), compute_type="float32", max_new_tokens=CAP, device="cpu")
+    spec = TranslatorSpec(
+        backend="ctranslate2", ct2_location=str(ct2_dir), compute_type="float32", max_new_tokens=CAP, device="cpu"
+    )
     sampling = SamplingSpec(temperature=5.0, top_p=1.0)
     runs = []
     for _ in range(2):
         translator = load_translator(spec)
-        runs.append([translator.translate(["Hallo Welt.", "Wer schrieb Faust?"], "deu_Latn", "eng_Latn", sampling=sampling)
-                     for _ in range(3)])
+        runs.append(
+            [
+                translator.translate(["Hallo Welt.", "Wer schrieb Faust?"], "deu_Latn", "eng_Latn", sampling=sampling)
+                for _ in range(3)
+            ]
+        )
     assert runs[0] == runs[1]
     assert len({tuple(call) for call in runs[0]}) > 1  # the stream moves on between calls
 
@@ -199,9 +215,13 @@ def test_conversion_replaces_an_old_model_and_refuses_the_moe(tiny_nllb, tmp_pat
 
 def test_int8_runs_and_its_identity_differs(tiny_nllb, tmp_path):
     out = convert(tiny_nllb, tmp_path / "int8", quantization=quantization_for("int8"))
-    spec = TranslatorSpec(backend="ctranslate2", ct2_location=str(out), compute_type="int8", max_new_tokens=CAP, device="cpu")
+    spec = TranslatorSpec(
+        backend="ctranslate2", ct2_location=str(out), compute_type="int8", max_new_tokens=CAP, device="cpu"
+    )
     assert all(load_translator(spec).translate(SENTENCES["deu_Latn"], "deu_Latn", "eng_Latn"))
-    float32 = TranslatorSpec(backend="ctranslate2", ct2_location=str(out), compute_type="float32", max_new_tokens=CAP, device="cpu")
+    float32 = TranslatorSpec(
+        backend="ctranslate2", ct2_location=str(out), compute_type="float32", max_new_tokens=CAP, device="cpu"
+    )
     assert spec.identity() != float32.identity()
 
 
@@ -209,17 +229,38 @@ def test_identity_names_the_model_not_where_it_lies():
     a = TranslatorSpec(location="/scratch/a/nllb", model_id="facebook/nllb-200-distilled-600M")
     b = TranslatorSpec(location="/home/b/models/nllb", model_id="facebook/nllb-200-distilled-600M")
     assert a.identity() == b.identity()
-    assert TranslatorSpec(location="/x", model_id="m", beam_size=4).identity() != TranslatorSpec(location="/x", model_id="m").identity()
-    assert TranslatorSpec(location="/x", model_id="m", max_new_tokens=9).identity() != TranslatorSpec(location="/x", model_id="m").identity()
+    assert (
+        TranslatorSpec(location="/x", model_id="m", beam_size=4).identity()
+        != TranslatorSpec(location="/x", model_id="m").identity()
+    )
+    assert (
+        TranslatorSpec(location="/x", model_id="m", max_new_tokens=9).identity()
+        != TranslatorSpec(location="/x", model_id="m").identity()
+    )
 
 
 def test_spec_from_config_reads_the_translator_section():
-    section = {"model": {"hf_id": "facebook/nllb-200-3.3B", "revision": "abc"}, "backend": "ctranslate2",
-               "compute_type": "int8_float16", "dtype": "auto", "beam_size": 4, "max_batch_tokens": 2048,
-               "max_input_tokens": 256, "gpus": 1, "detect_response_language": True, "degeneration": {}}
+    section = {
+        "model": {"hf_id": "facebook/nllb-200-3.3B", "revision": "abc"},
+        "backend": "ctranslate2",
+        "compute_type": "int8_float16",
+        "dtype": "auto",
+        "beam_size": 4,
+        "max_batch_tokens": 2048,
+        "max_input_tokens": 256,
+        "gpus": 1,
+        "detect_response_language": True,
+        "degeneration": {},
+    }
     spec = TranslatorSpec.from_config(section, "resources/models/nllb", "resources/ctranslate2/nllb-int8", threads=2)
     assert (spec.backend, spec.model_id, spec.revision, spec.beam_size, spec.max_input_tokens, spec.threads) == (
-        "ctranslate2", "facebook/nllb-200-3.3B", "abc", 4, 256, 2)
+        "ctranslate2",
+        "facebook/nllb-200-3.3B",
+        "abc",
+        4,
+        256,
+        2,
+    )
     with pytest.raises(TranslationError, match="compute_type"):
         TranslatorSpec(compute_type="int4")
 

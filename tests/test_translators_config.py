@@ -25,7 +25,11 @@ def two_translators(**second) -> dict:
         "models": {"m": {"hf_id": "org/m"}},
         "translator": {"degeneration": {"tries": 5}, "beam_size": 2},
         "translators": {"nllb-1.3B": {key: value for key, value in entry.items() if value is not None}},
-        "datasets": {"information": {"languages": ["de"]}, "empathy": {"languages": ["de"]}, "multiq": {"languages": ["en", "de"]}},
+        "datasets": {
+            "information": {"languages": ["de"]},
+            "empathy": {"languages": ["de"]},
+            "multiq": {"languages": ["en", "de"]},
+        },
         "evaluators": {"language_confusion": {"datasets": []}},
     }
 
@@ -46,20 +50,37 @@ class TestWhatAnExtraTranslatorInherits:
         assert plan_of(config).translators() == ["nllb-600M", "nllb-1.3B"]
 
     def test_an_llm_translator_has_no_checkpoint_of_its_own_but_its_llm(self):
-        config = validate_config(two_translators(backend="llm", llm={"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "hf"}))
+        config = validate_config(
+            two_translators(backend="llm", llm={"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "hf"})
+        )
         extra = config["translators"]["nllb-1.3B"]
         assert "model" not in extra and extra["llm"]["hf_id"] == "Qwen/Qwen2.5-7B-Instruct"
 
 
 class TestBadTranslatorsAreNamedBeforeAnythingRuns:
-    @pytest.mark.parametrize(("second", "message"), [
-        ({"beam_sise": 2}, "config key 'translators.nllb-1.3B.beam_sise' is not allowed; did you mean 'beam_size'?"),
-        ({"backend": "llm"}, "'translators.nllb-1.3B.llm': backend llm needs the generation model that translates"),
-        ({"llm": {"hf_id": "org/llm", "backend": "hf"}}, "'translators.nllb-1.3B.llm': only a translator with backend: llm has one"),
-        ({"prompt": "Translate {text}"}, "'translators.nllb-1.3B.prompt': only a translator with backend: llm has a prompt"),
-        ({"backend": "llm", "llm": {"hf_id": "org/llm", "backend": "vllm"}}, "'translators.nllb-1.3B.llm.backend': vllm does not run inside a translation job"),
-        ({"qe": {"backend": "none"}}, "config key 'translators.nllb-1.3B.qe' is not allowed"),
-    ])
+    @pytest.mark.parametrize(
+        ("second", "message"),
+        [
+            (
+                {"beam_sise": 2},
+                "config key 'translators.nllb-1.3B.beam_sise' is not allowed; did you mean 'beam_size'?",
+            ),
+            ({"backend": "llm"}, "'translators.nllb-1.3B.llm': backend llm needs the generation model that translates"),
+            (
+                {"llm": {"hf_id": "org/llm", "backend": "hf"}},
+                "'translators.nllb-1.3B.llm': only a translator with backend: llm has one",
+            ),
+            (
+                {"prompt": "Translate {text}"},
+                "'translators.nllb-1.3B.prompt': only a translator with backend: llm has a prompt",
+            ),
+            (
+                {"backend": "llm", "llm": {"hf_id": "org/llm", "backend": "vllm"}},
+                "'translators.nllb-1.3B.llm.backend': vllm does not run inside a translation job",
+            ),
+            ({"qe": {"backend": "none"}}, "config key 'translators.nllb-1.3B.qe' is not allowed"),
+        ],
+    )
     def test_a_misconfigured_extra_translator(self, second, message):
         with pytest.raises(ConfigError) as error:
             validate_config(two_translators(**second))
@@ -68,7 +89,9 @@ class TestBadTranslatorsAreNamedBeforeAnythingRuns:
     def test_an_extra_translator_may_not_take_the_primarys_name(self):
         config = two_translators()
         config["translators"] = {"nllb-200-distilled-600M": {"beam_size": 4}}
-        with pytest.raises(ConfigError, match="'translators.nllb-200-distilled-600M': the name is the primary translator's"):
+        with pytest.raises(
+            ConfigError, match="'translators.nllb-200-distilled-600M': the name is the primary translator's"
+        ):
             validate_config(config)
 
 
@@ -85,8 +108,12 @@ class TestFilesAndJobs:
             "results/evaluations/information/m/information_scores.parquet",
             f"results/{SECOND}evaluations/information/m/information_scores.parquet",
         ]
-        assert f"results/{SECOND}evaluations/empathy/m/empathy_items.parquet" in plan.evaluation_files("empathy", "empathy_items")
-        assert all(SECOND not in path for path in plan.evaluation_files("language_id")), "language ID reads no translation"
+        assert f"results/{SECOND}evaluations/empathy/m/empathy_items.parquet" in plan.evaluation_files(
+            "empathy", "empathy_items"
+        )
+        assert all(SECOND not in path for path in plan.evaluation_files("language_id")), (
+            "language ID reads no translation"
+        )
 
     def test_only_the_sets_an_evaluator_reads_translations_of_are_translated_again(self):
         plan = plan_of(two_translators() | {"translator": {"datasets": ["multiq"]}})
@@ -105,12 +132,20 @@ class TestFilesAndJobs:
         config = two_translators()
         config["evaluators"]["information"] = {"round_trip_languages": ["hi"]}
         plan = plan_of(config)
-        assert plan.file_translators()["results/evaluations/information/m/translationese_items.parquet"] == "nllb-200-distilled-600M"
-        assert plan.evaluation_files("translationese") == ["results/evaluations/information/m/translationese_scores.parquet"]
+        assert (
+            plan.file_translators()["results/evaluations/information/m/translationese_items.parquet"]
+            == "nllb-200-distilled-600M"
+        )
+        assert plan.evaluation_files("translationese") == [
+            "results/evaluations/information/m/translationese_scores.parquet"
+        ]
 
     def test_each_translator_has_its_own_caches(self):
         plan = plan_of(two_translators())
-        assert plan.cache_file("translate", "information", "m", SECOND) == f"results/{SECOND}cache/translate/information/m.jsonl"
+        assert (
+            plan.cache_file("translate", "information", "m", SECOND)
+            == f"results/{SECOND}cache/translate/information/m.jsonl"
+        )
         assert plan.translator_of(SECOND) == "nllb-1.3B" and plan.translator_of("") == "nllb-200-distilled-600M"
 
     def test_the_extra_translators_model_is_fetched(self):
@@ -119,7 +154,9 @@ class TestFilesAndJobs:
         assert f"{R}/models/nllb-200-distilled-600M/.xlcons-fetched.json" in targets
 
     def test_translators_that_share_a_checkpoint_and_compute_type_share_one_conversion(self):
-        config = two_translators(backend="ctranslate2", model={"hf_id": "facebook/nllb-200-distilled-600M"}, max_new_tokens=64)
+        config = two_translators(
+            backend="ctranslate2", model={"hf_id": "facebook/nllb-200-distilled-600M"}, max_new_tokens=64
+        )
         config["translator"]["backend"] = "ctranslate2"
         plan = plan_of(config)
         folder = f"{R}/ctranslate2/nllb-200-distilled-600M-auto"
@@ -134,8 +171,16 @@ class TestFilesAndJobs:
         assert "family" not in plan.translator_fields(), "the default family is left out: older jobs do not rerun"
 
     def test_an_llm_translator_job_gets_its_models_params_and_its_backends_gpus(self):
-        plan = plan_of(two_translators(backend="llm", llm={"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "openai",
-                                                           "api": {"base_url": "http://localhost:8000/v1"}}))
+        plan = plan_of(
+            two_translators(
+                backend="llm",
+                llm={
+                    "hf_id": "Qwen/Qwen2.5-7B-Instruct",
+                    "backend": "openai",
+                    "api": {"base_url": "http://localhost:8000/v1"},
+                },
+            )
+        )
         fields = plan.translator_fields("nllb-1.3B", R)
         assert fields["llm"]["backend"] == "openai" and fields["llm"]["location"] is None
         assert plan.translator_gpus("nllb-1.3B") == 0 and plan.translator_gpus() == 1

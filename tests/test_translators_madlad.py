@@ -197,7 +197,9 @@ def test_identity_names_the_family_only_for_madlad():
 # --------------------------------------------------------------------------------------
 
 
-def test_a_translation_job_runs_with_the_madlad_translator_on_both_engines(tiny_madlad, ct2_dir, offline_models, tmp_path):
+def test_a_translation_job_runs_with_the_madlad_translator_on_both_engines(
+    tiny_madlad, ct2_dir, offline_models, tmp_path
+):
     responses = response_rows([
         ("1", "de", "Die Hauptstadt von Deutschland ist Berlin. Sie hat fast vier Millionen Einwohner."),
         ("2", "de", "The capital of Germany is Berlin. It has almost four million inhabitants."),

@@ -10,13 +10,19 @@ from xlcons.config import ConfigError, validate_config
 from xlcons.plan import Plan
 
 HEADER = "id,lang,prompt,answer\n"
-GOOD = HEADER + "".join(f"q{i},{lang},Question {i} in {lang}?,{'42' if i == 1 else ''}\n" for i in range(1, 3) for lang in ("en", "de", "hi"))
+GOOD = HEADER + "".join(
+    f"q{i},{lang},Question {i} in {lang}?,{'42' if i == 1 else ''}\n"
+    for i in range(1, 3)
+    for lang in ("en", "de", "hi")
+)
 
 
 def config_for(path, **evaluators) -> dict:
     return {
         "models": {"m": {"hf_id": "org/m"}},
-        "datasets": {"clinic_qa": {"path": str(path), "languages": ["en", "de", "hi"], "columns": {"reference": "answer"}}},
+        "datasets": {
+            "clinic_qa": {"path": str(path), "languages": ["en", "de", "hi"], "columns": {"reference": "answer"}}
+        },
         "evaluators": {name: {"datasets": datasets} for name, datasets in evaluators.items()},
     }
 
@@ -28,7 +34,13 @@ def write(tmp_path, text, name="clinic_qa.csv"):
 
 
 def test_a_user_set_is_a_data_set_like_any_other_to_the_plan(tmp_path):
-    plan = Plan(validate_config(config_for(write(tmp_path, GOOD), language_id=["clinic_qa"], knowledge=["clinic_qa"], information=["clinic_qa"])))
+    plan = Plan(
+        validate_config(
+            config_for(
+                write(tmp_path, GOOD), language_id=["clinic_qa"], knowledge=["clinic_qa"], information=["clinic_qa"]
+            )
+        )
+    )
     assert plan.languages("clinic_qa") == ["en", "de", "hi"]
     assert plan.evaluator_datasets("knowledge") == ["clinic_qa"]
     assert plan.translation_datasets() == ["clinic_qa"], "information reads translations"
@@ -78,7 +90,9 @@ def test_the_judge_needs_an_english_question(tmp_path):
     config["datasets"]["clinic_qa"]["languages"] = ["de", "hi"]
     with pytest.raises(ConfigError, match=r"evaluator 'judge' cannot score data set 'clinic_qa'.*English question"):
         validate_config(config)
-    with_question = "id,lang,prompt,q_en\n" + "".join(f"q{i},{lang},Q{i} {lang}?,Q{i}?\n" for i in (1, 2) for lang in ("de", "hi"))
+    with_question = "id,lang,prompt,q_en\n" + "".join(
+        f"q{i},{lang},Q{i} {lang}?,Q{i}?\n" for i in (1, 2) for lang in ("de", "hi")
+    )
     config = config_for(write(tmp_path, with_question), judge=["clinic_qa"])
     config["datasets"]["clinic_qa"].update(languages=["de", "hi"], columns={"question_en": "q_en"})
     plan = Plan(validate_config(config))
@@ -114,4 +128,9 @@ def test_the_data_sets_system_prompt_reaches_its_generation_job_unless_the_model
     job = plan.llm_job("models.{model}", "resources", "envs", "clinic_qa")
     assert job.spec(SimpleNamespace(model="m"))["system_prompt"] == "Answer briefly."
     config["models"]["m"]["system_prompt"] = "You are a doctor."
-    assert plan.llm_job("models.{model}", "resources", "envs", "clinic_qa").spec(SimpleNamespace(model="m"))["system_prompt"] == "You are a doctor."
+    assert (
+        plan.llm_job("models.{model}", "resources", "envs", "clinic_qa").spec(SimpleNamespace(model="m"))[
+            "system_prompt"
+        ]
+        == "You are a doctor."
+    )

@@ -72,7 +72,14 @@ def user_set(path, **overrides) -> dict:
         "hf_dataset": None,
         "split": "test",
         "languages": "all",
-        "columns": {"id": "id", "lang": "lang", "prompt": "prompt", "reference": None, "category": None, "question_en": None},
+        "columns": {
+            "id": "id",
+            "lang": "lang",
+            "prompt": "prompt",
+            "reference": None,
+            "category": None,
+            "question_en": None,
+        },
         "items": dict(ALL),
         "max_new_tokens": None,
         "system_prompt": None,
@@ -158,7 +165,9 @@ def test_a_reference_cell_holding_a_json_array_is_a_list_of_answers_and_an_empty
 
 
 def test_a_quoted_prompt_may_span_lines(folder):
-    table = load_set(user_set(write(folder, "clinic_qa.csv", CLINIC_CSV), **CLINIC), ["en"], items={**ALL, "ids": ["q3"]})
+    table = load_set(
+        user_set(write(folder, "clinic_qa.csv", CLINIC_CSV), **CLINIC), ["en"], items={**ALL, "ids": ["q3"]}
+    )
     assert table["prompt"].to_pylist() == ["Write a haiku\nabout rain."]
 
 
@@ -182,27 +191,43 @@ def test_a_target_lang_column_scores_a_row_in_the_language_its_answer_must_be_in
     table = load_set(spec, "all", name="cross")
     rows = {(row["lang"], row["item_id"]): row for row in table.to_pylist()}
     assert set(rows) == {("en", "q1"), ("de", "q1"), ("hi", "q2"), ("hi", "q3")}
-    assert (rows[("de", "q1")]["source_lang"], rows[("de", "q1")]["prompt"]) == ("en", "Reply in German: what is the capital of France?")
+    assert (rows[("de", "q1")]["source_lang"], rows[("de", "q1")]["prompt"]) == (
+        "en",
+        "Reply in German: what is the capital of France?",
+    )
     assert rows[("en", "q1")]["source_lang"] == "en"
 
 
 def test_two_rows_answered_in_the_same_language_are_a_duplicate_named_by_line(folder, registry):
-    spec = user_set(write(folder, "cross.csv", CROSS_CSV + "q2,en,Name a colour in Hindi.,hi\n"), columns={"target_lang": "answer_in"})
+    spec = user_set(
+        write(folder, "cross.csv", CROSS_CSV + "q2,en,Name a colour in Hindi.,hi\n"),
+        columns={"target_lang": "answer_in"},
+    )
     message = problems_of(spec, registry, name="cross")
     assert "line 6" in message and "duplicate id 'q2' answered in 'hi' (first at line 4)" in message
 
 
 def test_a_target_lang_must_be_a_known_language_and_is_for_parallel_sets(folder, registry):
-    spec = user_set(write(folder, "cross.csv", "id,lang,prompt,answer_in\nq1,en,Hi,xx\n"), columns={"target_lang": "answer_in"})
+    spec = user_set(
+        write(folder, "cross.csv", "id,lang,prompt,answer_in\nq1,en,Hi,xx\n"), columns={"target_lang": "answer_in"}
+    )
     assert "unknown language code 'xx'" in problems_of(spec, registry, name="cross")
-    spec = user_set(write(folder, "t.csv", "id,prompt,answer_in\nq1,Hi,de\n"), type="translated", columns={"target_lang": "answer_in"})
+    spec = user_set(
+        write(folder, "t.csv", "id,prompt,answer_in\nq1,Hi,de\n"),
+        type="translated",
+        columns={"target_lang": "answer_in"},
+    )
     assert "target_lang is for parallel sets" in problems_of(spec, registry, name="t")
 
 
 def write_tsv(folder) -> str:
     lines = ["id\tlang\tprompt\tcategory\tanswer"]
     for record in clinic_records():
-        answer = json.dumps(record["answer"], ensure_ascii=False) if record["answer"] and len(record["answer"]) > 1 else (record["answer"] or [""])[0]
+        answer = (
+            json.dumps(record["answer"], ensure_ascii=False)
+            if record["answer"] and len(record["answer"]) > 1
+            else (record["answer"] or [""])[0]
+        )
         prompt = '"' + record["prompt"] + '"' if "\n" in record["prompt"] else record["prompt"]
         lines.append("\t".join([record["id"], record["lang"], prompt, record["category"], answer]))
     return write(folder, "clinic_qa.tsv", "\n".join(lines) + "\n")
@@ -241,7 +266,9 @@ def test_a_txt_file_is_a_translated_set_of_one_english_prompt_per_non_blank_line
 
 
 def test_a_translated_table_needs_no_lang_column_and_an_integer_id_becomes_text(folder):
-    path = write(folder, "prompts_en.jsonl", '{"id": 7, "prompt": "Explain gravity."}\n{"id": 8, "prompt": "Describe a cat."}\n')
+    path = write(
+        folder, "prompts_en.jsonl", '{"id": 7, "prompt": "Explain gravity."}\n{"id": 8, "prompt": "Describe a cat."}\n'
+    )
     table = load_set(user_set(path, type="translated"), ["en"])
     assert pairs(table) == [("en", "7"), ("en", "8")]
     assert table["source_lang"].to_pylist() == ["en", "en"]
@@ -267,7 +294,14 @@ def test_columns_map_config_keys_to_the_files_own_names(folder):
         "a,de,Wie alt ist die Erde?,science,4.5 Mrd. Jahre,How old is the Earth?\n"
         "a,sw,Dunia ina umri gani?,science,,How old is the Earth?\n",
     )
-    columns = {"id": "qid", "lang": "language", "prompt": "text", "category": "subject", "reference": "gold", "question_en": "english"}
+    columns = {
+        "id": "qid",
+        "lang": "language",
+        "prompt": "text",
+        "category": "subject",
+        "reference": "gold",
+        "question_en": "english",
+    }
     table = load_set(user_set(path, columns=columns), ["sw", "de"])
     assert pairs(table) == [("sw", "a"), ("de", "a")]
     assert table["references"].to_pylist() == [None, ["4.5 Mrd. Jahre"]]
@@ -331,7 +365,12 @@ def test_ids_missing_in_some_languages_are_allowed_and_noted(folder, registry):
 
 
 def test_a_good_set_has_no_problems_and_no_notes(folder, registry):
-    spec = user_set(write(folder, "clinic_qa.csv", CLINIC_CSV), **CLINIC, languages=["en", "hi"], items={"ids": ["q1"], "domains": ["geography"]})
+    spec = user_set(
+        write(folder, "clinic_qa.csv", CLINIC_CSV),
+        **CLINIC,
+        languages=["en", "hi"],
+        items={"ids": ["q1"], "domains": ["geography"]},
+    )
     assert check_user_dataset("clinic_qa", spec, registry) == ([], [])
 
 
@@ -350,7 +389,8 @@ def test_a_good_set_has_no_problems_and_no_notes(folder, registry):
         pytest.param(
             "clinic_qa.csv",
             'id,lang,prompt\nq1,en,"One\nand more"\nq1,en,Again?\n',
-            "datasets.clinic_qa: clinic_qa.csv, line 4, column 'id': duplicate id 'q1' in language 'en' (first at line 2)",
+            "datasets.clinic_qa: clinic_qa.csv, line 4, column 'id': "
+            "duplicate id 'q1' in language 'en' (first at line 2)",
             id="duplicate-after-a-multi-line-record",
         ),
         pytest.param(
@@ -374,7 +414,8 @@ def test_a_good_set_has_no_problems_and_no_notes(folder, registry):
         pytest.param(
             "clinic_qa.csv",
             "id,lang,prompt\nq1,en,One?\nq2,en,Caf\xe9?\n".encode("latin-1"),
-            "datasets.clinic_qa: clinic_qa.csv, line 3: not UTF-8: byte 0xe9 at byte 10 of the line (byte offset 35 in the file)",
+            "datasets.clinic_qa: clinic_qa.csv, line 3: not UTF-8: byte "
+            "0xe9 at byte 10 of the line (byte offset 35 in the file)",
             id="not-utf8",
         ),
         pytest.param(
@@ -428,9 +469,13 @@ def test_a_missing_column_names_the_config_key_and_the_files_header(folder, regi
 def test_parquet_problems_name_the_row(folder, registry):
     table = pa.table({"id": ["q1", "q2", "q3"], "lang": ["en", "en", "en"], "prompt": [1.5, 2.5, 3.5]})
     pq.write_table(table.set_column(2, "prompt", pa.array(["One?", "", "Three?"])), folder / "clinic_qa.parquet")
-    assert "clinic_qa.parquet, row 2, column 'prompt': the prompt is blank" in problems_of(user_set("clinic_qa.parquet"), registry)
+    assert "clinic_qa.parquet, row 2, column 'prompt': the prompt is blank" in problems_of(
+        user_set("clinic_qa.parquet"), registry
+    )
     pq.write_table(table, folder / "numbers.parquet")
-    assert "numbers.parquet, row 3, column 'prompt': the prompt is a number (3.5), not text" in problems_of(user_set("numbers.parquet"), registry)
+    assert "numbers.parquet, row 3, column 'prompt': the prompt is a number (3.5), not text" in problems_of(
+        user_set("numbers.parquet"), registry
+    )
 
 
 def test_every_problem_is_reported_one_per_line(folder, registry):
@@ -471,7 +516,9 @@ def delimited(rows, delimiter: str) -> str:
     return "\n".join(delimiter.join(row) for row in [("id", "lang", "prompt"), *rows]) + "\n"
 
 
-@pytest.mark.parametrize(("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"])
+@pytest.mark.parametrize(
+    ("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"]
+)
 def test_a_quote_that_is_never_closed_is_an_error_naming_the_line_it_opens_on(folder, registry, file_name, delimiter):
     """An unterminated quote is refused at the line where its field opens (line 4: q3 in
     English), with the way to write a quote that is text; the lines after it are still read
@@ -480,14 +527,19 @@ def test_a_quote_that_is_never_closed_is_an_error_naming_the_line_it_opens_on(fo
     problems, notes = check_user_dataset("clinic_qa", spec, registry)
     assert problems == [
         f"datasets.clinic_qa: {file_name}, line 4, column 'prompt': the quote that opens this field is never closed, "
-        "so every line after it would be read into it; if the quote is text, quote the whole field and double the quote: "
+        "so every line after it would be read into it; if the quote "
+        "is text, quote the whole field and double the quote: "
         '"""How much water should I drink a day?"'
     ]
     assert notes == []
 
 
-@pytest.mark.parametrize(("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"])
-def test_a_field_that_starts_with_a_quote_but_goes_on_after_the_closing_quote_is_refused(folder, registry, file_name, delimiter):
+@pytest.mark.parametrize(
+    ("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"]
+)
+def test_a_field_that_starts_with_a_quote_but_goes_on_after_the_closing_quote_is_refused(
+    folder, registry, file_name, delimiter
+):
     """`"Quoted" word` is not read as `Quoted word` (the quotes silently lost): a field that
     starts with a quote must be quoted as a whole, and the message shows how."""
     content = delimited([("q1", "en", '"Hamlet" is a play by whom?'), ("q2", "en", "Two?")], delimiter)
@@ -495,12 +547,14 @@ def test_a_field_that_starts_with_a_quote_but_goes_on_after_the_closing_quote_is
     problems, _ = check_user_dataset("clinic_qa", spec, registry)
     assert problems == [
         f"datasets.clinic_qa: {file_name}, line 2, column 'prompt': the field starts with a quote, so it must end with "
-        'its closing quote, but text follows it: \'"Hamlet" is a play by whom?\'; to keep the quotes as text, quote the '
-        'whole field and double the quotes inside: """Hamlet"" is a play by whom?"'
+        "its closing quote, but text follows it: '\"Hamlet\" is a play by whom?'; to keep the quotes as text, "
+        'quote the whole field and double the quotes inside: """Hamlet"" is a play by whom?"'
     ]
 
 
-@pytest.mark.parametrize(("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"])
+@pytest.mark.parametrize(
+    ("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"]
+)
 def test_quotes_inside_a_field_are_text_and_a_whole_quoted_field_may_hold_doubled_quotes(folder, file_name, delimiter):
     """The rules a spreadsheet export follows: quotes that do not start a field are kept as
     they are; a field in quotes may hold the delimiter, line breaks and "" for a quote."""
@@ -526,26 +580,42 @@ def test_a_quoted_multi_line_csv_field_with_commas_on_every_line_is_read_as_one_
     """Prose in a multi-line CSV cell often has as many commas as the file has fields; as
     long as no line inside the quotes reads as a row (a language code in the lang column),
     it is one prompt."""
-    content = 'id,lang,prompt\nq1,en,"Write a poem, in three lines,\nabout rain, wind, and sun,\nfor children, aged six."\nq2,en,Two?\n'
+    content = (
+        'id,lang,prompt\nq1,en,"Write a poem, in three lines,\nabout '
+        'rain, wind, and sun,\nfor children, aged six."\nq2,en,Two?\n'
+    )
     spec = user_set(write(folder, "clinic_qa.csv", content))
     assert check_user_dataset("clinic_qa", spec, registry) == ([], [])
-    assert load_set(spec, ["en"])["prompt"].to_pylist() == ["Write a poem, in three lines,\nabout rain, wind, and sun,\nfor children, aged six.", "Two?"]
+    assert load_set(spec, ["en"])["prompt"].to_pylist() == [
+        "Write a poem, in three lines,\nabout rain, wind, and sun,\nfor children, aged six.",
+        "Two?",
+    ]
 
 
-@pytest.mark.parametrize(("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"])
-def test_rows_read_match_the_rows_of_the_file_even_when_a_stray_quote_closes_further_down(folder, registry, file_name, delimiter):
+@pytest.mark.parametrize(
+    ("file_name", "delimiter"), [("clinic_qa.tsv", "\t"), ("clinic_qa.csv", ",")], ids=["tsv", "csv"]
+)
+def test_rows_read_match_the_rows_of_the_file_even_when_a_stray_quote_closes_further_down(
+    folder, registry, file_name, delimiter
+):
     """A stray quote that meets a later quote at the end of a field makes a well-formed record
     that holds the lines between: lines inside a quoted field that read as rows of their own
     (the file's number of fields, a language code in the lang column) are an error, so the
     rows read always equal the rows the file shows."""
-    rows = [("q1", "en", "One?"), ("q3", "en", '"How much water'), ("q3", "de", "Wie viel Wasser?"), ("q4", "en", "Convert to cm: 5'10\""), ("q5", "en", "Five?")]
+    rows = [
+        ("q1", "en", "One?"),
+        ("q3", "en", '"How much water'),
+        ("q3", "de", "Wie viel Wasser?"),
+        ("q4", "en", "Convert to cm: 5'10\""),
+        ("q5", "en", "Five?"),
+    ]
     spec = user_set(write(folder, file_name, delimited(rows, delimiter)))
     problems, notes = check_user_dataset("clinic_qa", spec, registry)
     assert problems == [
-        f"datasets.clinic_qa: {file_name}, line 3, column 'prompt': the quoted field that opens here runs to line 5 and "
-        "holds lines that read as rows of their own (line 4: q3 de; line 5: q4 en); if the quote on line 3 is text, "
-        "quote the whole field and double the quote; if the field really holds these lines, save the set as JSONL, "
-        "which needs no quoting"
+        f"datasets.clinic_qa: {file_name}, line 3, column 'prompt': the quoted field that opens "
+        "here runs to line 5 and holds lines that read as rows of their own (line 4: q3 de; line "
+        "5: q4 en); if the quote on line 3 is text, quote the whole field and double the quote; "
+        "if the field really holds these lines, save the set as JSONL, which needs no quoting"
     ]
     assert notes == []
 
@@ -556,14 +626,24 @@ def test_rows_read_match_the_rows_of_the_file_even_when_a_stray_quote_closes_fur
 @pytest.mark.parametrize(
     ("overrides", "expected"),
     [
-        ({"languages": ["en", "sw", "ta"]}, "datasets.clinic_qa.languages: the file has no prompts in sw, ta; it has en, de, hi"),
+        (
+            {"languages": ["en", "sw", "ta"]},
+            "datasets.clinic_qa.languages: the file has no prompts in sw, ta; it has en, de, hi",
+        ),
         ({"items": {"ids": ["q1", "q9", "q10"]}}, "datasets.clinic_qa.items.ids: not ids of the file: q9, q10"),
-        ({"items": {"domains": ["biology", "chemistry"]}}, "datasets.clinic_qa.items.domains: no items in chemistry; the file's categories are biology, geography, literature, math, poetry"),
+        (
+            {"items": {"domains": ["biology", "chemistry"]}},
+            "datasets.clinic_qa.items.domains: no items in chemistry; the "
+            "file's categories are biology, geography, literature, math, poetry",
+        ),
         ({"hf_dataset": "org/clinic"}, "datasets.clinic_qa: give path or hf_dataset, not both"),
         ({"path": None}, "datasets.clinic_qa: give path (a .csv, .tsv, .jsonl, .parquet or .txt file) or hf_dataset"),
         ({"path": "clinic_qa.xlsx"}, "datasets.clinic_qa.path: clinic_qa.xlsx: unsupported file type '.xlsx'"),
         ({"path": "nowhere.csv"}, "datasets.clinic_qa.path: file nowhere.csv does not exist"),
-        ({"path": "prompts.txt"}, "datasets.clinic_qa.path: prompts.txt: a .txt file holds English prompts only, so it needs type translated"),
+        (
+            {"path": "prompts.txt"},
+            "datasets.clinic_qa.path: prompts.txt: a .txt file holds English prompts only, so it needs type translated",
+        ),
     ],
 )
 def test_check_user_dataset_returns_problems_of_the_config_against_the_file(folder, registry, overrides, expected):
@@ -579,7 +659,9 @@ def test_check_user_dataset_returns_problems_of_the_config_against_the_file(fold
 def test_check_user_dataset_returns_the_files_problems_instead_of_raising(folder, registry):
     spec = user_set(write(folder, "clinic_qa.jsonl", '{"id": "q1", "lang": "en", "prompt": 7}\n'))
     problems, _ = check_user_dataset("clinic_qa", spec, registry)
-    assert problems == ["datasets.clinic_qa: clinic_qa.jsonl, line 1, column 'prompt': the prompt is a number (7), not text"]
+    assert problems == [
+        "datasets.clinic_qa: clinic_qa.jsonl, line 1, column 'prompt': the prompt is a number (7), not text"
+    ]
 
 
 def test_domains_need_a_category_column(folder, registry):
@@ -594,7 +676,9 @@ def test_paths_are_relative_to_base_dir(tmp_path, registry):
     (tmp_path / "data" / "clinic_qa.csv").write_text(CLINIC_CSV, encoding="utf-8")
     spec = user_set("data/clinic_qa.csv", **CLINIC)
     assert check_user_dataset("clinic_qa", spec, registry, base_dir=tmp_path) == ([], [])
-    table = load("data/clinic_qa.csv", ["de"], ALL, name="clinic_qa", type="parallel", columns=spec["columns"], base_dir=tmp_path)
+    table = load(
+        "data/clinic_qa.csv", ["de"], ALL, name="clinic_qa", type="parallel", columns=spec["columns"], base_dir=tmp_path
+    )
     assert table.num_rows == 6
 
 
@@ -657,7 +741,11 @@ def test_a_hub_data_set_goes_through_the_real_datasets_library(tmp_path, monkeyp
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     repo = tmp_path / "clinic-repo"
     (repo / "data").mkdir(parents=True)
-    rows = {"id": ["a", "a", "b", "b"], "lang": ["en", "de", "en", "de"], "prompt": ["Hi?", "Hallo?", "Bye?", "Tschüss?"]}
+    rows = {
+        "id": ["a", "a", "b", "b"],
+        "lang": ["en", "de", "en", "de"],
+        "prompt": ["Hi?", "Hallo?", "Bye?", "Tschüss?"],
+    }
     pq.write_table(pa.table(rows), repo / "data" / "test-00000-of-00001.parquet")
     table = load_set(user_set(None, hf_dataset=str(repo), split="test"), ["de", "en"])
     assert pairs(table) == [("de", "a"), ("de", "b"), ("en", "a"), ("en", "b")]

@@ -27,7 +27,9 @@ try:
     import vllm  # noqa: F401
 except ImportError as error:
     if os.environ.get("XLCONS_REQUIRE_VLLM") == "1":
-        raise RuntimeError(f"XLCONS_REQUIRE_VLLM=1 but vLLM cannot be imported ({error}); build .venv-vllm with `make env-vllm`") from error
+        raise RuntimeError(
+            f"XLCONS_REQUIRE_VLLM=1 but vLLM cannot be imported ({error}); build .venv-vllm with `make env-vllm`"
+        ) from error
     pytest.skip(f"vLLM is not installed here ({error}); run `make test-vllm`", allow_module_level=True)
 
 from builders import response_rows  # noqa: E402
@@ -35,9 +37,11 @@ from conftest import OFFLINE_MODELS  # noqa: E402
 from test_information_stage import english_responses, translations  # noqa: E402
 from test_judge import QUESTIONS, RESPONSES_TO_JUDGE, english_prompts  # noqa: E402
 from xlcons.evaluators.information.stage import run_information_job  # noqa: E402
+from xlcons.evaluators.information.tables import INFORMATION_ITEMS  # noqa: E402
 from xlcons.evaluators.judge import run_judge_job  # noqa: E402
+from xlcons.evaluators.judge_tables import JUDGMENTS  # noqa: E402
 from xlcons.generation.base import Backend, Decoding, ModelSpec, load_backend  # noqa: E402
-from xlcons.schemas import INFORMATION_ITEMS, JUDGMENTS, PROMPTS, RESPONSES, TRANSLATIONS  # noqa: E402
+from xlcons.schemas import PROMPTS, RESPONSES, TRANSLATIONS  # noqa: E402
 from xlcons.tables import read_table, write_table  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,7 +60,9 @@ def smollm2() -> Path:
 
 
 def vllm_spec(name: str, location: Path, **options) -> ModelSpec:
-    return ModelSpec(name=name, backend="vllm", location=str(location), decoding=Decoding(), options={**ENGINE, **options})
+    return ModelSpec(
+        name=name, backend="vllm", location=str(location), decoding=Decoding(), options={**ENGINE, **options}
+    )
 
 
 class Shared(Backend):
@@ -97,13 +103,20 @@ def test_a_prompt_over_max_model_len_is_refused_alone_and_one_near_it_ends_with_
 
     def of_length(tokens: int) -> str:
         def length(prompt: str) -> int:
-            return engine.prompt_tokens(build_requests(engine.spec, [{"item_id": "x", "lang": "en", "prompt": prompt}], 16)[0])
+            return engine.prompt_tokens(
+                build_requests(engine.spec, [{"item_id": "x", "lang": "en", "prompt": prompt}], 16)[0]
+            )
+
         prompt = " ".join(["a"] * (tokens - (length("a") - 1)))
         assert length(prompt) == tokens
         return prompt
 
-    rows = [{"item_id": str(n), "lang": "en", "prompt": prompt}
-            for n, prompt in enumerate(["What is the capital of France?", of_length(9007), of_length(2048), of_length(2040)])]
+    rows = [
+        {"item_id": str(n), "lang": "en", "prompt": prompt}
+        for n, prompt in enumerate(
+            ["What is the capital of France?", of_length(9007), of_length(2048), of_length(2040)]
+        )
+    ]
     requests = build_requests(engine.spec, rows, 16)
     results = {result.key: result for result in engine.generate(requests)}
     got = [(results[r.key].finish_reason, results[r.key].prompt_tokens) for r in requests]
@@ -118,10 +131,17 @@ def test_the_judge_runs_on_vllm_and_every_answer_gets_a_verdict(engine, smollm2,
     write_table(english_prompts(QUESTIONS), tmp_path / "en.parquet", PROMPTS)
     spec = vllm_spec("judge", smollm2)
 
-    stats = counted(engine, lambda: run_judge_job(
-        spec, [tmp_path / "responses.parquet"], tmp_path / "en.parquet", tmp_path / "judgments.parquet",
-        tmp_path / "judge.jsonl", lambda s: Shared(s, engine),
-    ))
+    stats = counted(
+        engine,
+        lambda: run_judge_job(
+            spec,
+            [tmp_path / "responses.parquet"],
+            tmp_path / "en.parquet",
+            tmp_path / "judgments.parquet",
+            tmp_path / "judge.jsonl",
+            lambda s: Shared(s, engine),
+        ),
+    )
 
     judgments = read_table(tmp_path / "judgments.parquet", JUDGMENTS)
     assert judgments.num_rows == len(RESPONSES_TO_JUDGE)
@@ -140,10 +160,18 @@ def test_information_extraction_and_verification_share_prefixes_in_vllms_cache(e
     write_table(translations("de"), tmp_path / "de.parquet", TRANSLATIONS)
     spec = vllm_spec("information", smollm2)
 
-    stats = counted(engine, lambda: run_information_job(
-        spec, tmp_path / "en.parquet", tmp_path / "de.parquet", tmp_path / "items.parquet", tmp_path / "facts.parquet",
-        tmp_path / "information.jsonl", lambda s: Shared(s, engine),
-    ))
+    stats = counted(
+        engine,
+        lambda: run_information_job(
+            spec,
+            tmp_path / "en.parquet",
+            tmp_path / "de.parquet",
+            tmp_path / "items.parquet",
+            tmp_path / "facts.parquet",
+            tmp_path / "information.jsonl",
+            lambda s: Shared(s, engine),
+        ),
+    )
 
     items = read_table(tmp_path / "items.parquet", INFORMATION_ITEMS)
     assert items.num_rows == english_responses().num_rows
@@ -161,9 +189,24 @@ def test_greedy_float32_answers_of_vllm_and_transformers_are_the_same(smollm2, t
     pick the same greedy tokens on these prompts."""
     out = tmp_path / "parity.json"
     run = subprocess.run(
-        [sys.executable, str(REPO / "tests" / "gpu" / "compare_vllm_hf.py"), "--model", str(smollm2), "--prompts", "6",
-         "--max-new-tokens", "16", "--data", str(shared_data / "multiq" / "MultiQ.csv"), "--json", str(out)],
-        env={**os.environ, **ENV, "PYTHONPATH": str(REPO / "workflow_scripts")}, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            str(REPO / "tests" / "gpu" / "compare_vllm_hf.py"),
+            "--model",
+            str(smollm2),
+            "--prompts",
+            "6",
+            "--max-new-tokens",
+            "16",
+            "--data",
+            str(shared_data / "multiq" / "MultiQ.csv"),
+            "--json",
+            str(out),
+        ],
+        env={**os.environ, **ENV, "PYTHONPATH": str(REPO / "workflow_scripts")},
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     import json
@@ -179,9 +222,17 @@ def test_greedy_float32_answers_of_vllm_and_transformers_are_the_same(smollm2, t
 
 def workflow_config(smollm2: Path, shared_data: Path, chunk_size: int) -> dict:
     return {
-        "models": {"smol": {"path": str(smollm2), "backend": "vllm", "vllm": {**ENGINE, "chunk_size": chunk_size},
-                            "decoding": {"max_new_tokens": 16}}},
-        "datasets": {"multiq": {"path": str(shared_data / "multiq"), "languages": ["en", "de"], "items": {"limit": PER_LANGUAGE}}},
+        "models": {
+            "smol": {
+                "path": str(smollm2),
+                "backend": "vllm",
+                "vllm": {**ENGINE, "chunk_size": chunk_size},
+                "decoding": {"max_new_tokens": 16},
+            }
+        },
+        "datasets": {
+            "multiq": {"path": str(shared_data / "multiq"), "languages": ["en", "de"], "items": {"limit": PER_LANGUAGE}}
+        },
     }
 
 
@@ -194,10 +245,24 @@ JOB_LOG = "logs/generate/multiq/smol.log"
 
 def snakemake(workdir: Path, *, wait: bool = True):
     (workdir / "config.yaml").exists() or pytest.fail("write the config first")
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(workdir / "config.yaml"), "--cores", "2", TABLE]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--cores",
+        "2",
+        TABLE,
+    ]
     log = open(workdir / f"snakemake-{time.monotonic_ns()}.log", "w")
-    proc = subprocess.Popen(cmd, env={**os.environ, **ENV}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, env={**os.environ, **ENV}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     if wait:
         proc.wait(timeout=600)
         log.close()
@@ -211,13 +276,25 @@ def uninterrupted_table(engine, smollm2, prompts: Path, out: Path):
     from xlcons.generation.stage import run_generation_job
 
     model = workflow_config(smollm2, Path("."), CHUNK)["models"]["smol"]
-    spec = ModelSpec(name="smol", backend="vllm", location=model["path"], decoding=Decoding(max_new_tokens=16), options=model["vllm"])
-    run_generation_job(spec, [prompts], [out.with_suffix(".en.parquet"), out.with_suffix(".de.parquet")], ["en", "de"], 256,
-                       out.with_suffix(".jsonl"), lambda s: Shared(s, engine), table_path=out)
+    spec = ModelSpec(
+        name="smol", backend="vllm", location=model["path"], decoding=Decoding(max_new_tokens=16), options=model["vllm"]
+    )
+    run_generation_job(
+        spec,
+        [prompts],
+        [out.with_suffix(".en.parquet"), out.with_suffix(".de.parquet")],
+        ["en", "de"],
+        256,
+        out.with_suffix(".jsonl"),
+        lambda s: Shared(s, engine),
+        table_path=out,
+    )
     return pq.read_table(out)
 
 
-def test_the_generate_rule_runs_vllm_and_a_job_killed_mid_run_resumes_from_its_cache(engine, tmp_path, smollm2, shared_data):
+def test_the_generate_rule_runs_vllm_and_a_job_killed_mid_run_resumes_from_its_cache(
+    engine, tmp_path, smollm2, shared_data
+):
     """`generate_multiq` with backend vllm through Snakemake (its script under vLLM's spawned
     engine), killed with SIGKILL after its first call's answers are cached, then run again:
     only the rest is generated, and the table equals an uninterrupted run's."""
@@ -225,7 +302,9 @@ def test_the_generate_rule_runs_vllm_and_a_job_killed_mid_run_resumes_from_its_c
     proc, log = snakemake(tmp_path, wait=False)
     cache = tmp_path / CACHE
     deadline = time.monotonic() + 300
-    while not (cache.is_file() and len(cache.read_text().splitlines()) - 1 >= CHUNK):  # the header line, then one per answer
+    while not (
+        cache.is_file() and len(cache.read_text().splitlines()) - 1 >= CHUNK
+    ):  # the header line, then one per answer
         assert proc.poll() is None, f"the job ended before it could be killed:\n{log.read_text()[-3000:]}"
         assert time.monotonic() < deadline, f"no answers cached after 300 s:\n{log.read_text()[-3000:]}"
         time.sleep(0.1)
@@ -237,10 +316,15 @@ def test_the_generate_rule_runs_vllm_and_a_job_killed_mid_run_resumes_from_its_c
     shutil.rmtree(tmp_path / ".snakemake" / "locks", ignore_errors=True)
     snakemake(tmp_path)
 
-    assert f"{PROMPTS_IN_ALL - cached} of {PROMPTS_IN_ALL} requests to generate ({cached} cached)" in (tmp_path / JOB_LOG).read_text()
+    assert (
+        f"{PROMPTS_IN_ALL - cached} of {PROMPTS_IN_ALL} requests to generate ({cached} cached)"
+        in (tmp_path / JOB_LOG).read_text()
+    )
     table = pq.read_table(tmp_path / TABLE)
     rows = table.to_pylist()
     assert len(rows) == PROMPTS_IN_ALL and {row["backend"] for row in rows} == {"vllm"}
     assert {row["finish_reason"] for row in rows} <= {"stop", "length"} and all(row["response"].strip() for row in rows)
-    reference = uninterrupted_table(engine, smollm2, tmp_path / "results/prompts/multiq.parquet", tmp_path / "reference" / "table.parquet")
+    reference = uninterrupted_table(
+        engine, smollm2, tmp_path / "results/prompts/multiq.parquet", tmp_path / "reference" / "table.parquet"
+    )
     assert table.equals(reference)

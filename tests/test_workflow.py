@@ -28,7 +28,9 @@ def snakemake(*args: str, cwd: Path = REPO, timeout: int = 300) -> subprocess.Co
 
 def job_counts(output: str) -> dict[str, int]:
     """The 'Job stats' table of a dry run, as rule -> count."""
-    table = output.split("Job stats:")[1].split("Reasons:")[0] if "Reasons:" in output else output.split("Job stats:")[1]
+    table = (
+        output.split("Job stats:")[1].split("Reasons:")[0] if "Reasons:" in output else output.split("Job stats:")[1]
+    )
     counts = {}
     for line in table.splitlines():
         match = re.fullmatch(r"\s*([A-Za-z_]\w*)\s+(\d+)\s*", line)
@@ -51,19 +53,36 @@ class TestStyle:
 
     def test_snakefmt_leaves_the_smk_files_unchanged(self):
         files = ["Snakefile", *sorted(str(p.relative_to(REPO)) for p in (REPO / "rules").glob("*.smk"))]
-        result = subprocess.run([sys.executable, "-m", "snakefmt", "--check", *files], cwd=REPO, capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "snakefmt", "--check", *files], cwd=REPO, capture_output=True, text=True
+        )
         assert result.returncode == 0, result.stdout + result.stderr
 
     def test_ruff_finds_nothing(self):
         """The lint rules of pyproject.toml ([tool.ruff]) over the library, tests and benchmarks."""
-        result = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "."], cwd=REPO,
-                                capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "ruff", "check", "--no-cache", "."], cwd=REPO, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    def test_ruff_format_leaves_every_file_as_it_is(self):
+        """The code is formatted by `ruff format` ([tool.ruff.format]): it would change nothing."""
+        result = subprocess.run(
+            [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "."],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
         assert result.returncode == 0, result.stdout + result.stderr
 
     def test_mypy_finds_nothing_in_the_library(self, tmp_path):
         """The type check of pyproject.toml ([tool.mypy]: its files, its strictness), from a cold cache."""
-        result = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy")], cwd=REPO,
-                                capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy")],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
         assert result.returncode == 0, result.stdout + result.stderr
 
     def test_the_snakefile_requires_snakemake_9(self):
@@ -75,19 +94,44 @@ class TestDryRuns:
         result = snakemake("-n", "--forceall")
         assert result.returncode == 0, result.output
         counts = job_counts(result.stdout)
-        # 6 models, lid.176 and the benchmark's word list (language confusion), and 3 data sets to fetch; MultiQ's 7 and MAKQA's 6 languages; one job per
-        # model and data set for generation and for each evaluator. The English-only sets get
-        # their English prompts, one translation job each (into the other 6 languages), and
-        # their answers are translated back by NLLB, converted once to CTranslate2.
+        # 6 models, lid.176 and the benchmark's word list (language confusion), and 3 data sets
+        # to fetch; MultiQ's 7 and MAKQA's 6 languages; one job per model and data set for
+        # generation and for each evaluator. The English-only sets get their English prompts,
+        # one translation job each (into the other 6 languages), and their answers are
+        # translated back by NLLB, converted once to CTranslate2.
         assert counts == {
-            "fetch_model": 8, "fetch_dataset": 3, "prompts": 13, "prompt_table": 4, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
-            "language_id": 2, "judge": 2, "tokenization": 2, "multiq_report": 1,
-            "knowledge_scores": 2, "knowledge_report": 1, "language_confusion": 8, "language_confusion_report": 1,
-            "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1, "convert_translator": 1,
-            "generate_information": 2, "generate_empathy": 2, "translate_information": 2, "translate_empathy": 2,
-            "information_consistency": 2, "train_empathy_classifier": 3, "empathy_consistency": 2,
+            "fetch_model": 8,
+            "fetch_dataset": 3,
+            "prompts": 13,
+            "prompt_table": 4,
+            "generate_multiq": 2,
+            "generate_makqa": 2,
+            "all": 1,
+            "results": 1,
+            "translate_then_evaluate_report": 1,
+            "language_id": 2,
+            "judge": 2,
+            "tokenization": 2,
+            "multiq_report": 1,
+            "knowledge_scores": 2,
+            "knowledge_report": 1,
+            "language_confusion": 8,
+            "language_confusion_report": 1,
+            "source_prompts": 2,
+            "translate_prompts_information": 1,
+            "translate_prompts_empathy": 1,
+            "convert_translator": 1,
+            "generate_information": 2,
+            "generate_empathy": 2,
+            "translate_information": 2,
+            "translate_empathy": 2,
+            "information_consistency": 2,
+            "train_empathy_classifier": 3,
+            "empathy_consistency": 2,
             # the quality estimate of every translated sentence (LaBSE, the knowledge embedder's download)
-            "translation_qe_information": 2, "translation_qe_empathy": 2, "translation_quality_report": 1,
+            "translation_qe_information": 2,
+            "translation_qe_empathy": 2,
+            "translation_quality_report": 1,
         }
 
     def test_the_fetch_target_downloads_the_same_and_nothing_else(self):
@@ -109,17 +153,28 @@ class TestDryRuns:
         assert sources == {"multiq", "makqa", "epitome"} and len(models) == 8
         for name in sources:
             for f in DATA_SOURCES[name].files:
-                assert re.fullmatch(r"https://raw\.githubusercontent\.com/[\w.-]+/[\w.-]+/[0-9a-f]{40}/\S+", DATA_SOURCES[name].url(f))
+                assert re.fullmatch(
+                    r"https://raw\.githubusercontent\.com/[\w.-]+/[\w.-]+/[0-9a-f]{40}/\S+", DATA_SOURCES[name].url(f)
+                )
         hub = Plan(load_config(REPO / "config" / "config.yaml")).hub_models()
         # a Hub id, or one file at a URL pinned by its sha256 (lid.176.bin, the benchmark's word list)
-        assert all(re.fullmatch(r"[\w.-]+/[\w.-]+", hub[name]["hf_id"] or "") or (hub[name]["url"] and re.fullmatch(r"[0-9a-f]{64}", hub[name]["sha256"]))
-                   for name in models)
+        assert all(
+            re.fullmatch(r"[\w.-]+/[\w.-]+", hub[name]["hf_id"] or "")
+            or (hub[name]["url"] and re.fullmatch(r"[0-9a-f]{64}", hub[name]["sha256"]))
+            for name in models
+        )
         assert {name for name in models if hub[name]["url"]} == {"lid176", "lcb-words"}
 
     def test_the_slurm_profile_is_found_by_its_name_from_the_repository_root(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith("XLCONS_SLURM_")}
-        result = subprocess.run([*SNAKEMAKE, "--profile", "slurm", "-n", "--configfile", "config/offline.yaml"],
-                                cwd=REPO, env={**env, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=300)
+        result = subprocess.run(
+            [*SNAKEMAKE, "--profile", "slurm", "-n", "--configfile", "config/offline.yaml"],
+            cwd=REPO,
+            env={**env, "HF_HUB_OFFLINE": "1"},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert result.returncode == 0, result.stdout + result.stderr
         assert "This was a dry-run" in result.stdout
 
@@ -141,22 +196,46 @@ class TestDryRuns:
         assert result.returncode == 0, result.output
         assert "fetch_model" not in result.stdout and "fetch_dataset" not in result.stdout
         assert job_counts(result.stdout) == {
-            "prompts": 9, "prompt_table": 4, "generate_multiq": 2, "generate_makqa": 2, "all": 1, "results": 1, "translate_then_evaluate_report": 1,
-            "language_id": 2, "judge": 2, "tokenization": 2, "multiq_report": 1, "language_confusion": 8, "language_confusion_report": 1,
-            "knowledge_scores": 4, "knowledge_report": 1, "translate_multiq": 2,
-            # paper 000's English-only sets: English prompts, translated into de/ar, answered,
+            "prompts": 9,
+            "prompt_table": 4,
+            "generate_multiq": 2,
+            "generate_makqa": 2,
+            "all": 1,
+            "results": 1,
+            "translate_then_evaluate_report": 1,
+            "language_id": 2,
+            "judge": 2,
+            "tokenization": 2,
+            "multiq_report": 1,
+            "language_confusion": 8,
+            "language_confusion_report": 1,
+            "knowledge_scores": 4,
+            "knowledge_report": 1,
+            "translate_multiq": 2,
+            # Gupta et al. 2025's English-only sets: English prompts, translated into de/ar, answered,
             # answers translated back; the English information answers also go en -> ar -> en
-            "source_prompts": 2, "translate_prompts_information": 1, "translate_prompts_empathy": 1,
+            "source_prompts": 2,
+            "translate_prompts_information": 1,
+            "translate_prompts_empathy": 1,
             # answers translated back, by each of the two tiny NLLBs (translators: tiny-nllb-b)
-            "generate_information": 2, "generate_empathy": 2, "translate_information": 4, "translate_empathy": 4,
-            "round_trip": 2, "translationese_check": 2,
-            "information_consistency": 4, "train_empathy_classifier": 3, "empathy_consistency": 4,
+            "generate_information": 2,
+            "generate_empathy": 2,
+            "translate_information": 4,
+            "translate_empathy": 4,
+            "round_trip": 2,
+            "translationese_check": 2,
+            "information_consistency": 4,
+            "train_empathy_classifier": 3,
+            "empathy_consistency": 4,
             # the quality estimate of every translated sentence (the MiniLM stand-in); MultiQ's
             # answers are translated by the primary translator alone (translator.datasets)
-            "translation_qe_multiq": 2, "translation_qe_information": 4, "translation_qe_empathy": 4, "translation_quality_report": 1,
+            "translation_qe_multiq": 2,
+            "translation_qe_information": 4,
+            "translation_qe_empathy": 4,
+            "translation_quality_report": 1,
         }
 
-    def test_paper_004_schedules_one_generation_job_per_model_over_137_languages(self):
+    def test_holtermann2024_schedules_one_generation_job_per_model_over_137_languages(self):
         result = snakemake("-n", "--forceall", "--configfile", "config/paper/holtermann2024-multiq.yaml")
         counts = job_counts(result.stdout)
         assert counts["prompts"] == 137 and counts["generate_multiq"] == 6
@@ -188,7 +267,10 @@ class TestBadConfigsFailBeforeScheduling:
     def test_an_evaluator_that_cannot_score_a_data_set_is_named_with_it(self, tmp_path):
         prompts = tmp_path / "clinic_qa.csv"
         prompts.write_text("id,lang,prompt\nq1,en,What is a fever?\nq1,de,Was ist Fieber?\n", encoding="utf-8")
-        config = {"datasets": {"clinic_qa": {"path": str(prompts)}}, "evaluators": {"empathy": {"datasets": ["clinic_qa"]}}}
+        config = {
+            "datasets": {"clinic_qa": {"path": str(prompts)}},
+            "evaluators": {"empathy": {"datasets": ["clinic_qa"]}},
+        }
         result = snakemake("-n", "--configfile", str(write_config(tmp_path, config)))
         assert result.returncode != 0 and "evaluator 'empathy' cannot score data set 'clinic_qa'" in result.output
 
@@ -208,9 +290,12 @@ class TestFetchRulesRunForReal:
         shutil.copytree(shared_data / "multiq", tmp_path / "resources" / "data" / "multiq")
         config = {
             "models": {"tiny": {"hf_id": "example/tiny", "backend": "hf"}},
-            "evaluators": {"language_id": {"model": {"hf_id": "cis-lmu/glotlid", "hf_file": "model.bin"}}, "judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4"}}},
-                           # the benchmark's word list comes from its pinned URL (pre-seeded here); lid.176 from a path
-                           "language_confusion": {"model": {"path": str(offline_models["lid176"])}}},
+            "evaluators": {
+                "language_id": {"model": {"hf_id": "cis-lmu/glotlid", "hf_file": "model.bin"}},
+                "judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4"}}},
+                # the benchmark's word list comes from its pinned URL (pre-seeded here); lid.176 from a path
+                "language_confusion": {"model": {"path": str(offline_models["lid176"])}},
+            },
             "datasets": {"multiq": {"languages": ["en", "de"]}},
         }
         words = tmp_path / "resources" / "models" / "lcb-words"
@@ -223,13 +308,25 @@ class TestFetchRulesRunForReal:
         return tmp_path
 
     def test_fetch_then_nothing_to_do(self, workdir):
-        run = ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "1"]
+        run = [
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--configfile",
+            str(workdir / "config.yaml"),
+            "--cores",
+            "1",
+        ]
         first = snakemake(*run, "fetch")
         assert first.returncode == 0, first.output
         marker = json.loads((workdir / "resources/models/tiny/.xlcons-fetched.json").read_text())
         assert marker["hf_id"] == "example/tiny"
         words = json.loads((workdir / "resources/models/lcb-words/.xlcons-fetched.json").read_text())
-        assert words["pre_seeded"] and words["sha256"] == "1ec8230beef2a7c955742b089fc3cea2833866cf5482bf018d7c4124eef104bd"
+        assert (
+            words["pre_seeded"]
+            and words["sha256"] == "1ec8230beef2a7c955742b089fc3cea2833866cf5482bf018d7c4124eef104bd"
+        )
         manifest = json.loads((workdir / "resources/data/multiq/MANIFEST.json").read_text())
         assert [entry["relpath"] for entry in manifest["files"]] == ["MultiQ.csv"]
         assert (workdir / "logs/fetch/data-multiq.log").exists()

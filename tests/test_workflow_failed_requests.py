@@ -30,7 +30,9 @@ class Endpoint(ChatEndpoint):
     `revoked`; every error quotes the Authorization header back; counts what it was asked."""
 
     def __init__(self):
-        super().__init__(lambda prompt: 401 if self.revoked else 500 if prompt in self.failing else "Paris is the answer.")
+        super().__init__(
+            lambda prompt: 401 if self.revoked else 500 if prompt in self.failing else "Paris is the answer."
+        )
         self.failing: set[str] = set()
         self.revoked = False
         self.error_message = "the server is having a bad day"
@@ -55,30 +57,62 @@ def multiq_prompt(shared_data, item: str, lang: str) -> str:
 
 def configure(workdir, endpoint, offline_models, shared_data, max_failed_share=0.0):
     config = {
-        "models": {"api": {"backend": "openai", "hf_id": "example/api-model",
-                           "api": {"base_url": f"http://127.0.0.1:{endpoint.server_address[1]}/v1", "api_key_env": KEY_ENV,
-                                   "max_retries": 0, "timeout_s": 10}}},
+        "models": {
+            "api": {
+                "backend": "openai",
+                "hf_id": "example/api-model",
+                "api": {
+                    "base_url": f"http://127.0.0.1:{endpoint.server_address[1]}/v1",
+                    "api_key_env": KEY_ENV,
+                    "max_retries": 0,
+                    "timeout_s": 10,
+                },
+            }
+        },
         "generation": {"max_failed_share": max_failed_share},
-        "datasets": {"multiq": {"path": str(shared_data / "multiq"), "languages": ["en", "de"], "items": {"ids": ["gpt-1", "gpt-2"]}}},
+        "datasets": {
+            "multiq": {
+                "path": str(shared_data / "multiq"),
+                "languages": ["en", "de"],
+                "items": {"ids": ["gpt-1", "gpt-2"]},
+            }
+        },
         "evaluators": {
             "language_id": {"model": {"path": str(offline_models["lid176"])}, "label_scheme": "lid176"},
-            "judge": {"datasets": []}, "knowledge": {"datasets": []}, "language_confusion": {"datasets": []},
+            "judge": {"datasets": []},
+            "knowledge": {"datasets": []},
+            "language_confusion": {"datasets": []},
         },
         "translator": {"datasets": []},
         "output": {"bootstrap_resamples": 0},
     }
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    return ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "2"]
+    return [
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--cores",
+        "2",
+    ]
 
 
-def test_a_run_with_failed_requests_ends_non_zero_and_the_next_run_sends_only_those(tmp_path, endpoint, offline_models, shared_data):
+def test_a_run_with_failed_requests_ends_non_zero_and_the_next_run_sends_only_those(
+    tmp_path, endpoint, offline_models, shared_data
+):
     run = configure(tmp_path, endpoint, offline_models, shared_data)
     failed = multiq_prompt(shared_data, "gpt-2", "de")
     endpoint.failing = {failed}
     first = snakemake(*run, "--keep-going")
     assert first.returncode != 0
     log = (tmp_path / "logs/generate/multiq/api.log").read_text()
-    assert "1 of 4 requests failed" in log and "item gpt-2 (de): InternalServerError: 500" in log and "the server is having a bad day" in log
+    assert (
+        "1 of 4 requests failed" in log
+        and "item gpt-2 (de): InternalServerError: 500" in log
+        and "the server is having a bad day" in log
+    )
     assert not (tmp_path / "results/responses/multiq/api.parquet").exists(), "no output that bakes the failure in"
     assert "Incorrect API key provided: [redacted]" in log, "the error the server sent, without the key it quoted"
     assert_nowhere(tmp_path, [API_KEY], first.output)
@@ -100,14 +134,19 @@ def test_failures_a_user_accepts_are_counted_as_errors_not_as_answers_and_no_ech
     endpoint.failing = {multiq_prompt(shared_data, "gpt-2", "de")}
     result = snakemake(*run)
     assert result.returncode == 0, result.output[-3000:]
-    assert "1 of 4 requests failed, within generation.max_failed_share = 0.5" in (tmp_path / "logs/generate/multiq/api.log").read_text()
+    assert (
+        "1 of 4 requests failed, within generation.max_failed_share = 0.5"
+        in (tmp_path / "logs/generate/multiq/api.log").read_text()
+    )
     with open(tmp_path / "results/tables/results.csv", encoding="utf-8") as handle:
         rows = {(row["lang"], row["metric"]): row for row in csv.DictReader(handle)}
     german = rows[("de", "fidelity_same")]
     assert (german["n_items"], german["n_excluded"], german["excluded_reasons"]) == ("1", "1", "error:1")
     assert rows[("en", "fidelity_same")]["n_excluded"] == "0"
     errors = [e for e in pq.read_table(tmp_path / "results/responses/multiq/api.parquet")["error"].to_pylist() if e]
-    assert errors and all("Incorrect API key provided: [redacted] (Authorization: Bearer [redacted])" in e for e in errors)
+    assert errors and all(
+        "Incorrect API key provided: [redacted] (Authorization: Bearer [redacted])" in e for e in errors
+    )
 
     # The key is revoked: the endpoint answers 401, quoting the revoked key; the job stops, and says why.
     monkeypatch.setenv(KEY_ENV, REVOKED_KEY)

@@ -20,7 +20,12 @@ from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES
 
 def configure(workdir, offline_models, shared_data, *, languages, models=("tiny-llm",), extra_models=None):
     models_config = {
-        name: {"path": str(offline_models["tiny-llm"]), "backend": "hf", "hf": {"device": "cpu"}, "decoding": {"max_new_tokens": 4}}
+        name: {
+            "path": str(offline_models["tiny-llm"]),
+            "backend": "hf",
+            "hf": {"device": "cpu"},
+            "decoding": {"max_new_tokens": 4},
+        }
         for name in models
     }
     models_config.update(extra_models or {})
@@ -31,16 +36,29 @@ def configure(workdir, offline_models, shared_data, *, languages, models=("tiny-
             "language_confusion": offline_language_confusion(offline_models),
             "judge": {"llm": {"path": str(offline_models["tiny-llm"]), "backend": "hf"}},
         },
-        "datasets": {"multiq": {"path": str(shared_data / "multiq"), "languages": list(languages), "items": {"limit": 3}}},
+        "datasets": {
+            "multiq": {"path": str(shared_data / "multiq"), "languages": list(languages), "items": {"limit": 3}}
+        },
     }
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    return ["--snakefile", str(snakemake.__globals__["REPO"] / "Snakefile"), "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "2"]
+    return [
+        "--snakefile",
+        str(snakemake.__globals__["REPO"] / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--cores",
+        "2",
+    ]
 
 
 def generated_count(log_text: str) -> tuple[int, int]:
     """(generated, requested) from the generation log line of the last run."""
     matches = re.findall(r"(\d+) of (\d+) requests to generate", log_text)
-    return tuple(map(int, matches[-1])) if matches else (0, int(re.findall(r"all (\d+) requests answered", log_text)[-1]))
+    return (
+        tuple(map(int, matches[-1])) if matches else (0, int(re.findall(r"all (\d+) requests answered", log_text)[-1]))
+    )
 
 
 @pytest.fixture()
@@ -68,8 +86,16 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
 
     # A new language: one prompts job, the model's generation job (which generates only the
     # new language's 3 items), and its evaluators and the report, which read every language.
-    evaluators = {"language_id": 1, "judge": 1, "tokenization": 1, "language_confusion": 1, "multiq_report": 1,
-                  "language_confusion_report": 1, "all": 1, "results": 1}
+    evaluators = {
+        "language_id": 1,
+        "judge": 1,
+        "tokenization": 1,
+        "language_confusion": 1,
+        "multiq_report": 1,
+        "language_confusion_report": 1,
+        "all": 1,
+        "results": 1,
+    }
     run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"])
     planned = snakemake(*run, "-n")
     assert job_counts(planned.stdout) == {"prompts": 1, "prompt_table": 1, "generate_multiq": 1, **evaluators}
@@ -77,15 +103,26 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
     assert generated_count(log.read_text()) == (3, 9)
 
     # A new model: only its own jobs (and the report over all models).
-    run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"], models=("tiny-llm", "tiny-llm-2"))
+    run = configure(
+        workdir, offline_models, shared_data, languages=["en", "de", "fr"], models=("tiny-llm", "tiny-llm-2")
+    )
     planned = snakemake(*run, "-n")
     assert job_counts(planned.stdout) == {"generate_multiq": 1, **evaluators}
     assert "results/responses/multiq/tiny-llm-2/en.parquet" in planned.stdout
     assert snakemake(*run).returncode == 0
 
     # A changed decoding parameter of one model recomputes that model only.
-    changed = {"tiny-llm-2": {"path": str(offline_models["tiny-llm"]), "backend": "hf", "hf": {"device": "cpu"}, "decoding": {"max_new_tokens": 5}}}
-    run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"], models=("tiny-llm",), extra_models=changed)
+    changed = {
+        "tiny-llm-2": {
+            "path": str(offline_models["tiny-llm"]),
+            "backend": "hf",
+            "hf": {"device": "cpu"},
+            "decoding": {"max_new_tokens": 5},
+        }
+    }
+    run = configure(
+        workdir, offline_models, shared_data, languages=["en", "de", "fr"], models=("tiny-llm",), extra_models=changed
+    )
     planned = snakemake(*run, "-n")
     # (its tokenizer analysis reads the prompts and the tokenizer only, so it stays)
     answers_changed = {key: n for key, n in evaluators.items() if key != "tokenization"}
@@ -95,8 +132,19 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
 
 def test_recorded_responses_are_a_model(workdir, offline_models, shared_data):
     recorded = workdir / "api-run.jsonl"
-    recorded.write_text("".join(json.dumps({"item_id": f"gpt-{i}", "language": "en", "response": f"answer {i}"}) + "\n" for i in (1, 2, 3)))
-    run = configure(workdir, offline_models, shared_data, languages=["en"], models=(), extra_models={"api-run": {"backend": "file", "path": str(recorded)}})
+    recorded.write_text(
+        "".join(
+            json.dumps({"item_id": f"gpt-{i}", "language": "en", "response": f"answer {i}"}) + "\n" for i in (1, 2, 3)
+        )
+    )
+    run = configure(
+        workdir,
+        offline_models,
+        shared_data,
+        languages=["en"],
+        models=(),
+        extra_models={"api-run": {"backend": "file", "path": str(recorded)}},
+    )
     result = snakemake(*run)
     assert result.returncode == 0, result.output
     table = pq.read_table(workdir / "results/responses/multiq/api-run/en.parquet")
@@ -112,14 +160,27 @@ def test_a_language_the_model_excludes_is_a_config_error(workdir, offline_models
     assert "model 'mono' excludes ['de']" in result.output and "Job stats" not in result.output
 
 
-def test_a_local_model_replaced_in_place_is_generated_again_and_a_moved_copy_is_not(workdir, offline_models, shared_data):
+def test_a_local_model_replaced_in_place_is_generated_again_and_a_moved_copy_is_not(
+    workdir, offline_models, shared_data
+):
     """The job's params carry the digest of a `path` model's files: new content reruns the job
     (and misses the cache), the same content in another folder is answered from the cache."""
     recorded = workdir / "run-a" / "answers.jsonl"
     recorded.parent.mkdir()
-    recorded.write_text("".join(json.dumps({"item_id": f"gpt-{i}", "language": "en", "response": f"answer {i}"}) + "\n" for i in (1, 2, 3)))
+    recorded.write_text(
+        "".join(
+            json.dumps({"item_id": f"gpt-{i}", "language": "en", "response": f"answer {i}"}) + "\n" for i in (1, 2, 3)
+        )
+    )
     target = "results/responses/multiq/mine.parquet"
-    run = configure(workdir, offline_models, shared_data, languages=["en"], models=(), extra_models={"mine": {"backend": "file", "path": str(recorded)}})
+    run = configure(
+        workdir,
+        offline_models,
+        shared_data,
+        languages=["en"],
+        models=(),
+        extra_models={"mine": {"backend": "file", "path": str(recorded)}},
+    )
     assert snakemake(*run, target).returncode == 0
     assert "Nothing to be done" in snakemake(*run, "-n", target).output
 
@@ -132,7 +193,14 @@ def test_a_local_model_replaced_in_place_is_generated_again_and_a_moved_copy_is_
     moved = workdir / "run-b" / "answers.jsonl"
     moved.parent.mkdir()
     moved.write_bytes(recorded.read_bytes())
-    run = configure(workdir, offline_models, shared_data, languages=["en"], models=(), extra_models={"mine": {"backend": "file", "path": str(moved)}})
+    run = configure(
+        workdir,
+        offline_models,
+        shared_data,
+        languages=["en"],
+        models=(),
+        extra_models={"mine": {"backend": "file", "path": str(moved)}},
+    )
     assert snakemake(*run, target).returncode == 0, "the path changed: the job reruns"
     assert "all 3 requests answered from the cache" in (workdir / "logs/generate/multiq/mine.log").read_text()
 
@@ -165,21 +233,38 @@ def test_a_run_killed_with_sigkill_mid_job_resumes_with_the_same_command(workdir
     recorded it as complete, leaves the lock and an incomplete output. The same command then
     runs to the end: the lock is released (its holder provably no longer runs on this machine)
     and the incomplete job runs again (`rerun-incomplete`, in the workflow profile)."""
-    run = configure(workdir, offline_models, shared_data, languages=["en"], models=(),
-                    extra_models={"api-run": {"backend": "file", "path": str(shared_data / "multiq" / "MultiQ.csv")}})
+    run = configure(
+        workdir,
+        offline_models,
+        shared_data,
+        languages=["en"],
+        models=(),
+        extra_models={"api-run": {"backend": "file", "path": str(shared_data / "multiq" / "MultiQ.csv")}},
+    )
     recorded = workdir / "api-run.jsonl"
-    recorded.write_text("".join(json.dumps({"item_id": f"gpt-{i}", "language": "en", "response": f"answer {i}"}) + "\n" for i in (1, 2, 3)))
+    recorded.write_text(
+        "".join(
+            json.dumps({"item_id": f"gpt-{i}", "language": "en", "response": f"answer {i}"}) + "\n" for i in (1, 2, 3)
+        )
+    )
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     config["models"]["api-run"]["path"] = str(recorded)
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     target = "results/responses/multiq/api-run/en.parquet"
-    started = subprocess.Popen([*SNAKEMAKE, *run, target], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    started = subprocess.Popen(
+        [*SNAKEMAKE, *run, target],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     try:
         deadline = time.monotonic() + 120
         job_log = workdir / "logs" / "generate" / "multiq" / "api-run.log"
         while not job_log.exists():  # the generation job has started
-            assert started.poll() is None and time.monotonic() < deadline, "the run ended before its generation job started"
+            assert started.poll() is None and time.monotonic() < deadline, (
+                "the run ended before its generation job started"
+            )
             time.sleep(0.02)
         os.kill(started.pid, signal.SIGSTOP)  # Snakemake stops; its job goes on and writes its output
         while not (workdir / target).exists():
@@ -188,8 +273,9 @@ def test_a_run_killed_with_sigkill_mid_job_resumes_with_the_same_command(workdir
     finally:
         os.killpg(started.pid, signal.SIGKILL)
         started.wait()
-    assert list((workdir / ".snakemake" / "locks").glob("*.output.lock")) and any((workdir / ".snakemake" / "incomplete").iterdir()), \
-        "the killed run left no lock or no incomplete output: it finished before it was stopped"
+    assert list((workdir / ".snakemake" / "locks").glob("*.output.lock")) and any(
+        (workdir / ".snakemake" / "incomplete").iterdir()
+    ), "the killed run left no lock or no incomplete output: it finished before it was stopped"
 
     again = snakemake(*run, target)
     assert again.returncode == 0, again.output[-3000:]

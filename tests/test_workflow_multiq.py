@@ -9,16 +9,29 @@ import yaml
 
 from builders import offline_config
 from test_workflow import REPO, snakemake
-from xlcons.schemas import FIDELITY, JUDGMENTS, TOKENIZATION
+from xlcons.evaluators.fidelity import FIDELITY
+from xlcons.evaluators.judge_tables import JUDGMENTS
+from xlcons.evaluators.tokenization_tables import TOKENIZATION
 
 
 def offline_subset(workdir, shared_data, languages, limit):
     """config/offline.yaml with absolute paths, MultiQ only, a few items."""
     config = offline_config(REPO)
-    config["datasets"] = {"multiq": {"path": str(shared_data / "multiq"), "languages": languages, "items": {"limit": limit}}}
+    config["datasets"] = {
+        "multiq": {"path": str(shared_data / "multiq"), "languages": languages, "items": {"limit": limit}}
+    }
     assert "multiq" in config["translator"]["datasets"]
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    return ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "2"]
+    return [
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--cores",
+        "2",
+    ]
 
 
 def test_multiq_runs_end_to_end_for_smollm2_and_the_tiny_model(tmp_path, offline_models, shared_data):
@@ -36,10 +49,18 @@ def test_multiq_runs_end_to_end_for_smollm2_and_the_tiny_model(tmp_path, offline
     tables = tmp_path / "results" / "tables" / "multiq"
     with open(tables / "table3_accuracy.csv") as handle:
         assert sorted(row["model"] for row in csv.DictReader(handle)) == ["smollm2-135m", "tiny-llm"]
-    for name in ("figure3_fidelity.png", "figure4_language_matrix_smollm2-135m.png", "table5_accuracy_by_tokenization.md"):
+    for name in (
+        "figure3_fidelity.png",
+        "figure4_language_matrix_smollm2-135m.png",
+        "table5_accuracy_by_tokenization.md",
+    ):
         assert (tables / name).stat().st_size > 0
     # SmolLM2 answers English prompts in English: fidelity is 'same' for them.
-    english = [row for row in pq.read_table(evaluations / "smollm2-135m" / "fidelity.parquet").to_pylist() if row["lang"] == "en"]
+    english = [
+        row
+        for row in pq.read_table(evaluations / "smollm2-135m" / "fidelity.parquet").to_pylist()
+        if row["lang"] == "en"
+    ]
     assert {row["fidelity"] for row in english} == {"same"}
     # The answers are translated to English too (translator.datasets includes multiq offline).
     for model in ("tiny-llm", "smollm2-135m"):

@@ -22,15 +22,30 @@ def absolute_example(workdir):
     for spec in config["datasets"].values():
         spec["path"] = str(REPO / spec["path"])
     offline = offline_config(REPO)  # resources/ paths made absolute the same way
-    for section in (config["models"]["smollm2-135m"], config["translator"]["model"], config["evaluators"]["language_id"]["model"],
-                    config["evaluators"]["language_confusion"]["model"], config["evaluators"]["language_confusion"]["words"],
-                    config["evaluators"]["information"]["llm"], config["evaluators"]["knowledge"]["embedder"],
-                    config["translator"]["qe"]["model"]):
+    for section in (
+        config["models"]["smollm2-135m"],
+        config["translator"]["model"],
+        config["evaluators"]["language_id"]["model"],
+        config["evaluators"]["language_confusion"]["model"],
+        config["evaluators"]["language_confusion"]["words"],
+        config["evaluators"]["information"]["llm"],
+        config["evaluators"]["knowledge"]["embedder"],
+        config["translator"]["qe"]["model"],
+    ):
         section["path"] = str(REPO / section["path"]) if not section["path"].startswith("/") else section["path"]
     assert offline["models"]["smollm2-135m"]["path"] == config["models"]["smollm2-135m"]["path"]
     path = workdir / "config.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
-    return ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), "--configfile", str(path), "--cores", "2"]
+    return [
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(path),
+        "--cores",
+        "2",
+    ]
 
 
 def results_rows(workdir):
@@ -45,13 +60,26 @@ def test_the_own_prompts_example_runs_end_to_end_and_lands_in_the_results_table(
 
     rows = results_rows(tmp_path)
     clinic = {(row["evaluator"], row["metric"]) for row in rows if row["dataset"] == "clinic_qa"}
-    for expected in [("fidelity", "fidelity_same"), ("information", "F"), ("language_confusion", "line_pass"),
-                     ("language_confusion", "lcpr"), ("knowledge", "xSC")]:
+    for expected in [
+        ("fidelity", "fidelity_same"),
+        ("information", "F"),
+        ("language_confusion", "line_pass"),
+        ("language_confusion", "lcpr"),
+        ("knowledge", "xSC"),
+    ]:
         assert expected in clinic, f"clinic_qa lacks {expected}"
-    assert {row["lang"] for row in rows if row["dataset"] == "clinic_qa" and row["evaluator"] == "fidelity"} == {"en", "de", "hi"}
+    assert {row["lang"] for row in rows if row["dataset"] == "clinic_qa" and row["evaluator"] == "fidelity"} == {
+        "en",
+        "de",
+        "hi",
+    }
     # Hindi is written in Devanagari: its answers are checked for English words; German's are not.
     word = {row["lang"]: row for row in rows if row["dataset"] == "clinic_qa" and row["metric"] == "word_pass"}
-    assert word["de"]["value"] == "" and int(word["de"]["n_excluded"]) == 6 and "latin_script" in word["de"]["excluded_reasons"]
+    assert (
+        word["de"]["value"] == ""
+        and int(word["de"]["n_excluded"]) == 6
+        and "latin_script" in word["de"]["excluded_reasons"]
+    )
     # (the benchmark's WPR: over the Hindi answers without a line-level error, which may be none of them)
     assert "latin_script" not in word["hi"]["excluded_reasons"]
     assert word["hi"]["value"] != "" or "line_error" in word["hi"]["excluded_reasons"]
@@ -85,5 +113,11 @@ def test_the_own_prompts_example_runs_end_to_end_and_lands_in_the_results_table(
     config["models"]["smollm2-135m"]["training_languages"] = ["en"]
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True))
     planned = snakemake(*run, "-n")
-    reports = {"results", "language_confusion_report", "translate_then_evaluate_report", "translation_quality_report", "all"}
+    reports = {
+        "results",
+        "language_confusion_report",
+        "translate_then_evaluate_report",
+        "translation_quality_report",
+        "all",
+    }
     assert set(job_counts(planned.stdout)) <= reports, planned.stdout[-3000:]

@@ -13,8 +13,14 @@ def main(smk) -> None:
     params = smk.params
     spec = ModelSpec.from_config(smk.wildcards.model, params.model, params.model["location"])
     run_generation_job(
-        spec, smk.input.prompts, smk.output.responses, params.languages, params.max_new_tokens, params.cache,
-        table_path=smk.output.table, max_failed_share=params.max_failed_share,
+        spec,
+        smk.input.prompts,
+        smk.output.responses,
+        params.languages,
+        params.max_new_tokens,
+        params.cache,
+        table_path=smk.output.table,
+        max_failed_share=params.max_failed_share,
     )
 
 

@@ -1,4 +1,4 @@
-"""Rule knowledge_report: paper 001's Tables 3, 4 and 6 and the language-pair heatmaps."""
+"""Rule knowledge_report: Xing et al. 2024's Tables 3, 4 and 6 and the language-pair heatmaps."""
 
 import sys
 from pathlib import Path

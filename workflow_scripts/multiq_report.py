@@ -1,4 +1,4 @@
-"""Rule multiq_report: paper 004's tables and figures for every configured model."""
+"""Rule multiq_report: Holtermann et al. 2024's tables and figures for every configured model."""
 
 import sys
 from pathlib import Path

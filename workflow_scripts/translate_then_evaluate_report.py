@@ -1,4 +1,4 @@
-"""Rule translate_then_evaluate_report: paper 000's tables and figures from the results table.
+"""Rule translate_then_evaluate_report: Gupta et al. 2025's tables and figures from the results table.
 
 Inputs: the results table and the EPITOME classifiers' evaluations (when the empathy set
 runs); params: the output folder, the models, their training languages, whether the

@@ -1,4 +1,4 @@
-"""Rule translation_ability_report: paper 001 §5, translation chrF against xSC/xAC (Figures 2, 3)."""
+"""Rule translation_ability_report: Xing et al. 2024 §5, translation chrF against xSC/xAC (Figures 2, 3)."""
 
 import sys
 from pathlib import Path

@@ -10,8 +10,15 @@ def main(smk) -> None:
     from xlcons.translation.quality import run_qe_job
 
     params = smk.params
-    run_qe_job(smk.input.sentences, smk.output.qe, params.qe, params.model_path, params.model_name,
-               lid_path=params.lid, label_scheme=params.label_scheme)
+    run_qe_job(
+        smk.input.sentences,
+        smk.output.qe,
+        params.qe,
+        params.model_path,
+        params.model_name,
+        lid_path=params.lid,
+        label_scheme=params.label_scheme,
+    )
 
 
 # Guarded: vLLM starts its engine in a spawned process, which runs this file again (as

@@ -294,7 +294,8 @@ def build_models(
     names: Iterable[str] | None = None,
     force: bool = False,
 ) -> list[BuildResult]:
-    """Build (or reuse) the named models (by default all but the on-demand ones) under `root`, reporting what happened."""
+    """Build (or reuse) the named models (by default all but the on-demand ones) under `root`,
+    reporting what happened."""
     root = Path(root)
     data_dir = Path(data_dir) if data_dir is not None else None
     selected = [name for name, spec in MODELS.items() if not spec.on_demand] if names is None else list(names)
@@ -323,7 +324,8 @@ def build_all(root: Path | str, data_dir: Path | str, names: Sequence[str] | Non
     """Build (or reuse) every offline model under `root`; returns model name -> path.
 
     Paths: ``root/tiny-nllb/``, ``root/tiny-llm/``, ``root/tiny-lid/model.bin``,
-    ``root/lid176/lid.176.ftz``, ``root/english-words/words.txt``, ``root/smollm2-135m-instruct/``, ``root/all-minilm-l6-v2/``.
+    ``root/lid176/lid.176.ftz``, ``root/english-words/words.txt``,
+    ``root/smollm2-135m-instruct/``, ``root/all-minilm-l6-v2/``.
     On-demand models (``tiny-madlad``: ``root/tiny-madlad/``) only when named in ``names``.
     """
     return {result.name: result.path for result in build_models(root, data_dir, names)}

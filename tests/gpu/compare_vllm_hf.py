@@ -44,12 +44,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "multiq" / "MultiQ.csv"))
     parser.add_argument("--languages", default="en,de,zh-CN,sw,hi")
-    parser.add_argument("--dtype", default=None, choices=["bfloat16", "float16", "float32"],
-                        help="default: bfloat16 on a GPU, float32 on the CPU")
-    parser.add_argument("--device", default="auto", choices=["auto", "cuda", "cpu"], help="auto: cuda when there is one")
+    parser.add_argument(
+        "--dtype",
+        default=None,
+        choices=["bfloat16", "float16", "float32"],
+        help="default: bfloat16 on a GPU, float32 on the CPU",
+    )
+    parser.add_argument(
+        "--device", default="auto", choices=["auto", "cuda", "cpu"], help="auto: cuda when there is one"
+    )
     parser.add_argument("--batch-size", type=int, default=16, help="hf backend batch size")
     parser.add_argument("--gpu-memory-utilization", type=float, default=0.5)
-    parser.add_argument("--max-model-len", type=int, default=None, help="vLLM context length (default: the model's; 2048 on the CPU)")
+    parser.add_argument(
+        "--max-model-len", type=int, default=None, help="vLLM context length (default: the model's; 2048 on the CPU)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
     if args.device == "auto":
@@ -65,11 +73,19 @@ def main(argv: list[str] | None = None) -> int:
     common = dict(name=Path(args.model).name, location=args.model, decoding=Decoding(temperature=0.0))
     # hf first: its memory is freed reliably on close, before vLLM sizes its KV cache.
     specs = {
-        "hf": ModelSpec(backend="hf", options={"device": args.device, "dtype": args.dtype, "batch_size": args.batch_size}, **common),
-        "vllm": ModelSpec(backend="vllm", options={
-            "dtype": args.dtype, "gpu_memory_utilization": args.gpu_memory_utilization, "enforce_eager": cpu,
-            "max_model_len": args.max_model_len or (2048 if cpu else None),
-        }, **common),
+        "hf": ModelSpec(
+            backend="hf", options={"device": args.device, "dtype": args.dtype, "batch_size": args.batch_size}, **common
+        ),
+        "vllm": ModelSpec(
+            backend="vllm",
+            options={
+                "dtype": args.dtype,
+                "gpu_memory_utilization": args.gpu_memory_utilization,
+                "enforce_eager": cpu,
+                "max_model_len": args.max_model_len or (2048 if cpu else None),
+            },
+            **common,
+        ),
     }
     # The cache key covers the backend, so the requests are built per backend; their
     # messages and token cap are the same, and results are matched by position.
@@ -81,25 +97,43 @@ def main(argv: list[str] | None = None) -> int:
 
     pairs = list(zip(answers["hf"], answers["vllm"]))
     same = sum(hf == vllm for hf, vllm in pairs)
-    print(f"{args.model}: {len(rows)} prompts ({args.languages}), greedy, {args.max_new_tokens} new tokens, {args.dtype}, {args.device}")
+    print(
+        f"{args.model}: {len(rows)} prompts ({args.languages}), greedy, "
+        f"{args.max_new_tokens} new tokens, {args.dtype}, {args.device}"
+    )
     print(f"identical outputs: {same}/{len(pairs)}")
     differences = []
     for row, (hf, vllm) in zip(rows, pairs):
         if hf != vllm:
             common_prefix = len(os.path.commonprefix([hf, vllm]))
-            differences.append({"lang": row["lang"], "item_id": row["item_id"], "hf": hf, "vllm": vllm, "same_chars": common_prefix})
+            differences.append(
+                {"lang": row["lang"], "item_id": row["item_id"], "hf": hf, "vllm": vllm, "same_chars": common_prefix}
+            )
     if differences:
         first = differences[0]
-        print(f"first difference: {first['lang']} {first['item_id']} (same for {first['same_chars']} characters)\n"
-              f"  hf:   {first['hf']!r}\n  vllm: {first['vllm']!r}")
+        print(
+            f"first difference: {first['lang']} {first['item_id']} (same for {first['same_chars']} characters)\n"
+            f"  hf:   {first['hf']!r}\n  vllm: {first['vllm']!r}"
+        )
     for name in specs:
         print(f"{name:5s}: {seconds[name]:8.2f} s  {len(rows) / seconds[name]:8.2f} items/s")
     if args.json:
-        args.json.write_text(json.dumps({
-            "model": args.model, "device": args.device, "dtype": args.dtype, "prompts": len(rows),
-            "max_new_tokens": args.max_new_tokens, "identical": same, "differences": differences,
-            "items_per_s": {name: len(rows) / seconds[name] for name in specs},
-        }, indent=2, ensure_ascii=False))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "model": args.model,
+                    "device": args.device,
+                    "dtype": args.dtype,
+                    "prompts": len(rows),
+                    "max_new_tokens": args.max_new_tokens,
+                    "identical": same,
+                    "differences": differences,
+                    "items_per_s": {name: len(rows) / seconds[name] for name in specs},
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     return 0
 
 

@@ -70,7 +70,11 @@ class Started:
     @classmethod
     def from_json(cls, text: str) -> Started:
         data = json.loads(text)
-        return cls(daemons={k: int(v) for k, v in data["daemons"].items()}, seconds=data["seconds"], installed=data["installed"])
+        return cls(
+            daemons={k: int(v) for k, v in data["daemons"].items()},
+            seconds=data["seconds"],
+            installed=data["installed"],
+        )
 
 
 def required() -> bool:
@@ -78,6 +82,7 @@ def required() -> bool:
 
     CI is recognised by CI=1/true (what most CI services set) or XLCONS_REQUIRE_SLURM=1.
     """
+
     def truthy(name: str) -> bool:
         return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
 
@@ -111,6 +116,7 @@ def _running(name: str) -> list[int]:
 
 
 # -- installation -------------------------------------------------------------------------
+
 
 def installed() -> bool:
     return all(shutil.which(b) for b in BINARIES)
@@ -150,12 +156,17 @@ def install(timeout: float = 600) -> bool:
 
 # -- configuration ------------------------------------------------------------------------
 
+
 def _hardware() -> tuple[str, int]:
     """The node line's CPU topology from `slurmd -C`, and 85 % of its memory in MB."""
     out = _run("slurmd", "-C", check=True).stdout
     line = next(ln for ln in out.splitlines() if ln.startswith("NodeName="))
     fields = dict(item.split("=", 1) for item in line.split() if "=" in item)
-    topology = " ".join(f"{k}={fields[k]}" for k in ("CPUs", "Boards", "SocketsPerBoard", "CoresPerSocket", "ThreadsPerCore") if k in fields)
+    topology = " ".join(
+        f"{k}={fields[k]}"
+        for k in ("CPUs", "Boards", "SocketsPerBoard", "CoresPerSocket", "ThreadsPerCore")
+        if k in fields
+    )
     return topology, int(int(fields["RealMemory"]) * 0.85)
 
 
@@ -213,7 +224,9 @@ def _ours(path: Path) -> bool:
 def configure() -> None:
     for path in (SLURM_CONF, GRES_CONF):
         if not _ours(path):
-            raise ClusterUnavailable(f"{path} exists and was not written by the xlcons tests; not touching a real SLURM set-up")
+            raise ClusterUnavailable(
+                f"{path} exists and was not written by the xlcons tests; not touching a real SLURM set-up"
+            )
     for directory in (SLURM_CONF.parent, RUN_DIR, LOG_DIR, Path("/var/spool/slurmctld"), Path("/var/spool/slurmd")):
         directory.mkdir(parents=True, exist_ok=True)
     if FAKE_GPU.is_symlink() or FAKE_GPU.exists():
@@ -236,6 +249,7 @@ def configure() -> None:
 
 
 # -- running ------------------------------------------------------------------------------
+
 
 def _munge_works() -> bool:
     try:

@@ -53,13 +53,17 @@ def hold(owner: object, cache: Path | str) -> None:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            log.warning("%s: another job is writing this cache (another snakemake invocation?); waiting for it to finish", cache)
+            log.warning(
+                "%s: another job is writing this cache (another snakemake invocation?); waiting for it to finish", cache
+            )
             fcntl.flock(fd, fcntl.LOCK_EX)
             log.info("%s: the other job finished; going on from its cache", cache)
         except OSError as error:
             if error.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
                 os.close(fd)
                 raise
-            log.warning("%s: this file system has no flock (%s); the cache is used without a lock", cache, error.strerror)
+            log.warning(
+                "%s: this file system has no flock (%s); the cache is used without a lock", cache, error.strerror
+            )
         _held[key] = [fd, 1]
     weakref.finalize(owner, _release, key)

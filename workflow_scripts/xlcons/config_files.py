@@ -49,9 +49,11 @@ class DuplicateKeyError(yaml.constructor.ConstructorError):
     """A mapping that gives one key twice; `key` is its dotted path in the document."""
 
     def __init__(self, key: str, first: yaml.Mark, second: yaml.Mark):
-        super().__init__(problem=f"the key `{key}` is given twice (first on line {first.line + 1}); "
-                                 "YAML would silently keep the last one: remove or rename one of them",
-                         problem_mark=second)
+        super().__init__(
+            problem=f"the key `{key}` is given twice (first on line {first.line + 1}); "
+            "YAML would silently keep the last one: remove or rename one of them",
+            problem_mark=second,
+        )
         self.key = key
 
 
@@ -102,10 +104,13 @@ def yaml_problem(path: Path | str) -> str | None:
     try:
         load_yaml(path)
     except UnicodeDecodeError as error:
-        return f"{path}: not UTF-8 text (byte {error.start}: {error.object[error.start:error.start + 1]!r})"
+        return f"{path}: not UTF-8 text (byte {error.start}: {error.object[error.start : error.start + 1]!r})"
     except yaml.MarkedYAMLError as error:
         return f"{path}: {_at(error.problem_mark)}: {error.problem}" + (
-            f" ({error.context.removeprefix('while ')} at {_at(error.context_mark)})" if error.context and error.context_mark else "")
+            f" ({error.context.removeprefix('while ')} at {_at(error.context_mark)})"
+            if error.context and error.context_mark
+            else ""
+        )
     except yaml.YAMLError as error:
         return f"{path}: {error}"
     return None

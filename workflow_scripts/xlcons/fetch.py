@@ -256,7 +256,10 @@ def _download(url: str, part: Path, *, attempts: int, backoff_s: float, timeout_
     def before_sleep(state: tenacity.RetryCallState) -> None:
         log.warning(
             "download of %s failed (%s); try %d of %d",
-            url, state.outcome.exception(), state.attempt_number, attempts,
+            url,
+            state.outcome.exception(),
+            state.attempt_number,
+            attempts,
         )
 
     retrying = tenacity.Retrying(
@@ -475,8 +478,15 @@ def _resolved_commit(dest: Path, revision: str | None) -> str | None:
     return commits.pop() if len(commits) == 1 else None
 
 
-def _write_marker(dest: Path, *, hf_id: str, revision: str | None, hf_file: str | None,
-                  allow_patterns: list[str] | None, pre_seeded: bool) -> Path:
+def _write_marker(
+    dest: Path,
+    *,
+    hf_id: str,
+    revision: str | None,
+    hf_file: str | None,
+    allow_patterns: list[str] | None,
+    pre_seeded: bool,
+) -> Path:
     return write_json_atomic(
         dest / MODEL_MARKER_NAME,
         {
@@ -530,15 +540,18 @@ def fetch_model(
                 f"{dest} holds {previous.get('hf_id')!r}, not {hf_id!r}; remove the directory "
                 f"or point this model at another one"
             )
-        unchanged = all(previous.get(k) == v for k, v in
-                        (("revision", revision), ("hf_file", hf_file), ("allow_patterns", allow_patterns)))
+        unchanged = all(
+            previous.get(k) == v
+            for k, v in (("revision", revision), ("hf_file", hf_file), ("allow_patterns", allow_patterns))
+        )
         if previous.get("pre_seeded") or unchanged:
             return marker
 
     if not incomplete.exists() and not isinstance(previous, dict) and _holds_usable_model(dest, hf_file):
         log.info("%s: using the pre-seeded copy in %s", hf_id, dest)
-        return _write_marker(dest, hf_id=hf_id, revision=revision, hf_file=hf_file,
-                             allow_patterns=allow_patterns, pre_seeded=True)
+        return _write_marker(
+            dest, hf_id=hf_id, revision=revision, hf_file=hf_file, allow_patterns=allow_patterns, pre_seeded=True
+        )
 
     import huggingface_hub  # heavy and only needed here; looked up at call time so tests can fake it
 
@@ -553,14 +566,16 @@ def fetch_model(
         raise _hub_error(hf_id, revision, hf_file, exc) from exc
     if not _holds_usable_model(dest, hf_file) and not _model_files(dest):
         raise FetchError(f"fetching {hf_id} into {dest} produced no files; check allow_patterns {allow_patterns}")
-    path = _write_marker(dest, hf_id=hf_id, revision=revision, hf_file=hf_file,
-                         allow_patterns=allow_patterns, pre_seeded=False)
+    path = _write_marker(
+        dest, hf_id=hf_id, revision=revision, hf_file=hf_file, allow_patterns=allow_patterns, pre_seeded=False
+    )
     incomplete.unlink(missing_ok=True)
     return path
 
 
-def fetch_url_file(dest: Path, *, url: str, sha256: str, attempts: int = 4, backoff_s: float = 5.0,
-                   timeout_s: float = 120.0) -> Path:
+def fetch_url_file(
+    dest: Path, *, url: str, sha256: str, attempts: int = 4, backoff_s: float = 5.0, timeout_s: float = 120.0
+) -> Path:
     """Put the single file at ``url`` in ``dest`` (checked against ``sha256``); return the marker.
 
     A file already there with the recorded sha256 (fetched before, or pre-seeded by hand) is
@@ -576,9 +591,15 @@ def fetch_url_file(dest: Path, *, url: str, sha256: str, attempts: int = 4, back
         actual, size = _download(url, part, attempts=attempts, backoff_s=backoff_s, timeout_s=timeout_s)
         if actual != sha256:
             part.unlink(missing_ok=True)
-            raise FetchError(f"{url} is not the pinned file: sha256 expected {sha256}, got {actual} ({size} bytes); it was not kept")
+            raise FetchError(
+                f"{url} is not the pinned file: sha256 expected {sha256}, got {actual} ({size} bytes); it was not kept"
+            )
         os.replace(part, target)
-    elif isinstance(previous := _read_json(marker), dict) and previous.get("url") == url and previous.get("sha256") == sha256:
+    elif (
+        isinstance(previous := _read_json(marker), dict)
+        and previous.get("url") == url
+        and previous.get("sha256") == sha256
+    ):
         return marker
     return write_json_atomic(
         marker,

@@ -35,11 +35,20 @@ _SLICES = 16  # evenly spaced 1 MiB slices between the first and the last one
 # (devtools.offline_models): not the model. Named here so that this module imports nothing
 # heavy (and nothing from the development tools); a test holds the names to those modules' own.
 BOOKKEEPING_DIRS = {".cache"}
-BOOKKEEPING_FILES = {"MANIFEST.json", ".xlcons-fetched.json", ".xlcons-fetch-incomplete", "xlcons-ctranslate2.json", "xlcons-offline-model.json"}
+BOOKKEEPING_FILES = {
+    "MANIFEST.json",
+    ".xlcons-fetched.json",
+    ".xlcons-fetch-incomplete",
+    "xlcons-ctranslate2.json",
+    "xlcons-offline-model.json",
+}
 
 
 def memo_dir() -> Path:
-    base = os.environ.get("XLCONS_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "xlcons"
+    base = (
+        os.environ.get("XLCONS_CACHE_DIR")
+        or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "xlcons"
+    )
     return Path(base) / "file-sha256"
 
 
@@ -74,7 +83,9 @@ def file_sha256(path: Path | str) -> str:
     digest = _file_sha256(path)
     try:
         with atomic_path(memo) as temporary:
-            temporary.write_text(json.dumps({"path": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": digest}))
+            temporary.write_text(
+                json.dumps({"path": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": digest})
+            )
     except OSError:
         pass  # a read-only home: the digest is still right, only not remembered
     return digest
@@ -104,7 +115,8 @@ def content_digest(location: Path | str) -> str:
 def _signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
     """What the folder holds now, cheaply (names, sizes, mtimes): the in-process memo's key."""
     return tuple(
-        (path.relative_to(folder).as_posix(), (stat := path.stat()).st_size, stat.st_mtime_ns) for path in _model_files(folder)
+        (path.relative_to(folder).as_posix(), (stat := path.stat()).st_size, stat.st_mtime_ns)
+        for path in _model_files(folder)
     )
 
 

@@ -7,7 +7,8 @@ evaluator, translator, model, item, language and metric; see :mod:`xlcons.schema
 a failed request (:func:`failed_requests`, :func:`mark_failed`) and computes the derived
 metrics an evaluator declares from the means of its item metrics
 (:mod:`xlcons.derived_metrics`, the other module of this layer). What each built-in
-evaluator's rows mean is in :mod:`xlcons.reports.item_scores`.
+evaluator's rows mean is said by its adapter, beside its per-item table in the evaluator's own
+module (the `ResultsSource` of its registry entry names both).
 
 Standard library only at import time (polars and the schemas are imported by the
 functions): the evaluator registry, which the Snakefile reads while it builds the DAG, takes

@@ -100,14 +100,16 @@ class JsonLinesCache:
             if missing:
                 raise self._problem(
                     f"line {number} has no {', '.join(repr(name) for name in missing)}: not a record of version "
-                    f"{self.FORMAT.version} of the {self.FORMAT.name} cache format (written by another version of xlcons, "
-                    f"or another kind of cache)"
+                    f"{self.FORMAT.version} of the {self.FORMAT.name} cache format "
+                    "(written by another version of xlcons, or another kind of cache)"
                 )
             self._records[key] = record
         if version != self.FORMAT.version:  # upgraded: the file says so from now on
             with atomic_path(self.path) as temporary:
                 lines = [self.FORMAT.header(), *self._records.values()]
-                temporary.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+                temporary.write_text(
+                    "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
+                )
 
     def _check_header(self, header: dict, number: int) -> int:
         name, version = header.get(HEADER), header.get("version")
@@ -118,15 +120,20 @@ class JsonLinesCache:
         return version
 
     def _upgrade_from(self, version: int) -> Callable[[dict], dict]:
-        """The function turning a record of `version` into one of the current version, or the error saying why there is none."""
+        """The function turning a record of `version` into one of the current version, or the
+        error saying why there is none."""
         current = self.FORMAT.version
         if version > current:
-            raise self._problem(f"version {version} of the {self.FORMAT.name} cache format, written by a newer xlcons; "
-                                f"this one reads version {current} (run the newer xlcons on it)")
+            raise self._problem(
+                f"version {version} of the {self.FORMAT.name} cache format, written by a newer xlcons; "
+                f"this one reads version {current} (run the newer xlcons on it)"
+            )
         steps = [self.FORMAT.upgrades.get(old) for old in range(version, current)]
         if None in steps:
-            raise self._problem(f"version {version} of the {self.FORMAT.name} cache format, written by an older xlcons; "
-                                f"this one reads version {current} and cannot convert it")
+            raise self._problem(
+                f"version {version} of the {self.FORMAT.name} cache format, written by an older xlcons; "
+                f"this one reads version {current} and cannot convert it"
+            )
 
         def upgrade(record: dict) -> dict:
             for step in steps:

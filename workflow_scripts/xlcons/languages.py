@@ -3,7 +3,7 @@
 Configs name languages by MultiQ's (Google Translate) codes, but every stage needs a
 different identifier for the same language: NLLB-200's FLORES codes to translate,
 ISO 639-3 and GlotLID / lid.176 labels to recognise a response's language, a sentence
-splitter, and paper 000's groups to aggregate. Keeping all of them in one reviewed
+splitter, and Gupta et al. 2025's groups to aggregate. Keeping all of them in one reviewed
 table (``config/languages.tsv``) lets Snakemake reject a bad code while it builds the
 DAG instead of hours into a run; that is also why this module uses the stdlib only.
 
@@ -16,11 +16,11 @@ Choices the table encodes:
 - ``nllb`` is empty where NLLB-200 has no code *in the script of the prompts*
   (mni-Mtei is Meetei Mayek; NLLB's ``mni_Beng`` is Bengali script), so such a
   language can be evaluated but not translated.
-- ``script_group`` extends paper 000's four groups to every language by script:
+- ``script_group`` extends Gupta et al. 2025's four groups to every language by script:
   Indic means the Brahmic scripts of South Asia, Sinhala and Meetei Mayek included
   (Sinhala is Sri Lankan, but it is Brahmic and segments like its Indian relatives);
   Thaana, Ethiopic, the Southeast Asian scripts and the rest are Other.
-- ``family_group`` is paper 000's own grouping (it files de and nl under "Rom") and
+- ``family_group`` is Gupta et al. 2025's own grouping (it files de and nl under "Rom") and
   exists only for its 30 languages and their duplicates; ``family`` is the real
   genealogy, for analyses beyond the paper.
 """
@@ -177,11 +177,11 @@ class LanguageRegistry:
         return language.nllb
 
     def script_groups(self, codes=None) -> dict[str, tuple[str, ...]]:
-        """Group -> codes; pass ``codes`` to average over a run's languages (paper 000: its 30)."""
+        """Group -> codes; pass ``codes`` to average over a run's languages (Gupta et al. 2025: its 30)."""
         return self._group("script_group", SCRIPT_GROUPS, codes)
 
     def family_groups(self, codes=None) -> dict[str, tuple[str, ...]]:
-        """Languages outside paper 000 have no family group and are left out."""
+        """Languages outside Gupta et al. 2025's 30 have no family group and are left out."""
         return self._group("family_group", FAMILY_GROUPS, codes)
 
     def _group(self, field: str, order, codes) -> dict[str, tuple[str, ...]]:
@@ -218,19 +218,21 @@ class LanguageRegistry:
         if exact:
             return exact, None
         base, script, region = _subtags(tag)
-        relatives = [
-            language for language in self
-            if base in (_subtags(language.code)[0], language.iso639_3.lower())
-        ]
+        relatives = [language for language in self if base in (_subtags(language.code)[0], language.iso639_3.lower())]
         if not relatives:
             return [lowered[m] for m in difflib.get_close_matches(code.lower(), lowered, n=3)], None
         if script is not None:
             in_script = [language for language in relatives if language.script.lower() == script.lower()]
             in_script = in_script or [
-                language for language in relatives if script.lower() in (other.lower() for other in language.other_scripts)
+                language
+                for language in relatives
+                if script.lower() in (other.lower() for other in language.other_scripts)
             ]
             if not in_script:
-                have = " and ".join(f"{language.code!r} ({language.name}) in {language.script} script" for language in _one_per_canonical(relatives, base))
+                have = " and ".join(
+                    f"{language.code!r} ({language.name}) in {language.script} script"
+                    for language in _one_per_canonical(relatives, base)
+                )
                 return [], f"{_display(self.path)} has {have} only, not in {script}"
             relatives = in_script
         if region is not None:
@@ -298,9 +300,16 @@ def _read(path: Path) -> list[Language]:
             raise fail(line, "script_group", f"{record['script_group']!r} is not one of {SCRIPT_GROUPS}")
         if record["family_group"] and record["family_group"] not in FAMILY_GROUPS:
             raise fail(line, "family_group", f"{record['family_group']!r} is not one of {FAMILY_GROUPS}")
-        unknown_scripts = [script for script in record["other_scripts"].split() if script not in SCRIPT_OF_LETTERS.values()]
+        unknown_scripts = [
+            script for script in record["other_scripts"].split() if script not in SCRIPT_OF_LETTERS.values()
+        ]
         if unknown_scripts:
-            raise fail(line, "other_scripts", f"{', '.join(unknown_scripts)} not among the scripts xlcons tells apart ({', '.join(SCRIPT_OF_LETTERS.values())})")
+            raise fail(
+                line,
+                "other_scripts",
+                f"{', '.join(unknown_scripts)} not among the scripts xlcons "
+                f"tells apart ({', '.join(SCRIPT_OF_LETTERS.values())})",
+            )
         if record["splitter"] not in SPLITTERS:
             raise fail(line, "splitter", f"{record['splitter']!r} is not one of {SPLITTERS}")
         lines[code] = line

@@ -159,7 +159,9 @@ class LanguageIdentifier:
         _check_scheme(label_scheme)
         path = Path(model_path)
         if not path.is_file():
-            raise LanguageIdError(f"language-ID model not found: {path} (fetch it, or fix evaluators.language_id.model)")
+            raise LanguageIdError(
+                f"language-ID model not found: {path} (fetch it, or fix evaluators.language_id.model)"
+            )
         with _quiet_fasttext() as fasttext:
             try:
                 self._model = fasttext.load_model(str(path))
@@ -173,9 +175,14 @@ class LanguageIdentifier:
         self._registry_codes: dict[str, str | None] = {}
         self._supported: dict[str, bool] = {}
         if label_scheme == "glotlid" and not any("_" in label for label in self.labels):
-            raise LanguageIdError(f"{path}: labels look like lid.176's ({sorted(self.labels)[:3]}…), not GlotLID's; set label_scheme: lid176")
+            raise LanguageIdError(
+                f"{path}: labels look like lid.176's ({sorted(self.labels)[:3]}…), "
+                "not GlotLID's; set label_scheme: lid176"
+            )
 
-    def predict(self, texts: Iterable[str], batch_size: int = DEFAULT_BATCH_SIZE) -> list[tuple[str | None, float | None]]:
+    def predict(
+        self, texts: Iterable[str], batch_size: int = DEFAULT_BATCH_SIZE
+    ) -> list[tuple[str | None, float | None]]:
         """Top-1 (label, probability) per text; (None, None) for a text with nothing to identify."""
         cleaned = [clean_text(text) for text in texts]
         results: list[tuple[str | None, float | None]] = [(None, None)] * len(cleaned)
@@ -189,7 +196,9 @@ class LanguageIdentifier:
                     results[index] = (strip_prefix(label[0]), min(float(probability[0]), 1.0))
         return results
 
-    def predict_lines(self, lines: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE) -> list[tuple[str | None, float | None]]:
+    def predict_lines(
+        self, lines: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE
+    ) -> list[tuple[str | None, float | None]]:
         """Top-1 (label, probability) of each line exactly as given (no cleaning, no stripping):
         the Language Confusion Benchmark's call. A line must not contain ``\\n``."""
         results: list[tuple[str | None, float | None]] = []
@@ -206,7 +215,9 @@ class LanguageIdentifier:
         """Whether the model can recognise `lang` at all (it has a label the registry accepts);
         answered once per language (the fidelity pass asks for every response)."""
         if lang not in self._supported:
-            self._supported[lang] = any(code in self._codes for code in accepted_labels(self.registry[lang], self.scheme))
+            self._supported[lang] = any(
+                code in self._codes for code in accepted_labels(self.registry[lang], self.scheme)
+            )
         return self._supported[lang]
 
     def to_registry_code(self, label: str | None) -> str | None:

@@ -85,7 +85,9 @@ def redact(text: Any) -> Any:
 def _key_shaped(value: str) -> bool:
     """Starts as keys do (`sk-`, `sk_`, `sk` and a digit, `AIza`), or has a run of 24 or more
     letters and digits with digits among them (a random token, not words)."""
-    return bool(_KEY_PREFIX.match(value)) or any(_RANDOM_RUN.fullmatch(part) for part in re.split(r"[^A-Za-z0-9]", value))
+    return bool(_KEY_PREFIX.match(value)) or any(
+        _RANDOM_RUN.fullmatch(part) for part in re.split(r"[^A-Za-z0-9]", value)
+    )
 
 
 def is_variable_name(value: Any) -> bool:

@@ -90,8 +90,13 @@ def record_holder(lock_files: Iterable[str | Path], locks: Path = LOCKS) -> Path
     if machine is None or not files:
         return None
     pid = os.getpid()
-    record = {**machine, "pid": pid, "start_time": _start_time(pid), "process_group": os.getpgid(0),
-              "lock_files": {path.name: _identity(path) for path in files if path.is_file()}}
+    record = {
+        **machine,
+        "pid": pid,
+        "start_time": _start_time(pid),
+        "process_group": os.getpgid(0),
+        "lock_files": {path.name: _identity(path) for path in files if path.is_file()},
+    }
     path = locks / f"{RECORD_PREFIX}{pid}.json"
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(json.dumps(record), encoding="utf-8")
@@ -118,7 +123,9 @@ def release_stale_lock(locks: Path = LOCKS) -> list[str]:
     for path in sorted(locks.glob(f"{RECORD_PREFIX}*.json")):
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
-            files = {name: identity for name, identity in record["lock_files"].items() if SNAKEMAKE_LOCK.fullmatch(name)}
+            files = {
+                name: identity for name, identity in record["lock_files"].items() if SNAKEMAKE_LOCK.fullmatch(name)
+            }
             if not _gone(record, machine):
                 continue
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -131,7 +138,9 @@ def release_stale_lock(locks: Path = LOCKS) -> list[str]:
             except FileNotFoundError:
                 pass
         path.unlink(missing_ok=True)
-        released.append(f"released the lock that Snakemake process {record['pid']} left in {locks} "
-                        "(it was killed: neither it nor any of its jobs runs any more); "
-                        "the jobs it left unfinished run again")
+        released.append(
+            f"released the lock that Snakemake process {record['pid']} left in {locks} "
+            "(it was killed: neither it nor any of its jobs runs any more); "
+            "the jobs it left unfinished run again"
+        )
     return released

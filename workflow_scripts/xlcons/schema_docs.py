@@ -76,7 +76,10 @@ def _rows(schema: dict, root: dict, prefix: str) -> Iterator[tuple[str, str, str
 def render(schema: dict | None = None) -> str:
     schema = schema or load_schema()
     lines = [START, "", "| key | type | default | meaning |", "|---|---|---|---|"]
-    lines += [f"| `{path}` | {kind} | {default} | {description} |" for path, kind, default, description in _rows(schema, schema, "")]
+    lines += [
+        f"| `{path}` | {kind} | {default} | {description} |"
+        for path, kind, default, description in _rows(schema, schema, "")
+    ]
     return "\n".join(lines + ["", END])
 
 

@@ -1,4 +1,6 @@
-"""The Parquet schema of every table that passes between stages, in one place.
+"""The Parquet schema of every table that passes between stages, in one place, but for each
+evaluator's own tables: those are declared beside the evaluator (its module or package, named
+by its registry entry; e.g. FIDELITY in xlcons.evaluators.fidelity).
 
 Each stage writes through :func:`xlcons.tables.write_table`, which casts to the schema
 here, so a column that goes missing or changes type fails in the stage that wrote it,
@@ -37,7 +39,7 @@ PROMPTS = pa.schema(
 
 # One row per (item, language) answered by one model. `finish_reason` is `stop`,
 # `length`, `refused`, `empty`, `error` or `prompt_too_long`; for the last four `response`
-# is "No answer" and `error` says why (paper 000 recorded Gemini's RECITATION errors this
+# is "No answer" and `error` says why (Gupta et al. 2025 recorded Gemini's RECITATION errors this
 # way; a prompt_too_long row names the prompt's token count and the model's context).
 # `decoding_hash` identifies the model + decoding configuration that produced the row.
 RESPONSES = pa.schema(
@@ -66,156 +68,6 @@ FINISH_REASONS = ("stop", "length", "refused", "empty", "error", PROMPT_TOO_LONG
 UNANSWERED_REASONS = ("error", PROMPT_TOO_LONG)
 # Rows whose response is "No answer": the unanswered ones and the model's own empty answers.
 NO_TEXT_REASONS = ("refused", "empty", *UNANSWERED_REASONS)
-
-# -- MultiQ evaluation
-# (paper 004: language fidelity, judged QA accuracy, tokenizer analysis; written by
-# xlcons.evaluators.fidelity / .judge / .tokenization, read by xlcons.reports.multiq)
-
-# One row per response: its top-1 language-ID label (without `__label__`), the label's
-# probability, the registry code the label stands for (`response_lang`, null when none),
-# and the fidelity class `same` | `english` | `other` | `excluded`. An excluded row says
-# why in `excluded_reason` (see FIDELITY_EXCLUSIONS); the others leave it null.
-# `response_chars` is the length of the stripped response, for the robustness variant.
-FIDELITY = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        ITEM_ID,
-        LANG,
-        pa.field("label", pa.string()),
-        pa.field("probability", pa.float64()),
-        pa.field("response_lang", pa.string()),
-        pa.field("fidelity", pa.string(), nullable=False),
-        pa.field("excluded_reason", pa.string()),
-        pa.field("response_chars", pa.int32(), nullable=False),
-    ]
-)
-FIDELITY_CLASSES = ("same", "english", "other", "excluded")
-FIDELITY_EXCLUSIONS = (
-    "unsupported_language",  # listed in evaluators.language_id.unsupported_languages
-    "lid_unsupported_language",  # the LID model has no label the registry accepts for it
-    "no_answer",  # the response is "No answer" (failed, refused or empty generation)
-    "no_label",  # nothing left to identify once whitespace is removed
-    "numeric_question",  # robustness variant: one of the 26 numeric MultiQ questions
-    "short_response",  # robustness variant: under 10 characters
-)
-
-# One row per response judged by the LLM judge. `verdict` is `yes` | `no` |
-# `unparseable` (the judge's text says neither, or both, or the judge refused or said
-# nothing) | `no_answer` (the response was "No answer"; the judge is not asked) | `error`
-# (the model's request failed, so there is no answer to judge; the judge is not asked) |
-# `prompt_too_long` (the prompt did not fit the model's context; the judge is not asked) |
-# `judge_error` (the judge's own request failed, or the judge prompt did not fit the judge's
-# context). The last three are not the model's answers: accuracy leaves them out, and the
-# tables count them. `judge_response`
-# is the judge's raw text (null for no_answer), `judge_finish_reason` its finish reason.
-JUDGMENTS = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        ITEM_ID,
-        LANG,
-        pa.field("verdict", pa.string(), nullable=False),
-        pa.field("judge_response", pa.string()),
-        pa.field("judge_finish_reason", pa.string()),
-        pa.field("judge_model", pa.string(), nullable=False),
-    ]
-)
-VERDICTS = ("yes", "no", "unparseable", "no_answer", "error", PROMPT_TOO_LONG, "judge_error")
-JUDGE_FAILURES = ("error", PROMPT_TOO_LONG, "judge_error")  # no answer of the model's to judge, or no verdict: left out of accuracy
-
-# One row per (model tokenizer, prompt language): how the tokenizer splits that
-# language's prompts. `top_*` list the 20 most used non-noise tokens (most used first),
-# `*_share` the share of them in each class, `token_class` the language's class
-# (`ascii` | `character` | `subword`, paper 004 Table 5). `unique_tokens_all_languages`
-# counts distinct tokens over every prompt of the table (the same value on every row).
-TOKENIZATION = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        pa.field("tokenizer", pa.string(), nullable=False),
-        LANG,
-        pa.field("n_prompts", pa.int32(), nullable=False),
-        pa.field("n_tokens", pa.int64(), nullable=False),
-        pa.field("tokens_per_prompt", pa.float64(), nullable=False),
-        pa.field("unique_tokens", pa.int32(), nullable=False),
-        pa.field("unique_tokens_all_languages", pa.int32(), nullable=False),
-        pa.field("top_tokens", pa.list_(pa.string()), nullable=False),
-        pa.field("top_token_ids", pa.list_(pa.int64()), nullable=False),
-        pa.field("top_token_counts", pa.list_(pa.int64()), nullable=False),
-        pa.field("top_token_classes", pa.list_(pa.string()), nullable=False),
-        pa.field("ascii_share", pa.float64(), nullable=False),
-        pa.field("character_share", pa.float64(), nullable=False),
-        pa.field("subword_share", pa.float64(), nullable=False),
-        pa.field("token_class", pa.string(), nullable=False),
-    ]
-)
-TOKEN_CLASSES = ("ascii", "character", "subword")
-
-# -- knowledge consistency
-# Paper 001 on MAKQA (xlcons.evaluators.knowledge.metrics). `variant` is the prompt variant (the
-# default `few_shot` for ids without a prefix); `domain` is a MAKQA domain or `all` (xSC
-# and xAC pooled over the six non-timeliness domains, xTC on timeliness).
-
-# One row per (model, variant, metric, domain); metric is xSC, xSC_oracle, xAC, xTC or xC.
-# `value` is null when the metric is undefined (xC without one of its components).
-# `n_items` counts questions with at least one usable answer, `n_excluded` the
-# (question, language) cells left out (no response, or a generation error), `n_empty` the
-# cells with an empty answer (scored as wrong). `ranking` is xTC's candidate ranking
-# (`recency` or `list_position`), on the xTC and xC rows. Counts are null on xC rows.
-KNOWLEDGE_SCORES = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        pa.field("variant", pa.string(), nullable=False),
-        pa.field("metric", pa.string(), nullable=False),
-        pa.field("domain", pa.string(), nullable=False),
-        pa.field("value", pa.float64()),
-        pa.field("n_items", pa.int32()),
-        pa.field("n_excluded", pa.int32()),
-        pa.field("n_empty", pa.int32()),
-        pa.field("ranking", pa.string()),
-    ]
-)
-KNOWLEDGE_METRICS = ("xSC", "xSC_oracle", "xAC", "xTC", "xC")
-
-# One row per ordered language pair (lang_i != lang_j) of a metric and domain, for the
-# heatmaps: C_ij (xSC), C^A_ij (xAC, xTC). `value` is null where undefined (a constant
-# score vector or fewer than two shared questions; the metric counts those as 0);
-# `n_items` is the number of questions both languages answered.
-KNOWLEDGE_PAIRS = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        pa.field("variant", pa.string(), nullable=False),
-        pa.field("metric", pa.string(), nullable=False),
-        pa.field("domain", pa.string(), nullable=False),
-        pa.field("lang_i", pa.string(), nullable=False),
-        pa.field("lang_j", pa.string(), nullable=False),
-        pa.field("value", pa.float64()),
-        pa.field("n_items", pa.int32(), nullable=False),
-    ]
-)
-
-# One row per prompted (question, language): `status` ok | empty | missing; `chrf` the
-# multi-reference chrF (0-100) against the gold answers; on timeliness questions `tscore`
-# (best chrF / rank) and `best_rank` (rank of the best-matching candidate, null when the
-# answer matches none). Null scores where the answer is missing.
-KNOWLEDGE_ITEMS = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        pa.field("variant", pa.string(), nullable=False),
-        pa.field("domain", pa.string(), nullable=False),
-        ITEM_ID,
-        LANG,
-        pa.field("status", pa.string(), nullable=False),
-        pa.field("chrf", pa.float64()),
-        pa.field("tscore", pa.float64()),
-        pa.field("best_rank", pa.int32()),
-    ]
-)
-KNOWLEDGE_STATUSES = ("ok", "empty", "missing")
 
 
 # -- translation
@@ -334,7 +186,7 @@ REVIEW_COLUMNS = ("dataset", "item_id", "lang", "source", "translation", "n_sent
 
 
 # -- results: per-item scores, aggregation with confidence intervals, group tables, model comparison
-# (METHODS.md §1 Aggregation; written and read by xlcons.reports.results / .groups / .comparison,
+# (docs/methods.md §1 Aggregation; written and read by xlcons.reports.results / .groups / .comparison,
 # whatever evaluator produced the scores)
 
 EVALUATOR = pa.field("evaluator", pa.string(), nullable=False)
@@ -399,7 +251,7 @@ RESULT_KINDS = ("mean", "derived", "corpus")  # corpus: a score over the whole s
 
 # One row per (data set, evaluator, metric, model, grouping, group): the unweighted mean of
 # the per-language values of the group's languages (the reference language, English, left
-# out). `grouping` is `all` (group `all`), `script` / `family` (paper 000's groups from the
+# out). `grouping` is `all` (group `all`), `script` / `family` (Gupta et al. 2025's groups from the
 # language registry, plus `ungrouped` for languages in none), or `training` (`In` / `Out`
 # of the model's documented training languages). `languages` lists the codes averaged
 # (space-separated; "" for an empty group; null where the model's training languages are
@@ -460,176 +312,3 @@ COMPARISONS = pa.schema(
     ]
 )
 POOLED = "pooled"
-
-
-# -- information consistency
-# (paper 000, FActScore-style; METHODS.md §1; written by xlcons.evaluators.information.stage,
-# rules for sides without facts in xlcons.evaluators.information.scores)
-# `comparison` is `translation` (English response vs the English translation of the response
-# in `lang`) or `round_trip` (English response vs its en→lang→en round trip, the
-# translationese check). The *english* side is the English response, the *translated* side
-# the translation or round trip. `evaluator_model` identifies the extraction/verification LLM.
-
-# One row per (item, language) compared. `english_status`/`translated_status` are one of
-# INFORMATION_SIDE_STATUSES. `n_supported_english` counts English facts the translated side
-# supports (recall's numerator), `n_supported_translated` translated facts the English side
-# supports (precision's). `n_unparseable` counts verdicts that could not be read (scored as
-# not supported), `n_extraction_failed` extraction requests that failed. `precision`,
-# `recall` and `f1` are null when the item is excluded (`excluded_reason` one of
-# INFORMATION_EXCLUSIONS, else null); `one_sided` items (facts on one side only) score 0.
-# `n_llm_calls` counts the distinct LLM prompts the row's scores rest on (extraction of both
-# sides' sentences + verification), whether answered now or from the cache.
-INFORMATION_ITEMS = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        ITEM_ID,
-        LANG,
-        pa.field("comparison", pa.string(), nullable=False),
-        pa.field("evaluator_model", pa.string(), nullable=False),
-        pa.field("translation_path", pa.string()),
-        pa.field("english_status", pa.string(), nullable=False),
-        pa.field("translated_status", pa.string(), nullable=False),
-        pa.field("n_sentences_english", pa.int32(), nullable=False),
-        pa.field("n_sentences_translated", pa.int32(), nullable=False),
-        pa.field("n_facts_english", pa.int32(), nullable=False),
-        pa.field("n_facts_translated", pa.int32(), nullable=False),
-        pa.field("n_supported_english", pa.int32(), nullable=False),
-        pa.field("n_supported_translated", pa.int32(), nullable=False),
-        pa.field("n_unparseable", pa.int32(), nullable=False),
-        pa.field("n_extraction_failed", pa.int32(), nullable=False),
-        pa.field("precision", pa.float64()),
-        pa.field("recall", pa.float64()),
-        pa.field("f1", pa.float64()),
-        pa.field("one_sided", pa.bool_(), nullable=False),
-        pa.field("excluded_reason", pa.string()),
-        pa.field("n_llm_calls", pa.int32(), nullable=False),
-    ]
-)
-INFORMATION_COMPARISONS = ("translation", "round_trip")
-INFORMATION_SIDE_STATUSES = ("facts", "no_facts", "no_answer", "refusal", "extraction_failed")
-INFORMATION_EXCLUSIONS = ("extraction_failed", "no_answer", "refusal", "no_facts")
-
-# One row per extracted fact. `side` is `english` (a fact of the English response, checked
-# against the translated side) or `translated`; `sentence_index` counts the side's sentences
-# from 0, `fact_index` the side's facts from 0. `verdict` is `supported`, `not_supported`,
-# `unparseable` or `unchecked` (the item was not verified: one-sided or excluded);
-# `verifier_response`/`verifier_finish_reason` are the raw answer (null when unchecked).
-INFORMATION_FACTS = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        ITEM_ID,
-        LANG,
-        pa.field("comparison", pa.string(), nullable=False),
-        pa.field("evaluator_model", pa.string(), nullable=False),
-        pa.field("side", pa.string(), nullable=False),
-        pa.field("sentence_index", pa.int32(), nullable=False),
-        pa.field("sentence", pa.string(), nullable=False),
-        pa.field("fact_index", pa.int32(), nullable=False),
-        pa.field("fact", pa.string(), nullable=False),
-        pa.field("verdict", pa.string(), nullable=False),
-        pa.field("verifier_response", pa.string()),
-        pa.field("verifier_finish_reason", pa.string()),
-    ]
-)
-INFORMATION_VERDICTS = ("supported", "not_supported", "unparseable", "unchecked")
-
-# One row per (data set, model, language, comparison, evaluator model). `c_precision` = mean
-# P, `c_recall` = mean R over the scored items, `f` their harmonic mean (the paper's score),
-# `mean_f1` the mean per-item F1; all null when no item was scored. `n_items` counts all
-# rows, `n_scored` the scored ones (`n_one_sided` of them scored 0 by rule), `n_excluded`
-# the rest, `excluded_reasons` them by reason as "reason:count; ..." (most frequent first;
-# null when none). Fact and unparseable-verdict counts are summed over all rows.
-INFORMATION_SCORES = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        LANG,
-        pa.field("comparison", pa.string(), nullable=False),
-        pa.field("evaluator_model", pa.string(), nullable=False),
-        pa.field("c_precision", pa.float64()),
-        pa.field("c_recall", pa.float64()),
-        pa.field("f", pa.float64()),
-        pa.field("mean_f1", pa.float64()),
-        pa.field("n_items", pa.int32(), nullable=False),
-        pa.field("n_scored", pa.int32(), nullable=False),
-        pa.field("n_one_sided", pa.int32(), nullable=False),
-        pa.field("n_excluded", pa.int32(), nullable=False),
-        pa.field("excluded_reasons", pa.string()),
-        pa.field("n_facts_english", pa.int32(), nullable=False),
-        pa.field("n_facts_translated", pa.int32(), nullable=False),
-        pa.field("n_unparseable", pa.int32(), nullable=False),
-    ]
-)
-
-
-# -- empathy consistency
-# Paper 000 on EPITOME seeker posts (xlcons.evaluators.empathy.profiles). A response's empathy
-# profile is one 0/1 per mechanism, ER (emotional reactions), IP (interpretations), EX
-# (explorations), from classifiers on (English seeker post, response); the English response's
-# profile (`*_en`) is compared with that of the response in `lang`, translated to English.
-
-# Why an (item, language) cell is left out of the scores, checked in this order: no English
-# seeker post; no English response; the English response is "No answer"; no translated
-# response in `lang`; the response in `lang` is "No answer"; it could not be translated.
-EMPATHY_EXCLUSIONS = (
-    "missing_prompt",
-    "missing_english",
-    "no_answer_english",
-    "missing_translation",
-    "no_answer",
-    "untranslatable",
-)
-
-# One row per (item, language other than English). `status` is `ok` | `excluded` (then
-# `excluded_reason` is one of EMPATHY_EXCLUSIONS, else null). `er_en`/`ip_en`/`ex_en` and
-# `er`/`ip`/`ex` are the two profiles (null for a side that cannot be classified), `profile_en`
-# and `profile` the same written as `ER1-IP0-EX1`. `equal` and the `*_agree` flags are null on
-# excluded rows. `translation_path` is the translation stage's (null when no translation row);
-# `classifier` the classifiers' kind (`tfidf`, `encoder`).
-EMPATHY_ITEMS = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        ITEM_ID,
-        LANG,
-        pa.field("status", pa.string(), nullable=False),
-        pa.field("excluded_reason", pa.string()),
-        pa.field("translation_path", pa.string()),
-        pa.field("profile_en", pa.string()),
-        pa.field("profile", pa.string()),
-        pa.field("er_en", pa.int8()),
-        pa.field("ip_en", pa.int8()),
-        pa.field("ex_en", pa.int8()),
-        pa.field("er", pa.int8()),
-        pa.field("ip", pa.int8()),
-        pa.field("ex", pa.int8()),
-        pa.field("equal", pa.bool_()),
-        pa.field("er_agree", pa.bool_()),
-        pa.field("ip_agree", pa.bool_()),
-        pa.field("ex_agree", pa.bool_()),
-        pa.field("classifier", pa.string(), nullable=False),
-    ]
-)
-EMPATHY_STATUSES = ("ok", "excluded")
-
-# One row per (data set, model, language): `consistency` is the share of scored items whose
-# two profiles are equal, `*_agreement` the share agreeing on one mechanism (null when no item
-# is scored). `n_items` counts scored items, `n_excluded` the excluded ones, split by reason
-# in the `n_<reason>` columns (one per EMPATHY_EXCLUSIONS entry).
-EMPATHY_SCORES = pa.schema(
-    [
-        DATASET,
-        MODEL,
-        LANG,
-        pa.field("consistency", pa.float64()),
-        pa.field("er_agreement", pa.float64()),
-        pa.field("ip_agreement", pa.float64()),
-        pa.field("ex_agreement", pa.float64()),
-        pa.field("n_items", pa.int32(), nullable=False),
-        pa.field("n_excluded", pa.int32(), nullable=False),
-        *[pa.field(f"n_{reason}", pa.int32(), nullable=False) for reason in EMPATHY_EXCLUSIONS],
-        pa.field("classifier", pa.string(), nullable=False),
-    ]
-)

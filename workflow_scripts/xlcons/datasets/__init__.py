@@ -35,7 +35,9 @@ LCB_MONOLINGUAL_LANGUAGES = ("ar", "de", "en", "es", "fr", "hi", "id", "it", "ja
 LCB_CROSSLINGUAL_LANGUAGES = tuple(lang for lang in LCB_MONOLINGUAL_LANGUAGES if lang != "en")
 _LCB_MIRROR = {
     "source_url": {
-        "description": "A mirror of the Language Confusion Benchmark's repository (its layout: test_sets.zip, outputs/<model>.csv) to download its prompts and released completions from, instead of its pinned GitHub commit (one set's mirror serves both tasks and the completions).",
+        "description": "A mirror of the Language Confusion Benchmark's repository (its layout: "
+        "test_sets.zip, outputs/<model>.csv) to download its prompts and released completions from, "
+        "instead of its pinned GitHub commit (one set's mirror serves both tasks and the completions).",
         "type": ["string", "null"],
         "default": None,
     }
@@ -55,7 +57,7 @@ class DatasetInfo:
     source: str | None = None  # the released data set it is fetched as (xlcons.data_sources), if any
     options: tuple[str, ...] = ()  # keys of datasets.<name> passed on to `load`
     # The one language the set is written in, when the other languages are machine
-    # translations of it (paper 000's prompts); `load` then returns that language only.
+    # translations of it (Gupta et al. 2025's prompts); `load` then returns that language only.
     translated_from: str | None = None
     provides: frozenset[str] = frozenset()  # CAPABILITIES it offers
     user: bool = False  # declared in the config, read by the user-set loader
@@ -95,7 +97,7 @@ def _config_section(description: str, options: Mapping[str, Any] | None = None) 
 BUILT_IN = {
     info.name: info
     for info in (
-        # Paper 004: no system prompt, greedy, 256 new tokens; every question has an English row.
+        # Holtermann et al. 2024: no system prompt, greedy, 256 new tokens; every question has an English row.
         DatasetInfo(
             "multiq",
             "xlcons.datasets.multiq",
@@ -105,10 +107,11 @@ BUILT_IN = {
             provides=frozenset({ENGLISH_QUESTION}),
             item_ids=("xlcons.datasets.item_ids:multiq", "MultiQ ids (they look like gpt-1, lmsys-7)"),
             config_schema=_config_section(
-                "MultiQ (paper 004): 200 simple questions in 137 languages. Off unless named; naming it turns it on."
+                "MultiQ (Holtermann et al. 2024): 200 simple questions in "
+                "137 languages. Off unless named; naming it turns it on."
             ),
         ),
-        # Paper 001: short answers after five in-context examples, in its 12 languages.
+        # Xing et al. 2024: short answers after five in-context examples, in its 12 languages.
         DatasetInfo(
             "makqa",
             "xlcons.datasets.makqa",
@@ -120,17 +123,21 @@ BUILT_IN = {
             item_ids=("xlcons.datasets.item_ids:makqa", "MAKQA questions of the run's domains"),
             selection_rules="xlcons.datasets.item_ids:makqa_selection_problems",
             config_schema=_config_section(
-                "MAKQA (paper 001) — knowledge questions with gold answers in 12 languages.",
+                "MAKQA (Xing et al. 2024) — knowledge questions with gold answers in 12 languages.",
                 {
                     "source_url": {
-                        "description": "A mirror of paper 001's repository (the same layout: data/QA_merged_data_dict_<domain>.json, result/<model>/…) to download MAKQA and the released outputs from, instead of its pinned GitHub commit.",
+                        "description": "A mirror of Xing et al. 2024's repository (the same layout: "
+                        "data/QA_merged_data_dict_<domain>.json, result/<model>/…) to download "
+                        "MAKQA and the released outputs from, instead of its pinned GitHub commit.",
                         "type": ["string", "null"],
                         "default": None,
                     },
                     "domains": {
                         "description": "MAKQA domains to run.",
                         "type": "array",
-                        "items": {"enum": ["geo", "history", "literature", "movie", "science", "sport_club", "timeliness"]},
+                        "items": {
+                            "enum": ["geo", "history", "literature", "movie", "science", "sport_club", "timeliness"]
+                        },
                         "uniqueItems": True,
                         "default": ["geo", "history", "literature", "movie", "science", "sport_club", "timeliness"],
                     },
@@ -141,7 +148,10 @@ BUILT_IN = {
                         "default": 5,
                     },
                     "variants": {
-                        "description": "Prompt variants (paper Table 5): `few_shot` (the paper's prompting: examples then the question), `template` (entity and relation filled into a fixed pattern), `zero_shot` (the question alone), `few_shot_native_instruction` (examples with labels and a one-line instruction in the question's language).",
+                        "description": "Prompt variants (paper Table 5): `few_shot` (the paper's prompting: "
+                        "examples then the question), `template` (entity and relation filled into a "
+                        "fixed pattern), `zero_shot` (the question alone), `few_shot_native_instruction` "
+                        "(examples with labels and a one-line instruction in the question's language).",
                         "type": "array",
                         "items": {"enum": ["few_shot", "template", "zero_shot", "few_shot_native_instruction"]},
                         "uniqueItems": True,
@@ -149,14 +159,15 @@ BUILT_IN = {
                         "default": ["few_shot"],
                     },
                     "seed": {
-                        "description": "Seed of the few-shot example draw (one draw per domain, shared by every language, so the prompts stay parallel).",
+                        "description": "Seed of the few-shot example draw (one draw per "
+                        "domain, shared by every language, so the prompts stay parallel).",
                         "type": "integer",
                         "default": 0,
                     },
                 },
             ),
         ),
-        # Paper 000: English prompts machine-translated into its 30 languages; long answers.
+        # Gupta et al. 2025: English prompts machine-translated into its 30 languages; long answers.
         DatasetInfo(
             "information",
             "xlcons.datasets.information",
@@ -165,7 +176,7 @@ BUILT_IN = {
             translated_from="en",
             provides=frozenset({ENGLISH_QUESTION}),
             config_schema=_config_section(
-                "Paper 000's information-seeking prompts (written by this project), translated from English."
+                "Gupta et al. 2025's information-seeking prompts (written by this project), translated from English."
             ),
         ),
         DatasetInfo(
@@ -178,10 +189,11 @@ BUILT_IN = {
             provides=frozenset({ENGLISH_QUESTION, SEEKER_POST}),
             item_ids=("xlcons.datasets.item_ids:empathy", "EPITOME seeker posts (sp_id)"),
             config_schema=_config_section(
-                "Paper 000's empathy prompts — EPITOME seeker posts from the test split, translated from English."
+                "Gupta et al. 2025's empathy prompts — EPITOME seeker "
+                "posts from the test split, translated from English."
             ),
         ),
-        # Paper 001 §5: FLORES-200 sentences for the model under test to translate, every
+        # Xing et al. 2024 §5: FLORES-200 sentences for the model under test to translate, every
         # ordered pair of the run's languages (its 12: 132 directions).
         DatasetInfo(
             "flores",
@@ -195,10 +207,14 @@ BUILT_IN = {
             run_languages_option="run_languages",
             answers_in_prompt_language=False,
             config_schema=_config_section(
-                "FLORES-200 (paper 001 §5): sentences the model under test translates among the run's languages (paper 001's 12 by default: 132 directions), scored by `evaluators.translation_ability`. Fetched from the NLLB release (`flores200_dataset.tar.gz`, sha256-checked). `items.limit`: sentences per direction; `items.ids`: line numbers of the split.",
+                "FLORES-200 (Xing et al. 2024 §5): sentences the model under test translates among the run's "
+                "languages (Xing et al. 2024's 12 by default: 132 directions), scored by "
+                "`evaluators.translation_ability`. Fetched from the NLLB release (`flores200_dataset.tar.gz`, "
+                "sha256-checked). `items.limit`: sentences per direction; `items.ids`: line numbers of the split.",
                 {
                     "source_url": {
-                        "description": "A mirror of https://dl.fbaipublicfiles.com/nllb/ holding flores200_dataset.tar.gz, to download it from instead.",
+                        "description": "A mirror of https://dl.fbaipublicfiles.com/nllb/ "
+                        "holding flores200_dataset.tar.gz, to download it from instead.",
                         "type": ["string", "null"],
                         "default": None,
                     },
@@ -208,7 +224,8 @@ BUILT_IN = {
                         "default": "devtest",
                     },
                     "directions": {
-                        "description": "`all` (every ordered pair of the run's languages) or a list of [source, target] pairs among them.",
+                        "description": "`all` (every ordered pair of the run's "
+                        "languages) or a list of [source, target] pairs among them.",
                         "anyOf": [
                             {"const": "all"},
                             {
@@ -220,7 +237,8 @@ BUILT_IN = {
                         "default": "all",
                     },
                     "few_shot": {
-                        "description": "Example translations before each sentence, from the `dev` split (one seeded draw for all directions); 0 is zero-shot, as in the paper.",
+                        "description": "Example translations before each sentence, from the `dev` split "
+                        "(one seeded draw for all directions); 0 is zero-shot, as in the paper.",
                         "type": "integer",
                         "minimum": 0,
                         "default": 0,
@@ -237,9 +255,15 @@ BUILT_IN = {
             LCB_MONOLINGUAL_LANGUAGES,
             100,
             "lcb",
-            item_ids=("xlcons.datasets.item_ids:lcb_monolingual", "Language Confusion Benchmark ids (monolingual/<source>/<row>)"),
+            item_ids=(
+                "xlcons.datasets.item_ids:lcb_monolingual",
+                "Language Confusion Benchmark ids (monolingual/<source>/<row>)",
+            ),
             config_schema=_config_section(
-                "The Language Confusion Benchmark's monolingual task (Marchisio et al. 2024): prompts written in the language the answer must be in, 15 languages (Aya, Dolly, Okapi, native prompts). Not parallel: each language has its own prompts. `items.domains`: its sources; `items.limit`: the first N prompts of each source.",
+                "The Language Confusion Benchmark's monolingual task (Marchisio et al. 2024): "
+                "prompts written in the language the answer must be in, 15 languages (Aya, Dolly, "
+                "Okapi, native prompts). Not parallel: each language has its own prompts. "
+                "`items.domains`: its sources; `items.limit`: the first N prompts of each source.",
                 _LCB_MIRROR,
             ),
         ),
@@ -249,9 +273,14 @@ BUILT_IN = {
             LCB_CROSSLINGUAL_LANGUAGES,
             100,
             "lcb",
-            item_ids=("xlcons.datasets.item_ids:lcb_crosslingual", "Language Confusion Benchmark ids (crosslingual/<source>/<row>)"),
+            item_ids=(
+                "xlcons.datasets.item_ids:lcb_crosslingual",
+                "Language Confusion Benchmark ids (crosslingual/<source>/<row>)",
+            ),
             config_schema=_config_section(
-                "The Language Confusion Benchmark's cross-lingual task: English prompts asking for an answer in one of 14 other languages (Okapi, ShareGPT, complex prompts); a prompt's language is the one its answer must be in, which fidelity and language confusion check. `items` as for lcb-monolingual.",
+                "The Language Confusion Benchmark's cross-lingual task: English prompts asking for an answer in "
+                "one of 14 other languages (Okapi, ShareGPT, complex prompts); a prompt's language is the one its "
+                "answer must be in, which fidelity and language confusion check. `items` as for lcb-monolingual.",
                 _LCB_MIRROR,
             ),
         ),

@@ -1,4 +1,4 @@
-"""Empathy prompts (paper 000): 100 EPITOME seeker posts from the test split, in English.
+"""Empathy prompts (Gupta et al. 2025): 100 EPITOME seeker posts from the test split, in English.
 
 The posts are drawn from the test split of the committed EPITOME split
 (``datasets/data/epitome_split.tsv``, see :mod:`xlcons.datasets.epitome`), so no
@@ -137,7 +137,8 @@ def load(
     others = [lang for lang in languages if lang != "en"]
     if others:
         raise EmpathyPromptsError(
-            f"empathy prompts exist in English only; {others} are made by translating them (the translation stage), not by the loader"
+            f"empathy prompts exist in English only; {others} are made by "
+            "translating them (the translation stage), not by the loader"
         )
     posts = post_labels(read_pairs(folder))
     ids = select_items(posts, read_split(split_file), items or {}, n_posts=n_posts, seed=seed)

@@ -56,7 +56,7 @@ SEED = 42
 DEFAULT_SPLIT_FILE = Path(__file__).resolve().parent / "data" / "epitome_split.tsv"
 SPLIT_HEADER = ("sp_id", "split")
 
-# Paper 000's positive rates (%), train/dev/test, of its own split.
+# Gupta et al. 2025's positive rates (%), train/dev/test, of its own split.
 PAPER_POSITIVE_RATES = {"ER": (33.7, 31.2, 35.5), "IP": (47.2, 48.1, 47.5), "EX": (15.8, 13.0, 15.4)}
 
 
@@ -242,7 +242,8 @@ def split_sizes(n_posts: int) -> dict[str, int]:
 
 
 def make_split(sp_ids, seed: int = SEED) -> dict[str, str]:
-    """sp_id -> split, for the distinct ids given: a seeded shuffle of the sorted ids, cut 20/5/75 (test, dev, train)."""
+    """sp_id -> split, for the distinct ids given: a seeded shuffle of the sorted ids, cut
+    20/5/75 (test, dev, train)."""
     ids = sorted(set(sp_ids))
     if not ids:
         raise EpitomeError("no seeker posts to split")
@@ -349,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--data", required=True, help="folder holding the three EPITOME Reddit CSVs")
-    parser.add_argument("--write", help="write the split file here (the committed one is " f"{DEFAULT_SPLIT_FILE})")
+    parser.add_argument("--write", help=f"write the split file here (the committed one is {DEFAULT_SPLIT_FILE})")
     parser.add_argument("--check", help="exit 1 unless this split file equals the regenerated split byte for byte")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--rates", action="store_true", help="print the positive rates per split next to the paper's")
@@ -360,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         pairs, report = join_mechanisms(examples)
         print(
             f"EPITOME: {report.n_joined} joined pairs, {len({pair.sp_id for pair in pairs})} seeker posts, "
-            f"{report.repeated_pairs} repeated (sp_id, rp_id) pairs, texts differing from ER's: {report.text_differences}",
+            f"{report.repeated_pairs} repeated (sp_id, rp_id) pairs, "
+            f"texts differing from ER's: {report.text_differences}",
             file=sys.stderr,
         )
         split = make_split((pair.sp_id for pair in pairs), args.seed)

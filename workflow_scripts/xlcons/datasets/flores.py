@@ -1,5 +1,5 @@
 """FLORES-200 as translation prompts: the model under test translates each sentence into
-each other language of the run (paper 001 §5, 12 languages, 132 directions).
+each other language of the run (Xing et al. 2024 §5, 12 languages, 132 directions).
 
 The release (`flores200_dataset.tar.gz`) holds one file per language and split,
 `flores200_dataset/<split>/<nllb code>.<split>`, one sentence per line, line N the same
@@ -73,8 +73,10 @@ def read_split(folder: Path | str, split: str, codes: Sequence[str]) -> dict[str
                 raise FloresError(f"{root / split}: no file for {', '.join(_member(split, c) for c in missing)}")
             return {code: _lines((root / _member(split, code)).read_text(encoding="utf-8")) for code in codes}
     if not archive.is_file():
-        raise FloresError(f"FLORES-200 not found in {folder}: expected {FLORES_ARCHIVE} or an unpacked "
-                          f"{FLORES_ROOT_FOLDER}/{split}/ (fetch it, or set datasets.flores.path)")
+        raise FloresError(
+            f"FLORES-200 not found in {folder}: expected {FLORES_ARCHIVE} or an unpacked "
+            f"{FLORES_ROOT_FOLDER}/{split}/ (fetch it, or set datasets.flores.path)"
+        )
     wanted = {f"{FLORES_ROOT_FOLDER}/{_member(split, code)}": code for code in codes}
     found: dict[str, list[str]] = {}
     with tarfile.open(archive) as tar:
@@ -91,14 +93,18 @@ def read_split(folder: Path | str, split: str, codes: Sequence[str]) -> dict[str
 def select_lines(n_lines: int, items: Mapping[str, Any], split: str) -> list[int]:
     """Line numbers (from 1): exactly `ids`, or the first `limit` lines, or all."""
     if items.get("domains"):
-        raise FloresError("datasets.flores.items.domains: FLORES sentences have no domains; "
-                          "choose the language pairs with datasets.flores.directions")
+        raise FloresError(
+            "datasets.flores.items.domains: FLORES sentences have no domains; "
+            "choose the language pairs with datasets.flores.directions"
+        )
     if items.get("ids"):
         lines = []
         for index, value in enumerate(items["ids"]):
             if not str(value).isdigit() or not 1 <= int(value) <= n_lines:
-                raise FloresError(f"datasets.flores.items.ids[{index}]: {value!r} is not a line number of the "
-                                  f"{split} split (1 to {n_lines})")
+                raise FloresError(
+                    f"datasets.flores.items.ids[{index}]: {value!r} is not a line number of the "
+                    f"{split} split (1 to {n_lines})"
+                )
             lines.append(int(value))
         return lines
     return list(range(1, n_lines + 1))[: items.get("limit") or None]
@@ -126,9 +132,18 @@ def few_shot_lines(k: int, seed: int, n_lines: int = FLORES_SPLIT_SIZES["dev"]) 
     return sorted(random.Random(seed).sample(range(1, n_lines + 1), k)) if k else []
 
 
-def load(folder: Path | str, languages: Sequence[str], items: Mapping[str, Any], *, split: str = "devtest",
-         directions=None, few_shot: int = 0, seed: int = 0, run_languages: Sequence[str] | None = None,
-         registry: LanguageRegistry | None = None) -> pa.Table:
+def load(
+    folder: Path | str,
+    languages: Sequence[str],
+    items: Mapping[str, Any],
+    *,
+    split: str = "devtest",
+    directions=None,
+    few_shot: int = 0,
+    seed: int = 0,
+    run_languages: Sequence[str] | None = None,
+    registry: LanguageRegistry | None = None,
+) -> pa.Table:
     """Translation prompts out of each of `languages` into the other run languages (PROMPTS schema).
 
     `run_languages` are all the languages of the run (the targets); `languages` those whose
@@ -150,14 +165,18 @@ def load(folder: Path | str, languages: Sequence[str], items: Mapping[str, Any],
             source_code, target_code = codes[source], codes[target]
             examples = [(dev[source_code][n - 1], dev[target_code][n - 1]) for n in examples_at]
             for line in lines:
-                rows.append({
-                    "dataset": "flores",
-                    "item_id": item_id(line, target),
-                    "lang": source,
-                    "prompt": prompt_text(registry[source].name, registry[target].name, sentences[source_code][line - 1], examples),
-                    "category": target,
-                    "references": [sentences[target_code][line - 1]],
-                    "source_lang": source,
-                    "question_en": None,
-                })
+                rows.append(
+                    {
+                        "dataset": "flores",
+                        "item_id": item_id(line, target),
+                        "lang": source,
+                        "prompt": prompt_text(
+                            registry[source].name, registry[target].name, sentences[source_code][line - 1], examples
+                        ),
+                        "category": target,
+                        "references": [sentences[target_code][line - 1]],
+                        "source_lang": source,
+                        "question_en": None,
+                    }
+                )
     return pa.Table.from_pylist(rows, schema=PROMPTS)

@@ -1,6 +1,6 @@
 """Information-seeking prompts for Translate-then-Evaluate's information consistency.
 
-Paper 000 curated 150 information-seeking prompts from eight MMLU subjects (college
+Gupta et al. 2025 curated 150 information-seeking prompts from eight MMLU subjects (college
 chemistry, African history, ...) whose good answers are long-form and factual; that set
 is not public, so the project ships its own, written for it: 150 English prompts in
 eight MMLU-style subject categories, in ``data/information_prompts.tsv`` beside this
@@ -57,7 +57,9 @@ def read_prompts() -> tuple[Prompt, ...]:
     prompts = []
     for line, row in enumerate(reader, start=2):
         if len(row) != len(COLUMNS) or not all(field.strip() for field in row):
-            raise InformationPromptsError(f"{DATA_FILE}:{line}: expected {len(COLUMNS)} non-empty tab-separated fields, got {row}")
+            raise InformationPromptsError(
+                f"{DATA_FILE}:{line}: expected {len(COLUMNS)} non-empty tab-separated fields, got {row}"
+            )
         prompts.append(Prompt(*row))
     return tuple(prompts)
 
@@ -85,7 +87,8 @@ def select_items(items: Mapping[str, Any] | None) -> list[Prompt]:
         unknown = [domain for domain in items["domains"] if domain not in known]
         if unknown:
             raise InformationPromptsError(
-                f"datasets.information.items.domains: unknown categories {unknown}; the information prompts have {known}"
+                "datasets.information.items.domains: unknown categories "
+                f"{unknown}; the information prompts have {known}"
             )
         order = [prompt for prompt in order if prompt.category in items["domains"]]
     if items.get("limit"):

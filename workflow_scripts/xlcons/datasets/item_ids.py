@@ -42,7 +42,9 @@ def makqa(folder: Path, spec: Mapping[str, Any]) -> dict[str, str]:
 
 
 def empathy(folder: Path, spec: Mapping[str, Any]) -> dict[str, str]:
-    with open(folder / EPITOME_FILES["ER"], encoding="utf-8", newline="") as handle:  # every post is in each mechanism's file
+    with open(
+        folder / EPITOME_FILES["ER"], encoding="utf-8", newline=""
+    ) as handle:  # every post is in each mechanism's file
         return {row["sp_id"]: "" for row in csv.DictReader(handle)}
 
 
@@ -75,13 +77,19 @@ def makqa_selection_problems(name: str, spec: Mapping[str, Any]) -> list[str]:
     problems = []
     unknown = [domain for domain in items.get("domains") or [] if domain not in domains]
     if unknown:
-        problems.append(f"config key 'datasets.{name}.items.domains': {unknown} not among the run's domains {domains} (datasets.{name}.domains)")
+        problems.append(
+            f"config key 'datasets.{name}.items.domains': {unknown} not "
+            f"among the run's domains {domains} (datasets.{name}.domains)"
+        )
     for index, value in enumerate(items.get("ids") or []):
         domain, sep, key = str(value).partition("/")
         if not sep or not key:
             problems.append(f"config key 'datasets.{name}.items.ids[{index}]': {value!r} is not {MAKQA_ID_FORM}")
         elif domain not in domains:
-            problems.append(f"config key 'datasets.{name}.items.ids[{index}]': {value!r} is in domain {domain!r}, not among the run's domains {domains}")
+            problems.append(
+                f"config key 'datasets.{name}.items.ids[{index}]': {value!r} is "
+                f"in domain {domain!r}, not among the run's domains {domains}"
+            )
     return problems
 
 
@@ -91,7 +99,10 @@ def selection_problems(name: str, spec: Mapping[str, Any], ids: Mapping[str, str
     problems = []
     unknown = [str(item) for item in items.get("ids") or [] if str(item) not in ids]
     if unknown:
-        problems.append(f"config key 'datasets.{name}.items.ids': not {what}: {unknown[:10]}" + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""))
+        problems.append(
+            f"config key 'datasets.{name}.items.ids': not {what}: {unknown[:10]}"
+            + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+        )
     known = sorted({domain for domain in ids.values() if domain})
     if known:
         absent = [domain for domain in items.get("domains") or [] if domain not in known]
@@ -105,19 +116,28 @@ def flores_selection_problems(name: str, spec: Mapping[str, Any]) -> list[str]:
     of `directions` is a pair of two different languages of the run."""
     items, problems = spec.get("items") or {}, []
     if items.get("domains"):
-        problems.append(f"config key 'datasets.{name}.items.domains': FLORES sentences have no domains; "
-                        f"choose the language pairs with datasets.{name}.directions")
+        problems.append(
+            f"config key 'datasets.{name}.items.domains': FLORES sentences have no domains; "
+            f"choose the language pairs with datasets.{name}.directions"
+        )
     size = FLORES_SPLIT_SIZES[spec.get("split") or "devtest"]
     for index, value in enumerate(items.get("ids") or []):
         if not str(value).isdigit() or not 1 <= int(value) <= size:
-            problems.append(f"config key 'datasets.{name}.items.ids[{index}]': {value!r} is not a line number of "
-                            f"the {spec.get('split') or 'devtest'} split (1 to {size})")
+            problems.append(
+                f"config key 'datasets.{name}.items.ids[{index}]': {value!r} is not a line number of "
+                f"the {spec.get('split') or 'devtest'} split (1 to {size})"
+            )
     languages = PAPER_001_LANGUAGES if spec.get("languages") in (None, "all") else spec["languages"]
     for index, pair in enumerate([] if spec.get("directions") in (None, "all") else spec["directions"]):
         source, target = pair
         if source == target:
-            problems.append(f"config key 'datasets.{name}.directions[{index}]': {source} -> {target} translates into the same language")
+            problems.append(
+                f"config key 'datasets.{name}.directions[{index}]': "
+                f"{source} -> {target} translates into the same language"
+            )
         elif not {source, target} <= set(languages):
-            problems.append(f"config key 'datasets.{name}.directions[{index}]': {source} -> {target} is not between "
-                            f"languages of the run {list(languages)} (datasets.{name}.languages)")
+            problems.append(
+                f"config key 'datasets.{name}.directions[{index}]': {source} -> {target} is not between "
+                f"languages of the run {list(languages)} (datasets.{name}.languages)"
+            )
     return problems

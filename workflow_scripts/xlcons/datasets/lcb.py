@@ -59,21 +59,31 @@ def read_task(folder: Path | str, task: str) -> dict[str, list[dict]]:
     """Every prompt of `task` in the release, by language: {lang: [{item_id, source, prompt, line}]}, in file order."""
     path = archive_path(folder)
     if not path.is_file():
-        raise LCBError(f"Language Confusion Benchmark prompts not found: {path} (fetch them, or set datasets.lcb-{task}.path)")
+        raise LCBError(
+            f"Language Confusion Benchmark prompts not found: {path} (fetch them, or set datasets.lcb-{task}.path)"
+        )
     prompts: dict[str, list[dict]] = {}
     try:
         with zipfile.ZipFile(path) as archive:
-            names = sorted(name for name in archive.namelist() if name.startswith(f"test_sets/{task}/") and name.endswith(".csv"))
+            names = sorted(
+                name for name in archive.namelist() if name.startswith(f"test_sets/{task}/") and name.endswith(".csv")
+            )
             for name in names:
                 text = archive.read(name).decode("utf-8")
                 reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
                 if not {"prompt", "source", "language"} <= set(reader.fieldnames or ()):
-                    raise LCBError(f"{path}: {name} lacks the columns prompt, source, language (has {reader.fieldnames})")
+                    raise LCBError(
+                        f"{path}: {name} lacks the columns prompt, source, language (has {reader.fieldnames})"
+                    )
                 for row_number, row in enumerate(reader):
                     if not (row["prompt"] or "").strip():
                         raise LCBError(f"{path}: {name}, row {row_number + 1}: blank prompt")
                     prompts.setdefault(row["language"], []).append(
-                        {"item_id": item_id(task, row["source"], row_number), "source": row["source"], "prompt": row["prompt"]}
+                        {
+                            "item_id": item_id(task, row["source"], row_number),
+                            "source": row["source"],
+                            "prompt": row["prompt"],
+                        }
                     )
     except (zipfile.BadZipFile, csv.Error, UnicodeDecodeError) as error:
         raise LCBError(f"{path}: not the benchmark's test_sets.zip ({error})") from error
@@ -83,7 +93,8 @@ def read_task(folder: Path | str, task: str) -> dict[str, list[dict]]:
 
 
 def select(rows: list[dict], items: Mapping[str, Any], dataset: str) -> list[dict]:
-    """The rows of one language kept by `items`: `domains` are sources, `limit` the first N of each source, `ids` exactly those."""
+    """The rows of one language kept by `items`: `domains` are sources, `limit` the first N of
+    each source, `ids` exactly those."""
     if items.get("domains"):
         rows = [row for row in rows if row["source"] in items["domains"]]
     if items.get("limit"):
@@ -100,16 +111,24 @@ def select(rows: list[dict], items: Mapping[str, Any], dataset: str) -> list[dic
     return rows
 
 
-def load_task(task: str, dataset: str, folder: Path | str, languages: Sequence[str], items: Mapping[str, Any]) -> pa.Table:
+def load_task(
+    task: str, dataset: str, folder: Path | str, languages: Sequence[str], items: Mapping[str, Any]
+) -> pa.Table:
     """PROMPTS rows of one task in `languages` (in that order)."""
     prompts = read_task(folder, task)
     missing = [lang for lang in languages if lang not in prompts]
     if missing:
-        raise LCBError(f"datasets.{dataset}.languages: the benchmark's {task} task has no prompts in {missing} (it has {sorted(prompts)})")
+        raise LCBError(
+            f"datasets.{dataset}.languages: the benchmark's {task} task "
+            f"has no prompts in {missing} (it has {sorted(prompts)})"
+        )
     known_sources = sorted({row["source"] for rows in prompts.values() for row in rows})
     unknown = [source for source in items.get("domains") or [] if source not in known_sources]
     if unknown:
-        raise LCBError(f"datasets.{dataset}.items.domains: {unknown} are not sources of the {task} task ({', '.join(known_sources)})")
+        raise LCBError(
+            f"datasets.{dataset}.items.domains: {unknown} are not "
+            f"sources of the {task} task ({', '.join(known_sources)})"
+        )
     if items.get("ids"):
         known = {row["item_id"] for rows in prompts.values() for row in rows}
         absent = [value for value in items["ids"] if value not in known]
@@ -144,6 +163,8 @@ def recorded_table(table: pa.Table) -> pa.Table | None:
 
 def released_responses(table: pa.Table) -> pa.Table:
     """The benchmark's completions (outputs/<model>.csv) as recorded responses: item_id, language, response."""
-    ids = [item_id(task, source, row) for task, source, row in zip(
-        table["task"].to_pylist(), table["source"].to_pylist(), table["id"].to_pylist())]
+    ids = [
+        item_id(task, source, row)
+        for task, source, row in zip(table["task"].to_pylist(), table["source"].to_pylist(), table["id"].to_pylist())
+    ]
     return pa.table({"item_id": ids, "language": table["language"], "response": table["completion"]})

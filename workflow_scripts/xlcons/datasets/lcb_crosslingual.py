@@ -1,4 +1,5 @@
-"""The Language Confusion Benchmark's cross-lingual task (xlcons.datasets.lcb): English prompts asking for another language."""
+"""The Language Confusion Benchmark's cross-lingual task (xlcons.datasets.lcb): English prompts
+asking for another language."""
 
 from xlcons.datasets.lcb import load_task
 

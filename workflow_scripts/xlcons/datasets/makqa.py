@@ -1,4 +1,4 @@
-"""MAKQA (Xing et al., paper 001): knowledge questions with gold answers in 12 languages.
+"""MAKQA (Xing et al. 2024): knowledge questions with gold answers in 12 languages.
 
 The release has one file per domain, ``QA_merged_data_dict_<domain>.json``: a dict keyed
 ``"<QID>-<PID>"`` (Wikidata head entity and relation) whose ``qa_data[lang]`` is
@@ -96,10 +96,15 @@ VARIANTS = {
     v.name: v
     for v in (
         Variant("few_shot", True, False, False, "Table 5 Prompt 1 (main setting): k examples + the original question"),
-        Variant("template", True, True, False, "Table 5 Prompt 2: k examples + '<entity>: <relation>?' from the triple"),
+        Variant(
+            "template", True, True, False, "Table 5 Prompt 2: k examples + '<entity>: <relation>?' from the triple"
+        ),
         Variant("zero_shot", False, False, False, "the original question alone (not in the paper)"),
         Variant(
-            "few_shot_native_instruction", True, False, True,
+            "few_shot_native_instruction",
+            True,
+            False,
+            True,
             "few_shot with labels and a short-answer instruction in the question's language (not in the paper)",
         ),
     )
@@ -156,8 +161,10 @@ def read_json_file(path: Path | str, error: type[Exception]):
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
     except json.JSONDecodeError as bad:
-        raise error(f"{path}, line {bad.lineno}, column {bad.colno}: not valid JSON ({bad.msg}); "
-                    f"the file is damaged or cut short: fetch it again") from None
+        raise error(
+            f"{path}, line {bad.lineno}, column {bad.colno}: not valid JSON ({bad.msg}); "
+            f"the file is damaged or cut short: fetch it again"
+        ) from None
     except UnicodeDecodeError as bad:
         raise error(f"{path}: byte {bad.start} is not UTF-8; the file is damaged: fetch it again") from None
 
@@ -211,7 +218,9 @@ def example_answer(golds: Sequence[str], domain: str) -> str:
     return ", ".join(golds[:MAX_EXAMPLE_ANSWERS])
 
 
-def draw_examples(pool: Mapping[str, dict], k: int, *, domain: str, seed: int, exclude: set[str] | frozenset[str] = frozenset()) -> list[str]:
+def draw_examples(
+    pool: Mapping[str, dict], k: int, *, domain: str, seed: int, exclude: set[str] | frozenset[str] = frozenset()
+) -> list[str]:
     """The keys of the k examples of a domain: seeded, the same for every question and language."""
     keys = [key for key in pool if key not in exclude]
     if k > len(keys):
@@ -228,7 +237,9 @@ def build_prompt(variant: Variant, lang: str, question: str, examples: Sequence[
 
 
 # -- selection -----------------------------------------------------------------------------
-def select_items(questions: Mapping[str, Mapping[str, dict]], items: Mapping[str, Any], domains: Sequence[str]) -> list[tuple[str, str]]:
+def select_items(
+    questions: Mapping[str, Mapping[str, dict]], items: Mapping[str, Any], domains: Sequence[str]
+) -> list[tuple[str, str]]:
     """(domain, key) pairs: filtered by domain, exactly `ids` if given, then `limit` per domain."""
     items = items or {}
     chosen = list(domains)
@@ -242,9 +253,13 @@ def select_items(questions: Mapping[str, Mapping[str, dict]], items: Mapping[str
         for value in items["ids"]:
             domain, sep, key = value.partition("/")
             if not sep or ":" in domain or domain not in DOMAINS:
-                raise MAKQAError(f"datasets.makqa.items.ids: {value!r} is not '<domain>/<QID>-<PID>' (e.g. geo/Q1085-P30)")
+                raise MAKQAError(
+                    f"datasets.makqa.items.ids: {value!r} is not '<domain>/<QID>-<PID>' (e.g. geo/Q1085-P30)"
+                )
             if domain not in domains:
-                raise MAKQAError(f"datasets.makqa.items.ids: {value!r} is in domain {domain!r}, not among {list(domains)}")
+                raise MAKQAError(
+                    f"datasets.makqa.items.ids: {value!r} is in domain {domain!r}, not among {list(domains)}"
+                )
             if key not in questions[domain]:
                 raise MAKQAError(f"datasets.makqa.items.ids: {value!r}: no question {key} in the {domain} file")
             if domain in chosen:
@@ -279,7 +294,9 @@ def load(
         raise MAKQAError(f"datasets.makqa.domains: unknown domains {unknown}; MAKQA has {', '.join(DOMAINS)}")
     unknown = [lang for lang in languages if lang not in LANGUAGES]
     if unknown:
-        raise MAKQAError(f"datasets.makqa.languages: MAKQA has no questions in {unknown}; it has {', '.join(LANGUAGES)}")
+        raise MAKQAError(
+            f"datasets.makqa.languages: MAKQA has no questions in {unknown}; it has {', '.join(LANGUAGES)}"
+        )
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         raise MAKQAError(f"datasets.makqa.variants: unknown prompt variants {unknown}; known: {', '.join(VARIANTS)}")
@@ -294,7 +311,9 @@ def load(
     used = [domain for domain in domains if any(d == domain for d, _ in selected)]
     for domain in used if needs_examples else ():
         pools[domain] = read_domain(folder, domain, examples=True)
-        example_keys[domain] = draw_examples(pools[domain], few_shot, domain=domain, seed=seed, exclude=set(questions[domain]))
+        example_keys[domain] = draw_examples(
+            pools[domain], few_shot, domain=domain, seed=seed, exclude=set(questions[domain])
+        )
 
     columns: dict[str, list] = {name: [] for name in PROMPTS.names}
     for variant_name in variants:

@@ -1,4 +1,4 @@
-"""Released MAKQA model outputs (paper 001's ``result_<domain>.json``) as recorded responses.
+"""Released MAKQA model outputs (Xing et al. 2024's ``result_<domain>.json``) as recorded responses.
 
 One of the release formats of :mod:`xlcons.datasets.releases`.
 
@@ -50,7 +50,9 @@ class ReleasedReport:
     def summary(self) -> str:
         lines = [f"{self.records} records, {sum(self.questions.values())} questions ({dict(self.questions)})"]
         lines.append(f"empty answers: {sum(self.empty.values())}" + (f" {dict(self.empty)}" if self.empty else ""))
-        lines.append(f"missing answers: {sum(self.missing.values())}" + (f" {dict(self.missing)}" if self.missing else ""))
+        lines.append(
+            f"missing answers: {sum(self.missing.values())}" + (f" {dict(self.missing)}" if self.missing else "")
+        )
         return "\n".join(lines)
 
 
@@ -69,7 +71,9 @@ def read_released(
             raise MAKQAError(f"released outputs for {domain}: {path} not found")
         entries = read_json_file(path, MAKQAError)
         if not isinstance(entries, list):
-            raise MAKQAError(f"{path}: expected a list of {{head_entity_id, rel_id, <lang>: ...}}, found a {type(entries).__name__}")
+            raise MAKQAError(
+                f"{path}: expected a list of {{head_entity_id, rel_id, <lang>: ...}}, found a {type(entries).__name__}"
+            )
         seen: set[str] = set()
         for number, entry in enumerate(entries):
             try:
@@ -120,7 +124,9 @@ def write_jsonl(records: Iterable[dict], path: Path | str) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Released MAKQA outputs -> recorded responses (JSONL) for the file backend")
+    parser = argparse.ArgumentParser(
+        description="Released MAKQA outputs -> recorded responses (JSONL) for the file backend"
+    )
     parser.add_argument("folder", type=Path, help="folder with result_<domain>.json")
     parser.add_argument("out", type=Path, help="JSONL file to write")
     parser.add_argument("--domains", nargs="+", default=None, choices=DOMAINS)

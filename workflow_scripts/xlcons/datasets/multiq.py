@@ -51,7 +51,9 @@ def select_items(table: pa.Table, items: Mapping[str, Any]) -> list[str]:
     if items.get("ids"):
         unknown = [item for item in items["ids"] if item not in domains]
         if unknown:
-            raise MultiQError(f"datasets.multiq.items.ids: not MultiQ ids: {unknown[:10]} (ids look like gpt-1, lmsys-7)")
+            raise MultiQError(
+                f"datasets.multiq.items.ids: not MultiQ ids: {unknown[:10]} (ids look like gpt-1, lmsys-7)"
+            )
         order = list(items["ids"])
     if items.get("domains"):
         known = sorted(set(domains.values()))
@@ -70,10 +72,15 @@ def _checked_rows(path: Path, rows: list[dict]) -> dict[tuple[str, str], dict]:
     for row in rows:
         key = (row["language"], row["id"])
         if key in by_key:
-            raise MultiQError(f"{path}, line {row['line']}: a second row for item {row['id']} in {row['language']} "
-                              f"(the first is on line {by_key[key]['line']})")
+            raise MultiQError(
+                f"{path}, line {row['line']}: a second row for item {row['id']} in {row['language']} "
+                f"(the first is on line {by_key[key]['line']})"
+            )
         if not (row["prompt"] or "").strip():
-            raise MultiQError(f"{path}, line {row['line']}, column prompt: the prompt of item {row['id']} in {row['language']} is blank")
+            raise MultiQError(
+                f"{path}, line {row['line']}, column prompt: the prompt "
+                f"of item {row['id']} in {row['language']} is blank"
+            )
         by_key[key] = row
     return by_key
 
@@ -86,12 +93,18 @@ def load(folder: Path | str, languages: Sequence[str], items: Mapping[str, Any])
     if missing:
         raise MultiQError(f"datasets.multiq.languages: MultiQ has no prompts in {missing}")
     ids = select_items(table, items)
-    table = table.append_column("line", pa.array(range(2, table.num_rows + 2)))  # the CSV's line numbers (after the header)
-    table = table.filter(pc.and_(pc.is_in(table["language"], pa.array(list(languages))), pc.is_in(table["id"], pa.array(ids))))
+    table = table.append_column(
+        "line", pa.array(range(2, table.num_rows + 2))
+    )  # the CSV's line numbers (after the header)
+    table = table.filter(
+        pc.and_(pc.is_in(table["language"], pa.array(list(languages))), pc.is_in(table["id"], pa.array(ids)))
+    )
     rows = _checked_rows(release_path(folder), table.to_pylist())
     absent = [(item, lang) for lang in languages for item in ids if (lang, item) not in rows]
     if absent:
-        listed = ", ".join(f"{item} in {lang}" for item, lang in absent[:10]) + (f" and {len(absent) - 10} more" if len(absent) > 10 else "")
+        listed = ", ".join(f"{item} in {lang}" for item, lang in absent[:10]) + (
+            f" and {len(absent) - 10} more" if len(absent) > 10 else ""
+        )
         raise MultiQError(f"{release_path(folder)}: no row for {listed}")
     ordered = [rows[(lang, item)] for lang in languages for item in ids]
     return pa.Table.from_pydict(

@@ -37,10 +37,18 @@ class ReleaseFormat:
 
 
 RELEASE_FORMATS = (
-    ReleaseFormat("makqa", "makqa", "a folder of MAKQA's result_<domain>.json",
-                  folder="xlcons.datasets.makqa_released:recorded_folder"),
-    ReleaseFormat("lcb", "lcb_monolingual", "the Language Confusion Benchmark's completions (outputs/<model>.csv)",
-                  table="xlcons.datasets.lcb:recorded_table"),
+    ReleaseFormat(
+        "makqa",
+        "makqa",
+        "a folder of MAKQA's result_<domain>.json",
+        folder="xlcons.datasets.makqa_released:recorded_folder",
+    ),
+    ReleaseFormat(
+        "lcb",
+        "lcb_monolingual",
+        "the Language Confusion Benchmark's completions (outputs/<model>.csv)",
+        table="xlcons.datasets.lcb:recorded_table",
+    ),
 )
 
 

@@ -104,9 +104,15 @@ def _source(name: str, spec: Mapping[str, Any], base_dir: Path | str) -> tuple[_
     resolved = Path(path) if Path(path).is_absolute() else Path(base_dir) / path
     source = _Source(str(path), path=resolved)
     if source.suffix not in FILE_SUFFIXES:
-        return None, [f"datasets.{name}.path: {path}: unsupported file type {source.suffix or '(none)'!r}; use one of {', '.join(FILE_SUFFIXES)}"]
+        return None, [
+            f"datasets.{name}.path: {path}: unsupported file type "
+            f"{source.suffix or '(none)'!r}; use one of {', '.join(FILE_SUFFIXES)}"
+        ]
     if source.suffix == ".txt" and spec.get("type", "parallel") != "translated":
-        return None, [f"datasets.{name}.path: {path}: a .txt file holds English prompts only, so it needs type translated; a parallel set needs a table with id, lang and prompt columns"]
+        return None, [
+            f"datasets.{name}.path: {path}: a .txt file holds English prompts only, so it needs "
+            "type translated; a parallel set needs a table with id, lang and prompt columns"
+        ]
     if not resolved.is_file():
         return None, [f"datasets.{name}.path: file {path} does not exist"]
     return source, []
@@ -171,7 +177,12 @@ def _decode(data: bytes, problems: _Problems) -> str:
             offset = position + error.start
             line = data.count(b"\n", 0, offset) + 1
             column = offset - (data.rfind(b"\n", 0, offset) + 1)
-            problems.at(f"line {line}", None, f"not UTF-8: byte 0x{data[offset]:02x} at byte {column + 1} of the line (byte offset {offset} in the file); save the file as UTF-8")
+            problems.at(
+                f"line {line}",
+                None,
+                f"not UTF-8: byte 0x{data[offset]:02x} at byte {column + 1} of the "
+                f"line (byte offset {offset} in the file); save the file as UTF-8",
+            )
             position = position + error.end
     return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
@@ -210,21 +221,40 @@ def _quote_problem(record: str, delimiter: str) -> tuple[int, int, str] | None:
             as_text = unquoted.match(record, position).group()  # up to the delimiter, quotes as text
             breaks_before = len(_LINE_BREAK.findall(record, 0, position))
             if found is None:
-                return index, breaks_before, (
-                    "the quote that opens this field is never closed, so every line after it would be read into it; "
-                    f"if the quote is text, quote the whole field and double the quote: {_as_quoted_field(as_text)}")
+                return (
+                    index,
+                    breaks_before,
+                    (
+                        "the quote that opens this field is never closed, so every line "
+                        "after it would be read into it; if the quote is text, quote the "
+                        f"whole field and double the quote: {_as_quoted_field(as_text)}"
+                    ),
+                )
             end = found.end()
-            if end < len(record) and unquoted.match(record, end).end() != end:  # neither a delimiter nor a line end follows
+            if (
+                end < len(record) and unquoted.match(record, end).end() != end
+            ):  # neither a delimiter nor a line end follows
                 rule = "the field starts with a quote, so it must end with its closing quote"
                 closes_on = breaks_before + len(_LINE_BREAK.findall(record, position, end))
                 if closes_on == breaks_before:
-                    return index, breaks_before, (
-                        f"{rule}, but text follows it: {_shortened(as_text)!r}; to keep the quotes as text, "
-                        f"quote the whole field and double the quotes inside: {_as_quoted_field(as_text)}")
-                return index, breaks_before, (
-                    f"{rule}, but it closes only {closes_on - breaks_before} line(s) further down, and text follows it there; "
-                    f"if the quote is text, quote the whole field and double the quote: {_as_quoted_field(as_text)}; "
-                    "if the field runs over several lines, end it with its closing quote")
+                    return (
+                        index,
+                        breaks_before,
+                        (
+                            f"{rule}, but text follows it: {_shortened(as_text)!r}; to keep the quotes as text, "
+                            f"quote the whole field and double the quotes inside: {_as_quoted_field(as_text)}"
+                        ),
+                    )
+                return (
+                    index,
+                    breaks_before,
+                    (
+                        f"{rule}, but it closes only {closes_on - breaks_before} line(s) "
+                        "further down, and text follows it there; if the quote is text, quote "
+                        f"the whole field and double the quote: {_as_quoted_field(as_text)}; "
+                        "if the field runs over several lines, end it with its closing quote"
+                    ),
+                )
             position = end
         else:
             position = unquoted.match(record, position).end()
@@ -254,16 +284,24 @@ def _read_delimited(text: str, delimiter: str, kind: str, problems: _Problems) -
                     columns = [cell.strip() for cell in cells]
                     _check_header(columns, where, problems)
                 elif len(cells) != len(columns):
-                    problems.at(where, None, f"expected {len(columns)} {kind} fields ({', '.join(columns)}), found {len(cells)}; a field holding the delimiter or a line break must be quoted as a whole (\"...\", a quote inside doubled)")
+                    problems.at(
+                        where,
+                        None,
+                        f"expected {len(columns)} {kind} fields ({', '.join(columns)}), "
+                        f"found {len(cells)}; a field holding the delimiter or a line "
+                        'break must be quoted as a whole ("...", a quote inside doubled)',
+                    )
                 else:
                     records.append((where, dict(zip(columns, cells))))
                     if start - 1 > opens:  # a quoted field ran over several lines: keep them for _rows_inside_quotes
-                        column = next((name for name, cell in zip(columns, cells) if "\n" in cell or "\r" in cell), columns[-1])
+                        column = next(
+                            (name for name, cell in zip(columns, cells) if "\n" in cell or "\r" in cell), columns[-1]
+                        )
                         inside = [(number, physical[number - 1].rstrip("\r\n")) for number in range(opens + 1, start)]
                         spans.append(_QuotedSpan(column, opens, start - 1, inside))
             break
         except csv.Error as error:
-            found = _quote_problem("".join(physical[start - 1:]), delimiter)
+            found = _quote_problem("".join(physical[start - 1 :]), delimiter)
             if found is None:
                 problems.at(f"line {start}", None, f"unreadable {kind}: {error}")
                 opens = start
@@ -271,14 +309,20 @@ def _read_delimited(text: str, delimiter: str, kind: str, problems: _Problems) -
                 index, breaks_before, message = found
                 opens = start + breaks_before
                 column = columns[index] if columns is not None and index < len(columns) else None
-                problems.at(f"line {opens}" + (" (header)" if columns is None else ""), column, ("" if column is not None else f"field {index + 1}: ") + message)
+                problems.at(
+                    f"line {opens}" + (" (header)" if columns is None else ""),
+                    column,
+                    ("" if column is not None else f"field {index + 1}: ") + message,
+                )
             if columns is None:  # without a header no row can be read
                 return _RawTable([], [], delimited=True)
             first = opens  # the rest of the file is read as if the line the field opens on were not there
     return _RawTable(columns or [], records, delimited=True, quoted_spans=spans, delimiter=delimiter)
 
 
-def _rows_inside_quotes(raw: _RawTable, columns: dict[str, str], registry: LanguageRegistry, problems: _Problems) -> None:
+def _rows_inside_quotes(
+    raw: _RawTable, columns: dict[str, str], registry: LanguageRegistry, problems: _Problems
+) -> None:
     """A stray quote that meets a later quote at the end of a field gives a well-formed record
     holding the lines between; those lines are rows the file shows but the reader would lose.
     A line inside a quoted field that reads as a row of its own (the file's number of fields,
@@ -291,10 +335,22 @@ def _rows_inside_quotes(raw: _RawTable, columns: dict[str, str], registry: Langu
         like_rows = []
         for number, line in span.lines:
             cells = [cell.strip() for cell in line.split(raw.delimiter)]
-            if len(cells) == len(raw.columns) and cells[id_index] and not any(c.isspace() for c in cells[id_index]) and cells[lang_index] in registry:
+            if (
+                len(cells) == len(raw.columns)
+                and cells[id_index]
+                and not any(c.isspace() for c in cells[id_index])
+                and cells[lang_index] in registry
+            ):
                 like_rows.append(f"line {number}: {cells[id_index]} {cells[lang_index]}")
         if like_rows:
-            problems.at(f"line {span.opens}", span.column, f"the quoted field that opens here runs to line {span.closes} and holds lines that read as rows of their own ({'; '.join(like_rows[:MAX_LISTED])}{'; …' if len(like_rows) > MAX_LISTED else ''}); if the quote on line {span.opens} is text, quote the whole field and double the quote; if the field really holds these lines, save the set as JSONL, which needs no quoting")
+            problems.at(
+                f"line {span.opens}",
+                span.column,
+                f"the quoted field that opens here runs to line {span.closes} and holds lines that read as rows of "
+                f"their own ({'; '.join(like_rows[:MAX_LISTED])}{'; …' if len(like_rows) > MAX_LISTED else ''}); "
+                f"if the quote on line {span.opens} is text, quote the whole field and double the quote; if the "
+                "field really holds these lines, save the set as JSONL, which needs no quoting",
+            )
 
 
 def _check_header(columns: list[str], where: str, problems: _Problems) -> None:
@@ -313,10 +369,19 @@ def _read_jsonl(text: str, problems: _Problems) -> _RawTable:
         try:
             value = json.loads(line)
         except json.JSONDecodeError as error:
-            problems.at(where, None, f"not valid JSON ({error.msg} at character {error.colno}); each line must be one JSON object")
+            problems.at(
+                where,
+                None,
+                f"not valid JSON ({error.msg} at character {error.colno}); each line must be one JSON object",
+            )
             continue
         if not isinstance(value, dict):
-            problems.at(where, None, f"is {_describe(value)}, not a JSON object; each line must be one object such as {{\"id\": ..., \"lang\": ..., \"prompt\": ...}}")
+            problems.at(
+                where,
+                None,
+                f"is {_describe(value)}, not a JSON object; each line must be "
+                'one object such as {"id": ..., "lang": ..., "prompt": ...}',
+            )
             continue
         columns.update(dict.fromkeys(value))
         records.append((where, value))
@@ -327,7 +392,9 @@ def _read_txt(text: str) -> _RawTable:
     records = []
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
-            records.append((f"line {number}", {TXT_COLUMNS["id"]: str(len(records) + 1), TXT_COLUMNS["prompt"]: line.strip()}))
+            records.append(
+                (f"line {number}", {TXT_COLUMNS["id"]: str(len(records) + 1), TXT_COLUMNS["prompt"]: line.strip()})
+            )
     return _RawTable(list(TXT_COLUMNS.values()), records, delimited=True)
 
 
@@ -360,7 +427,9 @@ def _read_hub(source: _Source, problems: _Problems) -> _RawTable:
 
 
 def _rows_table(columns: list[str], records: Iterable[dict]) -> _RawTable:
-    return _RawTable(columns, [(f"row {number}", record) for number, record in enumerate(records, start=1)], delimited=False)
+    return _RawTable(
+        columns, [(f"row {number}", record) for number, record in enumerate(records, start=1)], delimited=False
+    )
 
 
 def _read_raw(source: _Source, problems: _Problems) -> _RawTable:
@@ -452,7 +521,9 @@ def _references(value: Any, delimited: bool) -> list[str] | None:
         try:
             value = json.loads(value)
         except json.JSONDecodeError as error:
-            raise _BadValue(f"starts with '[' but is not a JSON array ({error.msg}); write a list of answers as [\"a\", \"b\"]") from None
+            raise _BadValue(
+                f'starts with \'[\' but is not a JSON array ({error.msg}); write a list of answers as ["a", "b"]'
+            ) from None
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, str):
@@ -476,7 +547,9 @@ def _columns(spec: Mapping[str, Any], source: _Source) -> dict[str, str]:
     return {key: str(column) for key, column in configured.items() if column not in (None, "")}
 
 
-def _missing_columns(name: str, source: _Source, columns: dict[str, str], found: list[str], translated: bool) -> list[str]:
+def _missing_columns(
+    name: str, source: _Source, columns: dict[str, str], found: list[str], translated: bool
+) -> list[str]:
     shown = ", ".join(found) if found else "none (the file is empty)"
     heading = "its header" if source.suffix in (".csv", ".tsv") else "its columns"
     problems = []
@@ -487,7 +560,9 @@ def _missing_columns(name: str, source: _Source, columns: dict[str, str], found:
     return problems
 
 
-def _check_record(values: dict, columns: dict[str, str], delimited: bool, translated: bool, registry: LanguageRegistry) -> tuple[dict, list[tuple[str, str]]]:
+def _check_record(
+    values: dict, columns: dict[str, str], delimited: bool, translated: bool, registry: LanguageRegistry
+) -> tuple[dict, list[tuple[str, str]]]:
     """The PROMPTS fields of one record, and its problems as (file column, message)."""
     row: dict[str, Any] = {}
     problems: list[tuple[str, str]] = []
@@ -512,14 +587,26 @@ def _check_record(values: dict, columns: dict[str, str], delimited: bool, transl
             row["lang"] = ENGLISH
         else:
             row["lang"] = None
-            problems.append((lang_column, f"language {code!r}: a translated set holds English prompts only (lang {ENGLISH!r}); use type parallel for a file with several languages"))
+            problems.append(
+                (
+                    lang_column,
+                    f"language {code!r}: a translated set holds English prompts only (lang "
+                    f"{ENGLISH!r}); use type parallel for a file with several languages",
+                )
+            )
     else:
         take("lang", lambda value: _lang(value, registry))
     take("category", _optional_text)
     take("question_en", _optional_text)
     take("target_lang", lambda value: _target_lang(value, registry))
     if translated and row.get("target_lang"):
-        problems.append((columns["target_lang"], "a translated set's prompts are translated into every language and answered in it; target_lang is for parallel sets"))
+        problems.append(
+            (
+                columns["target_lang"],
+                "a translated set's prompts are translated into every language "
+                "and answered in it; target_lang is for parallel sets",
+            )
+        )
     take("reference", lambda value: _references(value, delimited))
     return row, problems
 
@@ -528,7 +615,11 @@ def _partial_ids(rows: list[dict], languages: list[str]) -> dict[str, list[str]]
     present: dict[str, set[str]] = {}
     for row in rows:
         present.setdefault(row["item_id"], set()).add(row["lang"])
-    return {item: [lang for lang in languages if lang not in langs] for item, langs in present.items() if len(langs) < len(languages)}
+    return {
+        item: [lang for lang in languages if lang not in langs]
+        for item, langs in present.items()
+        if len(langs) < len(languages)
+    }
 
 
 def _capped(problems: list[str]) -> list[str]:
@@ -542,7 +633,9 @@ def _listed(values: Sequence[str]) -> str:
     return shown + (f" and {len(values) - MAX_LISTED} more" if len(values) > MAX_LISTED else "")
 
 
-def _validate(name: str, spec: Mapping[str, Any], source: _Source, registry: LanguageRegistry) -> tuple[UserRows, list[str]]:
+def _validate(
+    name: str, spec: Mapping[str, Any], source: _Source, registry: LanguageRegistry
+) -> tuple[UserRows, list[str]]:
     problems = _Problems(name, source.label)
     raw = _read_raw(source, problems)
     translated = spec.get("type", "parallel") == "translated"
@@ -569,7 +662,12 @@ def _validate(name: str, spec: Mapping[str, Any], source: _Source, registry: Lan
         key = (fields["id"], answer_lang)
         if key in first_seen:
             how = f"answered in {key[1]!r}" if fields["target_lang"] else f"in language {key[1]!r}"
-            problems.at(where, columns["id"], f"duplicate id {key[0]!r} {how} (first at {first_seen[key]}); ids must be unique within a language (a row's language is its target_lang where it has one)")
+            problems.at(
+                where,
+                columns["id"],
+                f"duplicate id {key[0]!r} {how} (first at {first_seen[key]}); ids must be unique "
+                "within a language (a row's language is its target_lang where it has one)",
+            )
             continue
         first_seen[key] = where
         rows.append(
@@ -592,7 +690,9 @@ def _validate(name: str, spec: Mapping[str, Any], source: _Source, registry: Lan
 # -- public API
 
 
-def read_user_rows(name: str, spec: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path | str = ".") -> UserRows:
+def read_user_rows(
+    name: str, spec: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path | str = "."
+) -> UserRows:
     """Read and validate the whole source of `datasets.<name>`; raises UserDatasetError."""
     source, problems = _source(name, spec, base_dir)
     if source is None:
@@ -608,7 +708,10 @@ def _selection_problems(name: str, spec: Mapping[str, Any], user_rows: UserRows)
     if spec.get("type", "parallel") == "parallel" and spec.get("languages", "all") != "all":
         absent = [lang for lang in spec["languages"] if lang not in user_rows.languages]
         if absent:
-            problems.append(f"datasets.{name}.languages: the file has no prompts in {_listed(absent)}; it has {_listed(user_rows.languages)}")
+            problems.append(
+                f"datasets.{name}.languages: the file has no prompts in "
+                f"{_listed(absent)}; it has {_listed(user_rows.languages)}"
+            )
     items = spec.get("items") or {}
     if items.get("ids"):
         known = set(user_rows.ids)
@@ -617,23 +720,32 @@ def _selection_problems(name: str, spec: Mapping[str, Any], user_rows: UserRows)
             problems.append(f"datasets.{name}.items.ids: not ids of the file: {_listed(unknown)}")
     if items.get("domains"):
         if not (spec.get("columns") or {}).get("category"):
-            problems.append(f"datasets.{name}.items.domains: needs a category column (set datasets.{name}.columns.category)")
+            problems.append(
+                f"datasets.{name}.items.domains: needs a category column (set datasets.{name}.columns.category)"
+            )
         else:
             known = sorted({category for category in user_rows.categories().values() if category is not None})
             unknown = [domain for domain in items["domains"] if domain not in known]
             if unknown:
-                problems.append(f"datasets.{name}.items.domains: no items in {_listed(unknown)}; the file's categories are {_listed(known) or 'none'}")
+                problems.append(
+                    f"datasets.{name}.items.domains: no items in {_listed(unknown)}; "
+                    f"the file's categories are {_listed(known) or 'none'}"
+                )
     return problems
 
 
 def _partial_note(name: str, partial_ids: Mapping[str, list[str]]) -> str:
     listed = [f"{item}: {', '.join(langs)}" for item, langs in partial_ids.items()]
-    shown = "; ".join(listed[:MAX_LISTED]) + (f"; and {len(listed) - MAX_LISTED} more" if len(listed) > MAX_LISTED else "")
+    shown = "; ".join(listed[:MAX_LISTED]) + (
+        f"; and {len(listed) - MAX_LISTED} more" if len(listed) > MAX_LISTED else ""
+    )
     count = len(listed)
     return f"datasets.{name}: {count} {'id is' if count == 1 else 'ids are'} missing in some languages ({shown})"
 
 
-def check_user_dataset(name: str, spec: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path | str = ".") -> tuple[list[str], list[str]]:
+def check_user_dataset(
+    name: str, spec: Mapping[str, Any], registry: LanguageRegistry, base_dir: Path | str = "."
+) -> tuple[list[str], list[str]]:
     """(problems, notes) for `datasets.<name>`, for config validation before scheduling."""
     source, problems = _source(name, spec, base_dir)
     if source is None:
@@ -667,10 +779,20 @@ def _languages_to_load(name: str, languages: Sequence[str] | str, user_rows: Use
         return list(user_rows.languages)
     languages = list(languages)
     if translated and any(lang != ENGLISH for lang in languages):
-        raise UserDatasetError([f"datasets.{name}: a translated set has English prompts only; load it in ['en'] (the workflow translates them), not {languages}"])
+        raise UserDatasetError(
+            [
+                f"datasets.{name}: a translated set has English prompts only; load "
+                f"it in ['en'] (the workflow translates them), not {languages}"
+            ]
+        )
     absent = [lang for lang in languages if lang not in user_rows.languages]
     if absent:
-        raise UserDatasetError([f"datasets.{name}.languages: the file has no prompts in {_listed(absent)}; it has {_listed(user_rows.languages)}"])
+        raise UserDatasetError(
+            [
+                f"datasets.{name}.languages: the file has no prompts in "
+                f"{_listed(absent)}; it has {_listed(user_rows.languages)}"
+            ]
+        )
     return languages
 
 
@@ -693,7 +815,9 @@ def load(
 
     spec = {"type": type, "path": path, "hf_dataset": hf_dataset, "split": split, "columns": dict(columns or {})}
     if items and items.get("domains") and not spec["columns"].get("category"):
-        raise UserDatasetError([f"datasets.{name}.items.domains: needs a category column (set datasets.{name}.columns.category)"])
+        raise UserDatasetError(
+            [f"datasets.{name}.items.domains: needs a category column (set datasets.{name}.columns.category)"]
+        )
     user_rows = read_user_rows(name, spec, LanguageRegistry.load(), base_dir)
     translated = type == "translated"
     wanted = _languages_to_load(name, languages, user_rows, translated)

@@ -1,4 +1,4 @@
-"""Language fidelity (paper 004, §3.2): does the model answer in the language it was asked in?
+"""Language fidelity (Holtermann et al. 2024, §3.2): does the model answer in the language it was asked in?
 
 Each response gets the top-1 label of the language-ID model and one class:
 
@@ -35,16 +35,47 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from xlcons.item_scores import excluded_unless, long_table
 from xlcons.languages import LanguageRegistry
-from xlcons.schemas import FIDELITY, NO_ANSWER
+from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, NO_ANSWER
+
+# One row per response: its top-1 language-ID label (without `__label__`), the label's
+# probability, the registry code the label stands for (`response_lang`, null when none),
+# and the fidelity class `same` | `english` | `other` | `excluded`. An excluded row says
+# why in `excluded_reason` (see FIDELITY_EXCLUSIONS); the others leave it null.
+# `response_chars` is the length of the stripped response, for the robustness variant.
+FIDELITY = pa.schema(
+    [
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
+        pa.field("label", pa.string()),
+        pa.field("probability", pa.float64()),
+        pa.field("response_lang", pa.string()),
+        pa.field("fidelity", pa.string(), nullable=False),
+        pa.field("excluded_reason", pa.string()),
+        pa.field("response_chars", pa.int32(), nullable=False),
+    ]
+)
+FIDELITY_CLASSES = ("same", "english", "other", "excluded")
+FIDELITY_EXCLUSIONS = (
+    "unsupported_language",  # listed in evaluators.language_id.unsupported_languages
+    "lid_unsupported_language",  # the LID model has no label the registry accepts for it
+    "no_answer",  # the response is "No answer" (failed, refused or empty generation)
+    "no_label",  # nothing left to identify once whitespace is removed
+    "numeric_question",  # robustness variant: one of the 26 numeric MultiQ questions
+    "short_response",  # robustness variant: under 10 characters
+)
 
 DEFAULT_UNSUPPORTED_LANGUAGES = ("mni-Mtei", "doi")
 SHORT_RESPONSE_CHARS = 10
 
-# The MultiQ questions with numeric answers, dropped by the robustness variant. Paper 004
+# The MultiQ questions with numeric answers, dropped by the robustness variant. Holtermann et al. 2024
 # names their number ("the 10 curated questions of the domain 'math' as well as 16
 # questions that were drawn from the LMSYS dataset") but not their ids, so they were
 # chosen from the English prompts of the release (../shared/data/multiq/MultiQ.csv):
@@ -57,7 +88,9 @@ SHORT_RESPONSE_CHARS = 10
 #   them would give far more than 16, and their prompts are ordinary text in every language.
 # tests/test_lid_fidelity.py re-derives the list from the release.
 NUMERIC_MATHS_IDS = tuple(f"gpt-{number}" for number in range(41, 51))
-NUMERIC_LMSYS_IDS = tuple(f"lmsys-{number}" for number in (5, 8, 18, 24, 28, 44, 46, 51, 58, 64, 68, 69, 78, 84, 95, 97))
+NUMERIC_LMSYS_IDS = tuple(
+    f"lmsys-{number}" for number in (5, 8, 18, 24, 28, 44, 46, 51, 58, 64, 68, 69, 78, 84, 95, 97)
+)
 NUMERIC_ITEM_IDS = frozenset(NUMERIC_MATHS_IDS + NUMERIC_LMSYS_IDS)
 
 
@@ -148,10 +181,25 @@ def robust_variant(fidelity: pa.Table) -> pa.Table:
     scored = pc.not_equal(fidelity["fidelity"], "excluded")
     numeric = pc.is_in(fidelity["item_id"], pa.array(sorted(NUMERIC_ITEM_IDS)))
     short = pc.less(fidelity["response_chars"], SHORT_RESPONSE_CHARS)
-    new_reason = pc.if_else(numeric, "numeric_question", pc.if_else(short, "short_response", pa.scalar(None, pa.string())))
+    new_reason = pc.if_else(
+        numeric, "numeric_question", pc.if_else(short, "short_response", pa.scalar(None, pa.string()))
+    )
     drop = pc.and_(scored, pc.or_(numeric, short))
     reason = pc.if_else(drop, new_reason, fidelity["excluded_reason"])
     classes = pc.if_else(drop, "excluded", fidelity["fidelity"])
     schema = fidelity.schema
     table = fidelity.set_column(schema.get_field_index("fidelity"), schema.field("fidelity"), classes)
     return table.set_column(schema.get_field_index("excluded_reason"), schema.field("excluded_reason"), reason)
+
+
+def to_item_scores(table: pa.Table) -> pl.DataFrame:
+    """FIDELITY rows as ITEM_SCORES (evaluator ``fidelity``): ``fidelity_same`` and ``fidelity_english``
+    are 1 when the response is in the prompted language (respectively in English), 0 otherwise; a
+    response excluded here (unsupported language, "No answer", nothing to identify) is excluded
+    there, with its reason, so the shares are over the identified responses as in Holtermann et al. 2024."""
+    frame = pl.from_arrow(table)
+    fidelity = pl.col("fidelity")
+    status = excluded_unless(fidelity != "excluded")
+    return long_table(
+        frame, "fidelity", {"fidelity_same": fidelity == "same", "fidelity_english": fidelity == "english"}, status
+    )

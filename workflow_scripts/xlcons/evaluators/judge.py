@@ -1,4 +1,4 @@
-"""QA accuracy by an LLM judge (paper 004, §3.3; METHODS.md §3).
+"""QA accuracy by an LLM judge (Holtermann et al. 2024, §3.3; docs/methods.md §3).
 
 The judge sees the ENGLISH question of the item (whatever language the model was asked
 in) and the model's answer, inside the paper's instruction (Table 9), verbatim:
@@ -44,9 +44,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from xlcons.evaluators.judge_tables import JUDGMENTS
 from xlcons.generation.base import Backend, ModelSpec, load_backend
 from xlcons.generation.stage import check_failures, run_generation
-from xlcons.schemas import JUDGMENTS, NO_ANSWER, PROMPTS, RESPONSES, UNANSWERED_REASONS
+from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES, UNANSWERED_REASONS
 from xlcons.tables import read_table, write_table
 
 JUDGE_TEMPLATE = (
@@ -101,7 +102,9 @@ def judge_prompts(responses: pa.Table, english_prompts: pa.Table) -> pa.Table:
     rows = [row for row in responses.select(["dataset", "item_id", "lang", "response"]).to_pylist() if _judged(row)]
     missing = sorted({row["item_id"] for row in rows} - set(questions))
     if missing:
-        raise JudgeError(f"no English prompt for items {missing[:10]}; the judge needs the English prompts of every judged item")
+        raise JudgeError(
+            f"no English prompt for items {missing[:10]}; the judge needs the English prompts of every judged item"
+        )
     return pa.Table.from_pylist(
         [
             {
@@ -122,22 +125,39 @@ def judge_prompts(responses: pa.Table, english_prompts: pa.Table) -> pa.Table:
 
 # -- Parsing the judge's text ---------------------------------------------------------
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "`": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'})
+_QUOTES = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "`": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'}
+)
 _MARKUP = re.compile(r"[*_#>~|\[\](){}]+")
 # "Answer: yes", "Final verdict - no", "Response: **Yes**"
-_LABEL = re.compile(r"^(?:(?:my|the|final|short)\s+)*(?:answer|verdict|response|output|judg(?:e)?ment|result|assessment|evaluation|decision)\s*(?:is\s*)?[:\-\u2013\u2014=]\s*")
+_LABEL = re.compile(
+    r"^(?:(?:my|the|final|short)\s+)*"
+    r"(?:answer|verdict|response|output|judg(?:e)?ment|result|assessment|evaluation|decision)"
+    r"\s*(?:is\s*)?[:\-\u2013\u2014=]\s*"
+)
 _LEADING_JUNK = re.compile(r"^[\s\"'.,:;!?\-\u2013\u2014=]+")
 _LEADING_YES = re.compile(r"^(?:yes|yeah|yep|yup|correct|right|true|affirmative)(?![a-z'])")
-_LEADING_NO = re.compile(r"^(?:no|nope|nah|incorrect|wrong|false|not\s+(?:correct|right|really|true|accurate|quite))(?![a-z'])")
+_LEADING_NO = re.compile(
+    r"^(?:no|nope|nah|incorrect|wrong|false|not\s+(?:correct|right|really|true|accurate|quite))(?![a-z'])"
+)
 _NOT_A_VERDICT = re.compile(r"^no\s+(?:idea|clue)\b")
 _UNSURE = re.compile(
     r"\b(?:(?:do|does|did)\s+not\s+know|(?:don't|doesn't|dunno)\b|not\s+sure|unsure|no\s+idea|no\s+clue|"
-    r"(?:cannot|can't|can\s+not|unable\s+to|impossible\s+to)\s+(?:be\s+)?(?:determine|determined|tell|say|verify|verified|judge|know|assess|evaluate)|"
+    r"(?:cannot|can't|can\s+not|unable\s+to|impossible\s+to)\s+(?:be\s+)?"
+    r"(?:determine|determined|tell|say|verify|verified|judge|know|assess|evaluate)|"
     r"not\s+enough\s+information|insufficient\s+information|unclear|uncertain)"
 )
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)*")
 _SENTENCE_END = re.compile(r"[.!?;:,]+\s*")
-_BARE_VERDICT = {"yes": "yes", "no": "no", "yeah": "yes", "yep": "yes", "nope": "no", "correct": "yes", "incorrect": "no"}
+_BARE_VERDICT = {
+    "yes": "yes",
+    "no": "no",
+    "yeah": "yes",
+    "yep": "yes",
+    "nope": "no",
+    "correct": "yes",
+    "incorrect": "no",
+}
 _YES_WORDS = {"yes", "yeah", "yep"}
 _NO_WORDS = {"no", "nope"}
 _POSITIVE = {"correct", "accurate", "right"}
@@ -239,8 +259,10 @@ def run_judge(
     prompts = judge_prompts(responses, english_prompts)
     judged = run_generation(judge_spec, prompts, max_new_tokens, cache_path, backend_factory)
     if max_failed_share is not None:
-        rows = [{"item_id": item, "lang": None, "error": error} for item, error in
-                zip(judged["item_id"].to_pylist(), judged["error"].to_pylist())]
+        rows = [
+            {"item_id": item, "lang": None, "error": error}
+            for item, error in zip(judged["item_id"].to_pylist(), judged["error"].to_pylist())
+        ]
         check_failures(judge_spec.name, judged["finish_reason"].to_pylist(), rows, max_failed_share, "judge requests")
     verdicts = iter(judged.select(["response", "finish_reason"]).to_pylist())
     judge_model = judge_model_name(judge_spec)
@@ -294,5 +316,11 @@ def rule_judge(smk) -> None:
     """Rule judge: an LLM judges every answer of one model to one data set against the English question."""
     params = smk.params
     judge = ModelSpec.from_config("judge", params.judge, params.judge["location"])
-    run_judge_job(judge, smk.input.responses, smk.input.english, smk.output.judgments, params.cache,
-                  max_failed_share=params.max_failed_share)
+    run_judge_job(
+        judge,
+        smk.input.responses,
+        smk.input.english,
+        smk.output.judgments,
+        params.cache,
+        max_failed_share=params.max_failed_share,
+    )

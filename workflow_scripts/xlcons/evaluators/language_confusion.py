@@ -167,7 +167,9 @@ _NON_PROSE = [
     re.compile(r"</?[A-Za-z][^<>\n]*>"),  # HTML tags
     re.compile(r"(?:https?|ftp)://\S+|www\.\S+", re.IGNORECASE),  # URLs
     re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),  # e-mail addresses
-    re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+(?![A-Za-z0-9_]|\.[A-Za-z0-9_])"),  # example.com, os.path, 3.14
+    re.compile(
+        r"(?<![A-Za-z0-9_.])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+(?![A-Za-z0-9_]|\.[A-Za-z0-9_])"
+    ),  # example.com, os.path, 3.14
 ]
 _WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")
@@ -182,7 +184,8 @@ UNITS = frozenset(
 )
 # Letters of scripts written without spaces between words: each counts as one token.
 _CONTINUOUS = re.compile(
-    "[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]"
+    "[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]"
 )
 
 
@@ -207,7 +210,8 @@ def prose(text: str) -> str:
 
 
 def line_tokens(line: str) -> int:
-    """Tokens of a (prose) line: whitespace pieces with a letter; a letter of a script without spaces is one token each."""
+    """Tokens of a (prose) line: whitespace pieces with a letter; a letter of a script without
+    spaces is one token each."""
     count = 0
     for piece in line.split():
         continuous = [ch for ch in _CONTINUOUS.findall(piece) if not unicodedata.category(ch).startswith("M")]
@@ -254,8 +258,15 @@ def english_words(text: str) -> list[str]:
 # -- Scoring ------------------------------------------------------------------------------
 
 
-def confusion_row(row: dict, n_lines: int, n_judged: int, confused: int, line_reason: str | None,
-            words: list[str] | None, word_reason: str | None) -> dict:
+def confusion_row(
+    row: dict,
+    n_lines: int,
+    n_judged: int,
+    confused: int,
+    line_reason: str | None,
+    words: list[str] | None,
+    word_reason: str | None,
+) -> dict:
     """One LANGUAGE_CONFUSION row: a level's pass flag is null where its reason says it was not judged."""
     response = row["response"]
     return {
@@ -407,10 +418,15 @@ def pass_rates(table: pa.Table) -> pl.DataFrame:
         )
         .sort(["dataset", "model", "lang"])
     )
-    lcpr = [language_confusion_pass_rate(line, word) for line, word in zip(rates["lpr"].to_list(), rates["wpr"].to_list())]
+    lcpr = [
+        language_confusion_pass_rate(line, word) for line, word in zip(rates["lpr"].to_list(), rates["wpr"].to_list())
+    ]
     return rates.with_columns(lcpr=pl.Series([None if np.isnan(v) else v for v in lcpr], dtype=pl.Float64))
 
 
 # The report (rule language_confusion_report) draws LCPR per data set with
 # xlcons.reports.heatmaps, under these labels.
-HEATMAP_LABELS = ("Language confusion pass rate (LCPR)", "Language confusion pass rate: harmonic mean of line- and word-level")
+HEATMAP_LABELS = (
+    "Language confusion pass rate (LCPR)",
+    "Language confusion pass rate: harmonic mean of line- and word-level",
+)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from xlcons.evaluators import lcb_rule
-from xlcons.evaluators.fidelity import DEFAULT_UNSUPPORTED_LANGUAGES, score_fidelity
+from xlcons.evaluators.fidelity import DEFAULT_UNSUPPORTED_LANGUAGES, FIDELITY, score_fidelity
 from xlcons.evaluators.language_confusion import (
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_MIN_LINE_TOKENS,
@@ -21,12 +21,11 @@ from xlcons.evaluators.language_confusion import (
     check_thresholds,
     score_language_confusion,
 )
-from xlcons.evaluators.registry import LCB_MODEL_KEY, LCB_WORDS_KEY
+from xlcons.evaluators.language_confusion_entry import LCB_MODEL_KEY, LCB_WORDS_KEY
+from xlcons.evaluators.language_id_entry import LANGUAGE_ID_MODEL_KEY
 from xlcons.lid import LanguageIdentifier
-from xlcons.schemas import FIDELITY, RESPONSES
+from xlcons.schemas import RESPONSES
 from xlcons.tables import read_table, write_table
-
-LANGUAGE_ID_MODEL = "evaluators.language_id.model"
 
 
 def read_responses(response_files: Sequence[Path | str]) -> pa.Table:
@@ -81,15 +80,23 @@ def run_language_confusion_lcb(
     vocabulary = lcb_rule.english_vocabulary(words_path)  # a bad list fails before the model loads
     responses = read_responses(response_files)
     identifier = LanguageIdentifier(model_path, "lid176")
-    table = lcb_rule.score_language_confusion_lcb(responses, identifier, vocabulary, identifier.registry, min_line_tokens=min_line_tokens)
+    table = lcb_rule.score_language_confusion_lcb(
+        responses, identifier, vocabulary, identifier.registry, min_line_tokens=min_line_tokens
+    )
     return write_table(table, out_path, LANGUAGE_CONFUSION)
 
 
 def rule_language_id(smk) -> None:
     """Rule language_id: the fidelity of one model's answers to one data set."""
     params = smk.params
-    run_language_id(smk.input.responses, smk.output.fidelity, params.model_path, params.label_scheme,
-                    params.unsupported, params.robust)
+    run_language_id(
+        smk.input.responses,
+        smk.output.fidelity,
+        params.model_path,
+        params.label_scheme,
+        params.unsupported,
+        params.robust,
+    )
 
 
 def rule_language_confusion(smk) -> None:
@@ -97,8 +104,19 @@ def rule_language_confusion(smk) -> None:
     params = smk.params
     paths = params.model_paths
     if params.rule == "lcb":
-        run_language_confusion_lcb(smk.input.responses, smk.output.per_item, paths[LCB_MODEL_KEY], paths[LCB_WORDS_KEY],
-                                   min_line_tokens=params.min_line_tokens)
+        run_language_confusion_lcb(
+            smk.input.responses,
+            smk.output.per_item,
+            paths[LCB_MODEL_KEY],
+            paths[LCB_WORDS_KEY],
+            min_line_tokens=params.min_line_tokens,
+        )
         return
-    run_language_confusion(smk.input.responses, smk.output.per_item, paths[LANGUAGE_ID_MODEL], params.label_scheme,
-                           min_line_tokens=params.min_line_tokens, min_confidence=params.min_confidence)
+    run_language_confusion(
+        smk.input.responses,
+        smk.output.per_item,
+        paths[LANGUAGE_ID_MODEL_KEY],
+        params.label_scheme,
+        min_line_tokens=params.min_line_tokens,
+        min_confidence=params.min_confidence,
+    )

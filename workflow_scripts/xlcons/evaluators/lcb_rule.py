@@ -2,9 +2,10 @@
 
 The Language Confusion Benchmark (LCB; Marchisio et al. 2024, *Understanding and Mitigating
 Language Confusion in LLMs*) publishes its scorer, ``compute_metrics.py``, in
-``github.com/for-ai/language-confusion`` (commit ``0cfdbb4``, :data:`xlcons.data_sources.LCB_COMMIT`). This module restates
-that scorer's rules in our own code, so that xlcons's line- and word-level pass rates are the
-benchmark's numbers (checked on its released completions: ``docs/validation.md``):
+``github.com/for-ai/language-confusion`` (commit ``0cfdbb4``,
+:data:`xlcons.data_sources.LCB_COMMIT`). This module restates that scorer's rules in our own
+code, so that xlcons's line- and word-level pass rates are the benchmark's numbers (checked on
+its released completions: ``docs/validation.md``):
 
 1. **Text.** The response is cut at the first ``"\\nQ:"`` (a base model continuing its
    few-shot prompt), outer whitespace removed; then every ASCII punctuation character

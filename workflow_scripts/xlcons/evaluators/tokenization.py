@@ -1,11 +1,11 @@
-"""Tokenizer analysis (paper 004, §4, Table 5): how a model's tokenizer splits each language.
+"""Tokenizer analysis (Holtermann et al. 2024, §4, Table 5): how a model's tokenizer splits each language.
 
 For every prompt language: the prompts are tokenized as plain text (no chat template,
 no special tokens), and the 20 most used tokens over all of the language's prompts are
 taken once noise tokens are removed (ties: lower token id first). Each is put in a class:
 
 ``ascii``
-    a byte token, which paper 004 calls "ASCII" (the "ASCII code tokens" a BPE
+    a byte token, which Holtermann et al. 2024 calls "ASCII" (the "ASCII code tokens" a BPE
     tokenizer falls back to when it knows no piece for a character): SentencePiece
     byte-fallback tokens (``<0xE3>``) and byte-level BPE tokens whose bytes are not a
     whole number of UTF-8 characters (GPT-2/Qwen/SmolLM2 split an unknown CJK character
@@ -50,7 +50,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from xlcons.schemas import PROMPTS, TOKENIZATION
+from xlcons.evaluators.tokenization_tables import TOKENIZATION
+from xlcons.schemas import PROMPTS
 from xlcons.tables import read_table, write_table
 
 TOP_TOKENS = 20
@@ -138,13 +139,18 @@ class TokenView:
 
 def is_noise_text(text: str) -> bool:
     """Only whitespace, punctuation and format characters (or nothing)."""
-    return all(char.isspace() or unicodedata.category(char)[0] == "P" or unicodedata.category(char) == "Cf" for char in text)
+    return all(
+        char.isspace() or unicodedata.category(char)[0] == "P" or unicodedata.category(char) == "Cf" for char in text
+    )
 
 
 def language_class(classes: Sequence[str]) -> tuple[dict[str, float], str]:
     """Share of each class among a language's top tokens, and the language's class."""
     total = len(classes)
-    shares = {name: (sum(1 for value in classes if value == name) / total if total else 0.0) for name in ("ascii", "character", "subword")}
+    shares = {
+        name: (sum(1 for value in classes if value == name) / total if total else 0.0)
+        for name in ("ascii", "character", "subword")
+    }
     if shares["ascii"] > CLASS_THRESHOLD:
         return shares, "ascii"
     if shares["character"] > CLASS_THRESHOLD:

@@ -30,7 +30,7 @@ a second attempt). :func:`extract_translation` takes, in order:
    when the text holds no other quote of the pair (so `"A," he said, "B."` stays whole).
 
 The words recognised (language names, "translation", "here is", "sure" …) are English and
-the 12 FLORES languages of paper 001 (zh en fr es ru ja it de pt ko el nl); for another
+the 12 FLORES languages of Xing et al. 2024 (zh en fr es ru ja it de pt ko el nl); for another
 target language its registry name is a label too. The rules only ever remove wrapping: an
 answer without any is scored as its first non-empty line.
 """
@@ -43,10 +43,34 @@ from functools import lru_cache
 
 # English and native names of the 12 languages (and the forms labels use).
 LANGUAGE_NAMES: dict[str, tuple[str, ...]] = {
-    "zh": ("chinese", "simplified chinese", "chinese (simplified)", "mandarin", "中文", "汉语", "漢語", "简体中文", "簡體中文",
-           "简体", "普通话"),
-    "en": ("english", "英语", "英文", "英語", "영어", "anglais", "englisch", "inglés", "inglese", "inglês", "английский",
-           "αγγλικά", "engels"),
+    "zh": (
+        "chinese",
+        "simplified chinese",
+        "chinese (simplified)",
+        "mandarin",
+        "中文",
+        "汉语",
+        "漢語",
+        "简体中文",
+        "簡體中文",
+        "简体",
+        "普通话",
+    ),
+    "en": (
+        "english",
+        "英语",
+        "英文",
+        "英語",
+        "영어",
+        "anglais",
+        "englisch",
+        "inglés",
+        "inglese",
+        "inglês",
+        "английский",
+        "αγγλικά",
+        "engels",
+    ),
     "fr": ("french", "français", "francais", "française"),
     "es": ("spanish", "español", "espanol", "castellano"),
     "ru": ("russian", "русский", "русском", "русского"),
@@ -59,38 +83,236 @@ LANGUAGE_NAMES: dict[str, tuple[str, ...]] = {
     "nl": ("dutch", "nederlands", "nederlandse"),
 }
 TRANSLATION_WORDS = (
-    "translation", "translated", "traduction", "traduit", "traducción", "traducido", "traduzione", "tradotto", "tradução",
-    "traduzido", "übersetzung", "übersetzt", "перевод", "翻译", "翻譯", "译文", "譯文", "翻訳", "訳文", "訳", "번역문", "번역",
-    "μετάφραση", "vertaling", "vertaald",
+    "translation",
+    "translated",
+    "traduction",
+    "traduit",
+    "traducción",
+    "traducido",
+    "traduzione",
+    "tradotto",
+    "tradução",
+    "traduzido",
+    "übersetzung",
+    "übersetzt",
+    "перевод",
+    "翻译",
+    "翻譯",
+    "译文",
+    "譯文",
+    "翻訳",
+    "訳文",
+    "訳",
+    "번역문",
+    "번역",
+    "μετάφραση",
+    "vertaling",
+    "vertaald",
 )
 HERE_WORDS = (
-    "here is", "here's", "here are", "below", "following", "as follows", "voici", "ci-dessous", "hier ist", "hier sind",
-    "folgt", "folgende", "aquí está", "aquí tienes", "aquí", "aqui está", "aqui", "a continuación", "ecco", "di seguito",
-    "вот", "ниже", "следующ", "以下の通り", "以下", "下面", "如下", "这是", "這是", "次の", "다음은", "다음", "아래", "ορίστε", "παρακάτω",
-    "ακολουθεί", "hier is", "hieronder", "segue", "seguinte",
+    "here is",
+    "here's",
+    "here are",
+    "below",
+    "following",
+    "as follows",
+    "voici",
+    "ci-dessous",
+    "hier ist",
+    "hier sind",
+    "folgt",
+    "folgende",
+    "aquí está",
+    "aquí tienes",
+    "aquí",
+    "aqui está",
+    "aqui",
+    "a continuación",
+    "ecco",
+    "di seguito",
+    "вот",
+    "ниже",
+    "следующ",
+    "以下の通り",
+    "以下",
+    "下面",
+    "如下",
+    "这是",
+    "這是",
+    "次の",
+    "다음은",
+    "다음",
+    "아래",
+    "ορίστε",
+    "παρακάτω",
+    "ακολουθεί",
+    "hier is",
+    "hieronder",
+    "segue",
+    "seguinte",
 )
 ACKNOWLEDGEMENTS = (
-    "sure", "certainly", "of course", "absolutely", "okay", "ok", "claro", "claro que sí", "claro que sim", "certo", "certamente",
-    "bien sûr", "d accord", "avec plaisir", "natürlich", "gerne", "gern", "klar", "por supuesto", "конечно", "当然", "好的",
-    "もちろん", "もちろんです", "はい", "承知しました", "물론", "물론입니다", "물론이죠", "네", "φυσικά", "βεβαίως", "natuurlijk",
-    "zeker", "sicuro", "sicuramente", "com certeza", "con gusto", "volontiers",
+    "sure",
+    "certainly",
+    "of course",
+    "absolutely",
+    "okay",
+    "ok",
+    "claro",
+    "claro que sí",
+    "claro que sim",
+    "certo",
+    "certamente",
+    "bien sûr",
+    "d accord",
+    "avec plaisir",
+    "natürlich",
+    "gerne",
+    "gern",
+    "klar",
+    "por supuesto",
+    "конечно",
+    "当然",
+    "好的",
+    "もちろん",
+    "もちろんです",
+    "はい",
+    "承知しました",
+    "물론",
+    "물론입니다",
+    "물론이죠",
+    "네",
+    "φυσικά",
+    "βεβαίως",
+    "natuurlijk",
+    "zeker",
+    "sicuro",
+    "sicuramente",
+    "com certeza",
+    "con gusto",
+    "volontiers",
 )
 # Words that only join the others in a label or preamble ("the translation into German is").
 FILLERS = (
-    "the", "a", "an", "in", "into", "to", "is", "of", "from", "this", "that", "sentence", "text", "final", "version", "your",
-    "my", "language", "en", "la", "le", "l", "de", "du", "des", "vers", "est", "al", "el", "es", "tienes", "il", "in", "ins",
-    "auf", "die", "der", "das", "ist", "na", "на", "язык", "языке", "η", "στα", "στα", "στη", "στην", "σε", "είναι", "het",
-    "naar", "o", "para", "em", "para o", "está", "a", "的", "成", "为", "是", "の", "へ", "は", "です", "로", "으로", "입니다",
-    "문장", "句子", "文", "通り", "通りです",
+    "the",
+    "a",
+    "an",
+    "in",
+    "into",
+    "to",
+    "is",
+    "of",
+    "from",
+    "this",
+    "that",
+    "sentence",
+    "text",
+    "final",
+    "version",
+    "your",
+    "my",
+    "language",
+    "en",
+    "la",
+    "le",
+    "l",
+    "de",
+    "du",
+    "des",
+    "vers",
+    "est",
+    "al",
+    "el",
+    "es",
+    "tienes",
+    "il",
+    "in",
+    "ins",
+    "auf",
+    "die",
+    "der",
+    "das",
+    "ist",
+    "na",
+    "на",
+    "язык",
+    "языке",
+    "η",
+    "στα",
+    "στα",
+    "στη",
+    "στην",
+    "σε",
+    "είναι",
+    "het",
+    "naar",
+    "o",
+    "para",
+    "em",
+    "para o",
+    "está",
+    "a",
+    "的",
+    "成",
+    "为",
+    "是",
+    "の",
+    "へ",
+    "は",
+    "です",
+    "로",
+    "으로",
+    "입니다",
+    "문장",
+    "句子",
+    "文",
+    "通り",
+    "通りです",
 )
 NOTE_WORDS = (
-    "note", "notes", "nb", "n.b.", "translator's note", "translator note", "remarque", "note du traducteur", "hinweis",
-    "anmerkung", "nota", "observação", "obs.", "примечание", "прим.", "注", "注意", "备注", "備註", "说明", "說明", "참고", "주",
-    "σημείωση", "σημ.", "opmerking", "noot",
+    "note",
+    "notes",
+    "nb",
+    "n.b.",
+    "translator's note",
+    "translator note",
+    "remarque",
+    "note du traducteur",
+    "hinweis",
+    "anmerkung",
+    "nota",
+    "observação",
+    "obs.",
+    "примечание",
+    "прим.",
+    "注",
+    "注意",
+    "备注",
+    "備註",
+    "说明",
+    "說明",
+    "참고",
+    "주",
+    "σημείωση",
+    "σημ.",
+    "opmerking",
+    "noot",
 )
 QUOTE_PAIRS = (
-    ('"', '"'), ("'", "'"), ("“", "”"), ("„", "“"), ("„", "”"), ("”", "”"), ("«", "»"), ("»", "«"), ("‹", "›"), ("「", "」"),
-    ("『", "』"), ("‘", "’"), ("‚", "‘"), ("＂", "＂"),
+    ('"', '"'),
+    ("'", "'"),
+    ("“", "”"),
+    ("„", "“"),
+    ("„", "”"),
+    ("”", "”"),
+    ("«", "»"),
+    ("»", "«"),
+    ("‹", "›"),
+    ("「", "」"),
+    ("『", "』"),
+    ("‘", "’"),
+    ("‚", "‘"),
+    ("＂", "＂"),
 )
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u1100-\u11ff\uf900-\ufaff]")
@@ -118,17 +340,25 @@ _ALL_NAMES = tuple(name for names in LANGUAGE_NAMES.values() for name in names)
 _NAMES_OF = {code: re.compile(_alternation(names)) for code, names in LANGUAGE_NAMES.items()}
 _NAMES = re.compile(_alternation(_ALL_NAMES))
 _TRANSLATION = re.compile(_alternation(TRANSLATION_WORDS))
-_TRANSLATION_STEM = re.compile("|".join(re.escape(_normalise(w)) for w in TRANSLATION_WORDS))  # inflected too: "перевода", "Übersetzungen"
+_TRANSLATION_STEM = re.compile(
+    "|".join(re.escape(_normalise(w)) for w in TRANSLATION_WORDS)
+)  # inflected too: "перевода", "Übersetzungen"
 _HERE = re.compile("|".join(re.escape(_normalise(w)) for w in HERE_WORDS))
 _ACKNOWLEDGEMENT = re.compile(_alternation(ACKNOWLEDGEMENTS))
 _FENCE = re.compile(r"^(?:`{3,}|~{3,})[\w+#.-]*$|^(?:-{3,}|\*{3,}|_{3,}|={3,})$")
 _COLON = re.compile(r"[:：]")
 # A note in brackets that ends the line (one inside the sentence, "(nota: …) apre alle 9", is the sentence's).
-_PARENTHESISED_NOTE = re.compile(rf"\s*[(（\[]\s*(?:{_alternation(NOTE_WORDS, normalise=False)})\s*[:：][^)）\]]*[)）\]]?\s*$",
-                                 re.IGNORECASE | re.DOTALL)
-_SENTENCE_NOTE = re.compile(rf"(?<=[.!?。！？»”\"」』])\s*(?:{_alternation(NOTE_WORDS, normalise=False)})\s*[:：].*$", re.IGNORECASE | re.DOTALL)
-_CLOSING = re.compile(r"(?<=[.!?。！？»”\"」』])\s*(?:i hope (?:this|that|it) helps|hope (?:this|that) helps|let me know)\b.*$",
-                      re.IGNORECASE | re.DOTALL)
+_PARENTHESISED_NOTE = re.compile(
+    rf"\s*[(（\[]\s*(?:{_alternation(NOTE_WORDS, normalise=False)})\s*[:：][^)）\]]*[)）\]]?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_SENTENCE_NOTE = re.compile(
+    rf"(?<=[.!?。！？»”\"」』])\s*(?:{_alternation(NOTE_WORDS, normalise=False)})\s*[:：].*$", re.IGNORECASE | re.DOTALL
+)
+_CLOSING = re.compile(
+    r"(?<=[.!?。！？»”\"」』])\s*(?:i hope (?:this|that|it) helps|hope (?:this|that) helps|let me know)\b.*$",
+    re.IGNORECASE | re.DOTALL,
+)
 _MAX_LABEL = 80  # characters before the colon of a label or preamble prefix
 
 
@@ -144,7 +374,9 @@ def _names_of(target: str | None, target_name: str | None) -> tuple[str, ...]:
 @lru_cache(maxsize=64)
 def _vocabulary(extra_names: tuple[str, ...]) -> re.Pattern:
     """Every word of labels and preambles, with the target's own names."""
-    return re.compile(_alternation((*_ALL_NAMES, *extra_names, *TRANSLATION_WORDS, *HERE_WORDS, *ACKNOWLEDGEMENTS, *FILLERS)))
+    return re.compile(
+        _alternation((*_ALL_NAMES, *extra_names, *TRANSLATION_WORDS, *HERE_WORDS, *ACKNOWLEDGEMENTS, *FILLERS))
+    )
 
 
 @lru_cache(maxsize=64)
@@ -186,8 +418,9 @@ def _is_wrapping_line(line: str, extra_names: tuple[str, ...]) -> bool:
         return True
     plain = _normalise(bare)
     speaks_of_translation = bool(_TRANSLATION_STEM.search(plain))
-    if bare.rstrip().endswith((":", "：")) and (speaks_of_translation or _NAMES.search(plain)
-                                                or any(name in plain for name in extra_names)):
+    if bare.rstrip().endswith((":", "：")) and (
+        speaks_of_translation or _NAMES.search(plain) or any(name in plain for name in extra_names)
+    ):
         return True
     # Without a colon, only a line made of nothing but such words ("Here is the translation.",
     # "日本語訳は以下の通りです。"), not a sentence that happens to hold one of them.
@@ -199,7 +432,7 @@ def _prefix(line: str) -> tuple[str, str] | None:
     match = _COLON.search(line)
     if not match or match.start() > _MAX_LABEL:
         return None
-    return line[: match.start()], line[match.end():]
+    return line[: match.start()], line[match.end() :]
 
 
 def _strip_prefix(line: str, extra_names: tuple[str, ...]) -> str:
@@ -227,8 +460,10 @@ def _label_language(line: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-_QUOTED = [(opening, closing, re.compile(rf"{re.escape(opening)}\s*(.+?)\s*{re.escape(closing)}([.。!?！？]?)", re.DOTALL))
-           for opening, closing in QUOTE_PAIRS]
+_QUOTED = [
+    (opening, closing, re.compile(rf"{re.escape(opening)}\s*(.+?)\s*{re.escape(closing)}([.。!?！？]?)", re.DOTALL))
+    for opening, closing in QUOTE_PAIRS
+]
 
 
 def _strip_quotes(text: str) -> str:

@@ -92,7 +92,12 @@ class ModelSpec:
             model, content = Path(self.location).name, local_content(self.location)
         else:
             model = self.name
-        identity = {"backend": self.backend, "model": model, "revision": self.revision, "system_prompt": self.system_prompt}
+        identity = {
+            "backend": self.backend,
+            "model": model,
+            "revision": self.revision,
+            "system_prompt": self.system_prompt,
+        }
         return identity | ({"content": content} if content else {})
 
 
@@ -134,7 +139,12 @@ class Result:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Result:
-        return cls(**{name: record.get(name) for name in ("key", "response", "finish_reason", "prompt_tokens", "completion_tokens", "error")})
+        return cls(
+            **{
+                name: record.get(name)
+                for name in ("key", "response", "finish_reason", "prompt_tokens", "completion_tokens", "error")
+            }
+        )
 
 
 def _digest(payload: Any) -> str:
@@ -188,7 +198,11 @@ def prompt_too_long(request: Request, prompt_tokens: int, context: int, source: 
     """The result of a request whose prompt does not fit the model's context (`source` says where
     the limit comes from): never generated, recorded as "No answer" with the counts in `error`."""
     return Result(
-        request.key, "", PROMPT_TOO_LONG, prompt_tokens, 0,
+        request.key,
+        "",
+        PROMPT_TOO_LONG,
+        prompt_tokens,
+        0,
         f"the prompt is {prompt_tokens} tokens, the model's context {context} ({source}): no room for an answer",
     )
 

@@ -39,7 +39,7 @@ class BackendInfo:
     # The model is a local file or folder (fetched weights, or recorded responses) that
     # the job reads, so it is an input of the job; False for a served (HTTP) model.
     local_files: bool
-    has_tokenizer: bool  # its tokenizer can be loaded from the local files (paper 004's analysis)
+    has_tokenizer: bool  # its tokenizer can be loaded from the local files (Holtermann et al. 2024's analysis)
     options_key: str | None  # the backend's own section of a model's config
     mem_mb: int  # memory of one job on the first attempt; each retry asks for this much more
     gpus: Callable[[Mapping[str, Any]], int] = _no_gpus
@@ -94,17 +94,21 @@ BACKENDS: dict[str, BackendInfo] = {
                         "default": "auto",
                     },
                     "enable_prefix_caching": {
-                        "description": "Reuse the computed attention of prompt prefixes that requests share (the information evaluator puts every sentence of a response behind one); the job log gives the share of prompt tokens served from the cache.",
+                        "description": "Reuse the computed attention of prompt prefixes that requests "
+                        "share (the information evaluator puts every sentence of a response behind "
+                        "one); the job log gives the share of prompt tokens served from the cache.",
                         "type": "boolean",
                         "default": True,
                     },
                     "enforce_eager": {
-                        "description": "Run without CUDA graphs (starts faster, generates slower); vLLM's CPU build, used by the tests, needs it.",
+                        "description": "Run without CUDA graphs (starts faster, generates "
+                        "slower); vLLM's CPU build, used by the tests, needs it.",
                         "type": "boolean",
                         "default": False,
                     },
                     "chunk_size": {
-                        "description": "Requests handed to vLLM in one call; the answers are saved after each call, so a killed job loses at most one call's work.",
+                        "description": "Requests handed to vLLM in one call; the answers are saved "
+                        "after each call, so a killed job loses at most one call's work.",
                         "type": "integer",
                         "minimum": 1,
                         "default": 4096,
@@ -168,7 +172,8 @@ BACKENDS: dict[str, BackendInfo] = {
                         "default": None,
                     },
                     "api_key_env": {
-                        "description": "Name of the environment variable that holds the API key; a value shaped like a key is refused (the rule: docs/generation.md#api-keys).",
+                        "description": "Name of the environment variable that holds the API key; a value "
+                        "shaped like a key is refused (the rule: docs/generation.md#api-keys).",
                         "type": "string",
                         "pattern": ENV_NAME_PATTERN,
                         "default": "OPENAI_API_KEY",
@@ -186,7 +191,8 @@ BACKENDS: dict[str, BackendInfo] = {
                         "default": 120,
                     },
                     "max_retries": {
-                        "description": "Retries (exponential backoff) on 429, 5xx and timeouts before the item is recorded as failed.",
+                        "description": "Retries (exponential backoff) on 429, 5xx "
+                        "and timeouts before the item is recorded as failed.",
                         "type": "integer",
                         "minimum": 0,
                         "default": 6,
@@ -203,7 +209,8 @@ BACKENDS: dict[str, BackendInfo] = {
             options_key=None,
             mem_mb=2000,
             recorded=True,
-            summary="responses you already have: `path` names a CSV/JSONL/Parquet file with item_id, language, response",
+            summary="responses you already have: `path` names a "
+            "CSV/JSONL/Parquet file with item_id, language, response",
         ),
     )
 }

@@ -54,8 +54,11 @@ def log_engine_stats(spec: ModelSpec, backend: Backend) -> dict[str, int]:
     if stats.get("prompt_tokens"):
         log.info(
             "%s: prefix cache served %d of %d prompt tokens (%.1f%%); %d computed",
-            spec.name, stats["cached_prompt_tokens"], stats["prompt_tokens"],
-            100 * stats["cached_prompt_tokens"] / stats["prompt_tokens"], stats["computed_prompt_tokens"],
+            spec.name,
+            stats["cached_prompt_tokens"],
+            stats["prompt_tokens"],
+            100 * stats["cached_prompt_tokens"] / stats["prompt_tokens"],
+            stats["computed_prompt_tokens"],
         )
     return stats
 
@@ -93,12 +96,25 @@ def generate_missing(
         backend.close()
     seconds = time.perf_counter() - started
     failed = sum(result.finish_reason == "error" for result in unkept.values())
-    log.info("%s: generated %d in %.1f s (%.2f items/s), %d failed, %d too long for the model's context",
-             spec.name, len(unique), seconds, len(unique) / seconds, failed, len(unkept) - failed)
+    log.info(
+        "%s: generated %d in %.1f s (%.2f items/s), %d failed, %d too long for the model's context",
+        spec.name,
+        len(unique),
+        seconds,
+        len(unique) / seconds,
+        failed,
+        len(unkept) - failed,
+    )
     return unkept
 
 
-def response_table(spec: ModelSpec, rows: Sequence[Mapping[str, Any]], requests: Sequence[Request], results: Mapping[str, Result], max_new_tokens: int) -> pa.Table:
+def response_table(
+    spec: ModelSpec,
+    rows: Sequence[Mapping[str, Any]],
+    requests: Sequence[Request],
+    results: Mapping[str, Result],
+    max_new_tokens: int,
+) -> pa.Table:
     """The RESPONSES rows for prompt rows, in prompt order."""
     model_hash = decoding_hash(spec, max_new_tokens)
     records = []
@@ -146,14 +162,23 @@ def log_prompts_too_long(name: str, responses: pa.Table) -> list[dict[str, Any]]
     """Name in the job log every prompt the model could not take (finish reason `prompt_too_long`):
     item, language, its token count and the model's context. Every run of the job says so, the
     ones answered from the cache too, since its outputs hold them. Returns those rows."""
-    rows = [row for row in responses.select(["item_id", "lang", "finish_reason", "error"]).to_pylist()
-            if row["finish_reason"] == PROMPT_TOO_LONG]
+    rows = [
+        row
+        for row in responses.select(["item_id", "lang", "finish_reason", "error"]).to_pylist()
+        if row["finish_reason"] == PROMPT_TOO_LONG
+    ]
     if rows:
         lines = "".join(f"\n  item {row['item_id']} ({row['lang']}): {row['error']}" for row in rows)
-        log.warning("model '%s': %d of %d prompts do not fit the model's context; they were not generated, are recorded as "
-                    "No answer (finish_reason %s) and are excluded from the scores (shorten them, or use a model "
-                    "with a longer context):%s",
-                    name, len(rows), responses.num_rows, PROMPT_TOO_LONG, lines)
+        log.warning(
+            "model '%s': %d of %d prompts do not fit the model's context; they were not generated, are recorded as "
+            "No answer (finish_reason %s) and are excluded from the scores (shorten them, or use a model "
+            "with a longer context):%s",
+            name,
+            len(rows),
+            responses.num_rows,
+            PROMPT_TOO_LONG,
+            lines,
+        )
     return rows
 
 
@@ -161,7 +186,9 @@ class FailedRequests(GenerationError):
     """More of a job's requests failed than ``generation.max_failed_share`` allows."""
 
 
-def check_failures(name: str, reasons: Sequence[str | None], rows: Sequence[Mapping[str, Any]], max_failed_share: float, what: str) -> None:
+def check_failures(
+    name: str, reasons: Sequence[str | None], rows: Sequence[Mapping[str, Any]], max_failed_share: float, what: str
+) -> None:
     """Raise FailedRequests when the share of `error` results is above the threshold.
 
     Called after the answers are cached and before any output is written: the job fails,
@@ -171,8 +198,14 @@ def check_failures(name: str, reasons: Sequence[str | None], rows: Sequence[Mapp
     failed = [row for reason, row in zip(reasons, rows) if reason == "error"]
     if not failed or len(failed) / len(reasons) <= max_failed_share:
         if failed:
-            log.warning("%s: %d of %d %s failed, within generation.max_failed_share = %s; kept as No answer",
-                        name, len(failed), len(reasons), what, max_failed_share)
+            log.warning(
+                "%s: %d of %d %s failed, within generation.max_failed_share = %s; kept as No answer",
+                name,
+                len(failed),
+                len(reasons),
+                what,
+                max_failed_share,
+            )
         return
     first = failed[0]
     where = f"{first.get('item_id')}" + (f" ({first['lang']})" if first.get("lang") else "")
@@ -180,7 +213,8 @@ def check_failures(name: str, reasons: Sequence[str | None], rows: Sequence[Mapp
         f"model '{name}': {len(failed)} of {len(reasons)} {what} failed ({len(failed) / len(reasons):.1%}; "
         f"generation.max_failed_share is {max_failed_share}). First: item {where}: "
         f"{first.get('error')}. No output was written; the {len(reasons) - len(failed)} other answers are cached, so "
-        f"running the workflow again requests only the failed ones (raise generation.max_failed_share to keep them as No answer)."
+        "running the workflow again requests only the failed ones "
+        "(raise generation.max_failed_share to keep them as No answer)."
     )
 
 
@@ -211,8 +245,13 @@ def run_generation_job(
         raise ValueError(f"{len(response_files)} response files for {len(languages)} languages")
     prompts = pa.concat_tables([read_table(path, PROMPTS) for path in prompt_files])
     responses = run_generation(spec, prompts, dataset_max_new_tokens, cache_path, backend_factory)
-    check_failures(spec.name, responses["finish_reason"].to_pylist(),
-                   responses.select(["item_id", "lang", "error"]).to_pylist(), max_failed_share, "requests")
+    check_failures(
+        spec.name,
+        responses["finish_reason"].to_pylist(),
+        responses.select(["item_id", "lang", "error"]).to_pylist(),
+        max_failed_share,
+        "requests",
+    )
     if backend_info(spec.backend).recorded:
         _note_unused_records(spec, prompts)
     for lang, out in zip(languages, response_files):

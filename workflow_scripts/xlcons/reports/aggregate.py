@@ -10,7 +10,7 @@ the evaluators' registered outputs, and each entry names their schema and adapte
 - ``results.parquet`` / ``results.csv``: one row per (data set, evaluator, translator, model,
   language, metric) with its 95% bootstrap interval and exclusion counts (RESULTS), plus the
   corpus-level knowledge scores;
-- ``groups/``: paper 000's averages by script group, family group and In/Out of each
+- ``groups/``: Gupta et al. 2025's averages by script group, family group and In/Out of each
   model's training languages, per (data set, evaluator, metric);
 - ``comparisons.parquet`` / ``.csv``: paired tests of the configured model pairs.
 """
@@ -39,13 +39,16 @@ log = logging.getLogger(__name__)
 
 def collect_failures(paths: Sequence[Path | str]) -> pl.DataFrame:
     """(dataset, model, item_id, lang) of every failed request in these RESPONSES tables."""
-    frames = [failed_requests(read_table(path, RESPONSES, columns=["dataset", "model", "item_id", "lang", "finish_reason"]))
-              for path in paths]
+    frames = [
+        failed_requests(read_table(path, RESPONSES, columns=["dataset", "model", "item_id", "lang", "finish_reason"]))
+        for path in paths
+    ]
     return pl.concat(frames) if frames else failed_requests(RESPONSES.empty_table())
 
 
-def collect_scores(inputs: Mapping[str, Sequence[Path | str]],
-                   translators: Mapping[str, str] | None = None) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+def collect_scores(
+    inputs: Mapping[str, Sequence[Path | str]], translators: Mapping[str, str] | None = None
+) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
     """ITEM_SCORES rows of every per-item file, and the RESULTS rows of every corpus-level file,
     by registered output (xlcons.evaluators.registry.RESULTS_SOURCES: schema and adapter).
     Items whose score rests on a failed request (`RESPONSES_INPUT`) get status ``error``.
@@ -80,16 +83,23 @@ def collect_qe(paths: Sequence[Path | str], translators: Mapping[str, str] | Non
     return pl.concat(frames) if frames else with_translator(pl.from_arrow(TRANSLATION_QE.empty_table()))
 
 
-def collect_translation_paths(paths: Sequence[Path | str], translators: Mapping[str, str] | None = None) -> pl.DataFrame:
+def collect_translation_paths(
+    paths: Sequence[Path | str], translators: Mapping[str, str] | None = None
+) -> pl.DataFrame:
     """The translation path of every answer in these TRANSLATIONS tables, with the `translator` each came through."""
     columns = ["dataset", "model", "item_id", "lang", "translation_path"]
-    frames = [_through_translator(pl.from_arrow(read_table(path, TRANSLATIONS, columns=columns)), path, translators) for path in paths]
+    frames = [
+        _through_translator(pl.from_arrow(read_table(path, TRANSLATIONS, columns=columns)), path, translators)
+        for path in paths
+    ]
     return pl.concat(frames) if frames else pl.DataFrame(schema={name: pl.String for name in [*columns, "translator"]})
 
 
 def derived_metrics(outputs: Sequence[str]) -> list:
     """The derived metrics (DerivedMetric) of the evaluators these outputs belong to, each once."""
-    references = dict.fromkeys(ref for output in outputs if output in RESULTS_SOURCES for ref in RESULTS_SOURCES[output][0].derived)
+    references = dict.fromkeys(
+        ref for output in outputs if output in RESULTS_SOURCES for ref in RESULTS_SOURCES[output][0].derived
+    )
     return [resolve(ref) for ref in references]
 
 
@@ -116,9 +126,13 @@ def run_results_job(
         scored = pl.concat([scores, passing_scores(scores, qe_rows)])
         derived = [*derived, *sensitivity_metrics(scored, derived)]
         fails = qe_rows.filter(pl.col("metric") == "qe_fail")
-        log.info("results: QE of %d translated items (%d fail), %d untranslatable, threshold %s",
-                 fails.filter(pl.col("status") == "ok").height, fails.filter(pl.col("value") == 1.0).height,
-                 fails.filter(pl.col("status") != "ok").height, qe_threshold)
+        log.info(
+            "results: QE of %d translated items (%d fail), %d untranslatable, threshold %s",
+            fails.filter(pl.col("status") == "ok").height,
+            fails.filter(pl.col("value") == 1.0).height,
+            fails.filter(pl.col("status") != "ok").height,
+            qe_threshold,
+        )
     scores = sort_item_scores(scores)
     written = [write_table(scores.to_arrow(), out / "item_scores.parquet", ITEM_SCORES)]
     results = results_table(scored, derived=derived, n_resamples=n_resamples, seed=seed)

@@ -109,7 +109,9 @@ def _statistic(strata: Sequence[PairedItems], function: Callable) -> tuple[float
     return float(np.mean(a)), float(np.mean(b)), float(np.mean(a - b))
 
 
-def _bootstrap(strata: Sequence[PairedItems], function: Callable, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def _bootstrap(
+    strata: Sequence[PairedItems], function: Callable, n_resamples: int, rng: np.random.Generator
+) -> np.ndarray:
     total = np.zeros(n_resamples)
     for s in strata:
         indices = rng.integers(0, s.n, size=(n_resamples, s.n))
@@ -137,7 +139,8 @@ def _swap_null(strata: Sequence[PairedItems], function: Callable, swaps: np.ndar
 
 
 def random_swaps(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
-    """`rows` × `n` fair coin flips (True: swap), 8 from each random byte: unpackbits of integers(0, 256, (rows, ceil(n/8)), uint8)."""
+    """`rows` × `n` fair coin flips (True: swap), 8 from each random byte: unpackbits of
+    integers(0, 256, (rows, ceil(n/8)), uint8)."""
     packed = rng.integers(0, 256, size=(rows, (n + 7) // 8), dtype=np.uint8)
     return np.unpackbits(packed, axis=1, count=n).astype(bool)
 
@@ -166,14 +169,25 @@ def paired_test(
     """value_a, value_b, difference, ci_low, ci_high, p_value, n_permutations, exact for paired strata."""
     n = sum(s.n for s in strata)
     value_a, value_b, difference = _statistic(strata, function)
-    result = {"value_a": value_a, "value_b": value_b, "difference": difference, "ci_low": None, "ci_high": None, "p_value": None, "n_permutations": 0, "exact": False}
+    result = {
+        "value_a": value_a,
+        "value_b": value_b,
+        "difference": difference,
+        "ci_low": None,
+        "ci_high": None,
+        "p_value": None,
+        "n_permutations": 0,
+        "exact": False,
+    }
     for name in ("value_a", "value_b", "difference"):
         if not np.isfinite(result[name]):
             result[name] = None
     if n == 0:
         return result
     if n_resamples > 0 and n >= 2:
-        result["ci_low"], result["ci_high"] = percentile_interval(_bootstrap(strata, function, n_resamples, rng), ci_level)
+        result["ci_low"], result["ci_high"] = percentile_interval(
+            _bootstrap(strata, function, n_resamples, rng), ci_level
+        )
     if n_permutations > 0 and result["difference"] is not None:
         exact = n < 63 and 2**n <= n_permutations
         if exact:
@@ -216,8 +230,11 @@ def adjust_pvalues(table: pl.DataFrame, family: Sequence[str] = FAMILY) -> pl.Da
         if tested.any():
             holm_p[rows[tested]] = holm(p[tested])
             bh_p[rows[tested]] = false_discovery_control(p[tested], method="bh")
-    return table.with_columns(pl.Series("p_holm", holm_p).fill_nan(None), pl.Series("p_bh", bh_p).fill_nan(None),
-                              pl.Series("n_tests", n_tests).cast(pl.Int32))
+    return table.with_columns(
+        pl.Series("p_holm", holm_p).fill_nan(None),
+        pl.Series("p_bh", bh_p).fill_nan(None),
+        pl.Series("n_tests", n_tests).cast(pl.Int32),
+    )
 
 
 def _aligned(frame: pl.DataFrame, model: str, inputs: Sequence[str]) -> pl.DataFrame:
@@ -245,8 +262,8 @@ def compare_models(
     seed: int = 0,
     ci_level: float = CI_LEVEL,
 ) -> pl.DataFrame:
-    """COMPARISONS rows of model_a - model_b per (dataset, evaluator, translator, metric, lang) and pooled over languages,
-    with the p-values adjusted per FAMILY.
+    """COMPARISONS rows of model_a - model_b per (dataset, evaluator, translator, metric, lang)
+    and pooled over languages, with the p-values adjusted per FAMILY.
 
     `metrics` restricts the item-level metrics compared (None: all; `derived` ones are
     always added where their inputs exist).
@@ -254,17 +271,25 @@ def compare_models(
     frame = item_scores_frame(item_scores)
     frame = frame.filter(pl.col("model").is_in([model_a, model_b]))
     rows = []
-    for (dataset, evaluator, translator), part in frame.group_by(["dataset", "evaluator", "translator"], maintain_order=True):
+    for (dataset, evaluator, translator), part in frame.group_by(
+        ["dataset", "evaluator", "translator"], maintain_order=True
+    ):
         present = part["metric"].unique(maintain_order=True).to_list()
-        plans: list[tuple[str, list[str], Callable]] = [(m, [m], _identity) for m in present if metrics is None or m in metrics]
+        plans: list[tuple[str, list[str], Callable]] = [
+            (m, [m], _identity) for m in present if metrics is None or m in metrics
+        ]
         for d in derived:
             if (d.evaluators is None or evaluator in d.evaluators) and all(name in present for name in d.inputs):
                 plans.append((d.name, list(d.inputs), d.function))
         for name, inputs, function in plans:
-            joined = _aligned(part, model_a, inputs).join(_aligned(part, model_b, inputs), on=["lang", "item_id"], how="inner", suffix="__b")
+            joined = _aligned(part, model_a, inputs).join(
+                _aligned(part, model_b, inputs), on=["lang", "item_id"], how="inner", suffix="__b"
+            )
             # paired: both models scored the item (a derived metric: at least one of its inputs each)
-            joined = joined.filter(pl.any_horizontal(pl.col(inputs).is_not_null())
-                                   & pl.any_horizontal(pl.col([f"{i}__b" for i in inputs]).is_not_null()))
+            joined = joined.filter(
+                pl.any_horizontal(pl.col(inputs).is_not_null())
+                & pl.any_horizontal(pl.col([f"{i}__b" for i in inputs]).is_not_null())
+            )
             joined = joined.sort(["lang", "item_id"])
             # every language either model has rows of: one without a paired item gets a row with n_items 0
             languages = sorted(set(part.filter(pl.col("metric").is_in(inputs))["lang"].to_list()))
@@ -279,9 +304,25 @@ def compare_models(
             for lang, chosen in cases:
                 rng = cell_rng(seed, "compare", dataset, evaluator, name, lang, model_a, model_b)
                 if chosen:
-                    result = paired_test(chosen, function, n_resamples=n_resamples, n_permutations=n_permutations, rng=rng, ci_level=ci_level)
+                    result = paired_test(
+                        chosen,
+                        function,
+                        n_resamples=n_resamples,
+                        n_permutations=n_permutations,
+                        rng=rng,
+                        ci_level=ci_level,
+                    )
                 else:
-                    result = {"value_a": None, "value_b": None, "difference": None, "ci_low": None, "ci_high": None, "p_value": None, "n_permutations": 0, "exact": False}
+                    result = {
+                        "value_a": None,
+                        "value_b": None,
+                        "difference": None,
+                        "ci_low": None,
+                        "ci_high": None,
+                        "p_value": None,
+                        "n_permutations": 0,
+                        "exact": False,
+                    }
                 rows.append(
                     {
                         "dataset": dataset,

@@ -22,14 +22,25 @@ def _cell(value, decimals: int) -> str:
 def to_markdown(frame: pl.DataFrame, decimals: int = 1) -> str:
     header = "| " + " | ".join(frame.columns) + " |"
     rule = "|" + "|".join("---:" if frame[column].dtype.is_numeric() else "---" for column in frame.columns) + "|"
-    body = ["| " + " | ".join(_cell(value, decimals).replace("|", "\\|") for value in row) + " |" for row in frame.iter_rows()]
+    body = [
+        "| " + " | ".join(_cell(value, decimals).replace("|", "\\|") for value in row) + " |"
+        for row in frame.iter_rows()
+    ]
     return "\n".join([header, rule, *body]) + "\n"
 
 
 # LaTeX's special characters, replaced in one pass (a replacement's own braces stay as they are).
 _LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
 }
 
 
@@ -40,12 +51,19 @@ def _latex_escape(text: str) -> str:
 def to_latex(frame: pl.DataFrame, decimals: int = 1) -> str:
     """A booktabs tabular (needs \\usepackage{booktabs})."""
     align = "".join("r" if frame[column].dtype.is_numeric() else "l" for column in frame.columns)
-    lines = [f"\\begin{{tabular}}{{{align}}}", "\\toprule", " & ".join(_latex_escape(column) for column in frame.columns) + r" \\", "\\midrule"]
+    lines = [
+        f"\\begin{{tabular}}{{{align}}}",
+        "\\toprule",
+        " & ".join(_latex_escape(column) for column in frame.columns) + r" \\",
+        "\\midrule",
+    ]
     lines += [" & ".join(_latex_escape(_cell(value, decimals)) for value in row) + r" \\" for row in frame.iter_rows()]
     return "\n".join([*lines, "\\bottomrule", "\\end{tabular}"]) + "\n"
 
 
-def write_table_files(frame: pl.DataFrame, base: Path | str, formats: Iterable[str] = ("csv", "markdown"), decimals: int = 1) -> list[Path]:
+def write_table_files(
+    frame: pl.DataFrame, base: Path | str, formats: Iterable[str] = ("csv", "markdown"), decimals: int = 1
+) -> list[Path]:
     """`base` + .csv (full precision) / .md / .tex (`decimals` places), as asked, each written
     atomically (xlcons.atomic: a killed job leaves the old file or none, never half a table)."""
     from xlcons.atomic import atomic_path

@@ -1,4 +1,4 @@
-"""Group averages of the results table, as in paper 000's main table (METHODS.md §1 Aggregation).
+"""Group averages of the results table, as in Gupta et al. 2025's main table (docs/methods.md §1 Aggregation).
 
 Input: a RESULTS table (xlcons.reports.results). For each (dataset, evaluator, metric,
 model), the per-language values are averaged, unweighted, over
@@ -6,13 +6,13 @@ model), the per-language values are averaged, unweighted, over
 - ``all``: every language but the reference (English by default: the responses every
   other language is compared with);
 - ``script``: the registry's ``script_group`` (Latin, Indic, Perso-Arabic, Other);
-- ``family``: the registry's ``family_group`` (paper 000's own grouping: Rom, Slav,
+- ``family``: the registry's ``family_group`` (Gupta et al. 2025's own grouping: Rom, Slav,
   Indo-Aryan, Dravidian, Other), which only its 30 languages and their duplicates have;
 - ``training``: ``In`` / ``Out`` of the model's documented training languages. Codes are
   compared by the registry's canonical code (he = iw, zh = zh-CN, ...). A model whose
   list is unknown (absent from the mapping, or None) gets null In / Out ("–").
 
-A language in no group of a grouping (not in the registry, or outside paper 000 for the
+A language in no group of a grouping (not in the registry, or outside Gupta et al. 2025 for the
 family groups) is not dropped: it forms that grouping's ``ungrouped`` entry, averaged
 and listed like any group. A language whose value is null (no scored item) is left out
 of every average and listed in ``languages_without_value``. Groups of the registry with
@@ -51,7 +51,15 @@ def _membership(registry: LanguageRegistry, code: str, field: str) -> str:
 
 def _row(key: dict, grouping: str, group: str, members: list[str] | None, values: Mapping[str, float | None]) -> dict:
     if members is None:
-        return {**key, "grouping": grouping, "group": group, "value": None, "n_languages": 0, "languages": None, "languages_without_value": None}
+        return {
+            **key,
+            "grouping": grouping,
+            "group": group,
+            "value": None,
+            "n_languages": 0,
+            "languages": None,
+            "languages_without_value": None,
+        }
     scored = [code for code in members if values.get(code) is not None]
     missing = [code for code in members if values.get(code) is None]
     return {
@@ -73,12 +81,13 @@ def group_averages(
     training_languages: Mapping[str, Sequence[str] | None] | None = None,
     registry: LanguageRegistry | None = None,
 ) -> pl.DataFrame:
-    """GROUP_TABLE rows: per (dataset, evaluator, translator, metric, model), the averages over all / script / family / In-Out.
+    """GROUP_TABLE rows: per (dataset, evaluator, translator, metric, model), the averages over
+    all / script / family / In-Out.
 
     Rows come sorted by those keys, then in grouping order (all, script, family, training;
     the groups in the registry's order, ``ungrouped`` last); `languages` lists codes sorted.
 
-    `languages` restricts the averages to those codes (e.g. paper 000's 30); `reference`
+    `languages` restricts the averages to those codes (e.g. Gupta et al. 2025's 30); `reference`
     (None: none) is always left out; `training_languages` maps a model to its training
     language codes, None (or absent) when unknown.
     """
@@ -97,7 +106,10 @@ def group_averages(
             values[lang] = None if value is None or not np.isfinite(value) else float(value)
         codes = list(values)
         rows.append(_row(key, "all", "all", codes, values))
-        for grouping, field, order in (("script", "script_group", SCRIPT_GROUPS), ("family", "family_group", FAMILY_GROUPS)):
+        for grouping, field, order in (
+            ("script", "script_group", SCRIPT_GROUPS),
+            ("family", "family_group", FAMILY_GROUPS),
+        ):
             members: dict[str, list[str]] = {group: [] for group in (*order, UNGROUPED)}
             for code in codes:
                 members[_membership(registry, code, field)].append(code)
@@ -119,7 +131,8 @@ def group_averages(
 
 
 def column_label(grouping: str, group: str) -> str:
-    """The wide table's column: `Avg`, the group's name, or `Other (script)` / `ungrouped (family)` where names repeat."""
+    """The wide table's column: `Avg`, the group's name, or `Other (script)` /
+    `ungrouped (family)` where names repeat."""
     if grouping == "all":
         return "Avg"
     if group in ("Other", UNGROUPED):
@@ -128,11 +141,26 @@ def column_label(grouping: str, group: str) -> str:
 
 
 def group_table_wide(groups: pl.DataFrame) -> pl.DataFrame:
-    """One row per (dataset, evaluator, translator, metric, model): Avg, each group's average, and `ungrouped` naming the ungrouped languages."""
+    """One row per (dataset, evaluator, translator, metric, model): Avg, each group's average,
+    and `ungrouped` naming the ungrouped languages."""
     if groups.is_empty():
-        return pl.DataFrame(schema={**{k: pl.String for k in GROUP_KEYS}, "Avg": pl.Float64, "n_languages": pl.Int64, "ungrouped": pl.String})
-    labels = list(dict.fromkeys(column_label(g, n) for g, n in zip(groups["grouping"].to_list(), groups["group"].to_list())))
-    order = ["Avg"] + [column_label("script", g) for g in (*SCRIPT_GROUPS, UNGROUPED)] + [column_label("family", g) for g in (*FAMILY_GROUPS, UNGROUPED)] + list(TRAINING_GROUPS)
+        return pl.DataFrame(
+            schema={
+                **{k: pl.String for k in GROUP_KEYS},
+                "Avg": pl.Float64,
+                "n_languages": pl.Int64,
+                "ungrouped": pl.String,
+            }
+        )
+    labels = list(
+        dict.fromkeys(column_label(g, n) for g, n in zip(groups["grouping"].to_list(), groups["group"].to_list()))
+    )
+    order = (
+        ["Avg"]
+        + [column_label("script", g) for g in (*SCRIPT_GROUPS, UNGROUPED)]
+        + [column_label("family", g) for g in (*FAMILY_GROUPS, UNGROUPED)]
+        + list(TRAINING_GROUPS)
+    )
     labels = [label for label in order if label in labels] + [label for label in labels if label not in order]
     rows = []
     for key, part in groups.group_by(GROUP_KEYS, maintain_order=True):
@@ -146,7 +174,11 @@ def group_table_wide(groups: pl.DataFrame) -> pl.DataFrame:
                 ungrouped.append(f"{record['grouping']}: {record['languages']}")
         row["ungrouped"] = "; ".join(ungrouped) or None
         rows.append(row)
-    schema = {k: pl.String for k in GROUP_KEYS} | {label: pl.Float64 for label in labels} | {"n_languages": pl.Int64, "ungrouped": pl.String}
+    schema = (
+        {k: pl.String for k in GROUP_KEYS}
+        | {label: pl.Float64 for label in labels}
+        | {"n_languages": pl.Int64, "ungrouped": pl.String}
+    )
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
@@ -161,7 +193,8 @@ def write_group_tables(
     decimals: int = 2,
     parquet: bool = True,
 ) -> list[Path]:
-    """`groups.parquet` (GROUP_TABLE) and, per (dataset, evaluator, metric), `groups_<dataset>_<evaluator>_<metric>` tables (models as rows)."""
+    """`groups.parquet` (GROUP_TABLE) and, per (dataset, evaluator, metric),
+    `groups_<dataset>_<evaluator>_<metric>` tables (models as rows)."""
     out = Path(out_dir)
     written = []
     if parquet:
@@ -173,5 +206,7 @@ def write_group_tables(
             table = table.drop("translator")
         if table["ungrouped"].null_count() == table.height:
             table = table.drop("ungrouped")
-        written += write_table_files(table, out / f"groups_{_file_part(dataset)}_{_file_part(evaluator)}_{_file_part(metric)}", formats, decimals)
+        written += write_table_files(
+            table, out / f"groups_{_file_part(dataset)}_{_file_part(evaluator)}_{_file_part(metric)}", formats, decimals
+        )
     return written

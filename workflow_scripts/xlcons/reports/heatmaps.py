@@ -29,5 +29,7 @@ def write_metric_heatmaps(
     results = read_table(results_path, RESULTS)
     written: list[Path] = []
     for dataset, base in heatmaps.items():
-        written += plot_metric_heatmap(results, (dataset, evaluator, metric), labels, Path(base), figure_formats, english=english)
+        written += plot_metric_heatmap(
+            results, (dataset, evaluator, metric), labels, Path(base), figure_formats, english=english
+        )
     return written

@@ -1,4 +1,4 @@
-"""Knowledge-consistency report (paper 001): Tables 3-6 and the language-pair heatmaps.
+"""Knowledge-consistency report (Xing et al. 2024): Tables 3-6 and the language-pair heatmaps.
 
 Inputs are the KNOWLEDGE_SCORES and KNOWLEDGE_PAIRS tables of one or more models (one
 file each, from the scoring rule). A metric that could not be computed (xSC without an
@@ -27,8 +27,8 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from xlcons.evaluators.knowledge.tables import KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
 from xlcons.reports.formats import save_figure, write_table_files
-from xlcons.schemas import KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
 from xlcons.tables import read_table
 
 OVERALL = "all"
@@ -39,7 +39,7 @@ HEATMAP_METRICS = ("xSC", "xAC")
 # (a correlation with a constant side) counts as 0; of any other (xSC: no question answered
 # in both languages) it is left out of the mean.
 UNDEFINED_PAIRS_AS_ZERO = ("xAC", "xTC")
-# Paper 001, Table 6 (xSC, xAC, xTC, xC), all 11 models, by `paper_key` of our names for them
+# Xing et al. 2024, Table 6 (xSC, xAC, xTC, xC), all 11 models, by `paper_key` of our names for them
 # (the names of their released outputs: gpt35, bloomz-560m, ...). Bloomz's 0.6B is bloomz-560m;
 # the Hub names bloomz-1b1 and bloomz-7b1 are the paper's 1B and 7B.
 PUBLISHED_TABLE6 = {
@@ -56,7 +56,13 @@ PUBLISHED_TABLE6 = {
     "mixtral8x7b": (0.666, 0.430, 0.450, 0.496),
 }
 PUBLISHED_TABLE6 |= {"bloomz1b1": PUBLISHED_TABLE6["bloomz1b"], "bloomz7b1": PUBLISHED_TABLE6["bloomz7b"]}
-TABLE3, TABLE4, TABLE5, TABLE6, VERSUS = "table3_xsc", "table4_domains", "table5_variants", "table6_consistency", "table6_vs_published"
+TABLE3, TABLE4, TABLE5, TABLE6, VERSUS = (
+    "table3_xsc",
+    "table4_domains",
+    "table5_variants",
+    "table6_consistency",
+    "table6_vs_published",
+)
 RANKING = "xTC ranking"
 HEATMAP = "figure2_pairs"
 FIGURE_FORMATS = ("png", "pdf")
@@ -109,8 +115,13 @@ def _oracle(frame: pl.DataFrame, domain: str = OVERALL) -> float | None:
 def table6(scores: pa.Table) -> pl.DataFrame:
     """One row per model: xSC, xAC, xTC and their harmonic mean xC (overall), and the xTC ranking."""
     frame = _scores(scores)
-    rows = [{"model": m, **{metric: _value(frame, m, metric) for metric in MAIN_METRICS}, RANKING: _ranking(frame, m)} for m in _models(frame)]
-    return pl.DataFrame(rows, schema={"model": pl.String, **{metric: pl.Float64 for metric in MAIN_METRICS}, RANKING: pl.String})
+    rows = [
+        {"model": m, **{metric: _value(frame, m, metric) for metric in MAIN_METRICS}, RANKING: _ranking(frame, m)}
+        for m in _models(frame)
+    ]
+    return pl.DataFrame(
+        rows, schema={"model": pl.String, **{metric: pl.Float64 for metric in MAIN_METRICS}, RANKING: pl.String}
+    )
 
 
 def table3(scores: pa.Table) -> pl.DataFrame:
@@ -135,7 +146,9 @@ def table4(scores: pa.Table) -> pl.DataFrame:
     oracle = {d: _oracle(frame, d) for d in domains + [OVERALL]}
     if any(value is not None for value in oracle.values()):
         rows.append({"model": "Oracle", "metric": "xSC", **oracle})
-    return pl.DataFrame(rows, schema={"model": pl.String, "metric": pl.String, **{d: pl.Float64 for d in domains + [OVERALL]}})
+    return pl.DataFrame(
+        rows, schema={"model": pl.String, "metric": pl.String, **{d: pl.Float64 for d in domains + [OVERALL]}}
+    )
 
 
 def table5(scores: pa.Table) -> pl.DataFrame:
@@ -166,10 +179,24 @@ def versus_published(scores: pa.Table) -> pl.DataFrame:
         published = PUBLISHED_TABLE6.get(paper_key(row["model"]))
         for metric, reference in zip(MAIN_METRICS, published or ()):
             value = row[metric]
-            rows.append({"model": row["model"], "metric": metric, "ours": value, "published": reference,
-                         "difference": None if value is None else value - reference,
-                         RANKING: row[RANKING] if metric in ("xTC", "xC") else None})
-    schema = {"model": pl.String, "metric": pl.String, "ours": pl.Float64, "published": pl.Float64, "difference": pl.Float64, RANKING: pl.String}
+            rows.append(
+                {
+                    "model": row["model"],
+                    "metric": metric,
+                    "ours": value,
+                    "published": reference,
+                    "difference": None if value is None else value - reference,
+                    RANKING: row[RANKING] if metric in ("xTC", "xC") else None,
+                }
+            )
+    schema = {
+        "model": pl.String,
+        "metric": pl.String,
+        "ours": pl.Float64,
+        "published": pl.Float64,
+        "difference": pl.Float64,
+        RANKING: pl.String,
+    }
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -189,9 +216,22 @@ def plot_pairs(pairs: pa.Table, model: str, base: Path, formats: Iterable[str]) 
         languages = list(dict.fromkeys(part["lang_i"].to_list() + part["lang_j"].to_list()))
         matrix = np.full((len(languages), len(languages)), np.nan)
         for row in part.iter_rows(named=True):
-            matrix[languages.index(row["lang_i"]), languages.index(row["lang_j"])] = row["value"] if row["value"] is not None else np.nan
-        sns.heatmap(matrix, ax=axis, xticklabels=languages, yticklabels=languages, vmin=0, vmax=1, cmap="viridis",
-                    annot=len(languages) <= 12, fmt=".2f", annot_kws={"size": 7}, cbar_kws={"label": metric})
+            matrix[languages.index(row["lang_i"]), languages.index(row["lang_j"])] = (
+                row["value"] if row["value"] is not None else np.nan
+            )
+        sns.heatmap(
+            matrix,
+            ax=axis,
+            xticklabels=languages,
+            yticklabels=languages,
+            vmin=0,
+            vmax=1,
+            cmap="viridis",
+            annot=len(languages) <= 12,
+            fmt=".2f",
+            annot_kws={"size": 7},
+            cbar_kws={"label": metric},
+        )
         axis.set_title(f"{model}: {metric} by language pair")
         axis.set_xlabel("language j")
         axis.set_ylabel("language i")
@@ -203,11 +243,20 @@ def plot_pairs(pairs: pa.Table, model: str, base: Path, formats: Iterable[str]) 
     return written
 
 
-def report_outputs(out_dir: Path | str, models: Sequence[str], table_formats: Sequence[str], figure_formats: Sequence[str] = FIGURE_FORMATS) -> list[Path]:
+def report_outputs(
+    out_dir: Path | str,
+    models: Sequence[str],
+    table_formats: Sequence[str],
+    figure_formats: Sequence[str] = FIGURE_FORMATS,
+) -> list[Path]:
     from xlcons.reports.formats import TABLE_SUFFIXES
 
     out = Path(out_dir)
-    paths = [out / f"{name}{TABLE_SUFFIXES[kind]}" for name in (TABLE3, TABLE4, TABLE5, TABLE6, VERSUS) for kind in table_formats]
+    paths = [
+        out / f"{name}{TABLE_SUFFIXES[kind]}"
+        for name in (TABLE3, TABLE4, TABLE5, TABLE6, VERSUS)
+        for kind in table_formats
+    ]
     paths += [out / f"{HEATMAP}_{model}.{kind}" for model in models for kind in figure_formats]
     return paths
 
@@ -217,13 +266,24 @@ def _read_all(paths: Sequence[Path | str], schema: pa.Schema) -> pa.Table:
     return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
-def run_report(score_files: Sequence[Path | str], pair_files: Sequence[Path | str], out_dir: Path | str,
-               table_formats: Sequence[str] = ("csv", "markdown"), figure_formats: Sequence[str] = FIGURE_FORMATS) -> list[Path]:
+def run_report(
+    score_files: Sequence[Path | str],
+    pair_files: Sequence[Path | str],
+    out_dir: Path | str,
+    table_formats: Sequence[str] = ("csv", "markdown"),
+    figure_formats: Sequence[str] = FIGURE_FORMATS,
+) -> list[Path]:
     """The rule's job: every model's scores and pairs in, Tables 3-6 and the heatmaps out."""
     scores, pairs = _read_all(score_files, KNOWLEDGE_SCORES), _read_all(pair_files, KNOWLEDGE_PAIRS)
     out = Path(out_dir)
     written = []
-    tables = ((TABLE3, table3(scores)), (TABLE4, table4(scores)), (TABLE5, table5(scores)), (TABLE6, table6(scores)), (VERSUS, versus_published(scores)))
+    tables = (
+        (TABLE3, table3(scores)),
+        (TABLE4, table4(scores)),
+        (TABLE5, table5(scores)),
+        (TABLE6, table6(scores)),
+        (VERSUS, versus_published(scores)),
+    )
     for name, frame in tables:
         written += write_table_files(frame, out / name, table_formats, decimals=3)
     for model in sorted(set(pl.from_arrow(scores)["model"].to_list())):

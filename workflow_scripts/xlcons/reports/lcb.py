@@ -50,7 +50,9 @@ def read_outputs(path: Path | str) -> pa.Table:
             reader = csv.DictReader(handle, strict=True)
             missing = [column for column in OUTPUT_COLUMNS if column not in (reader.fieldnames or [])]
             if missing:
-                raise LCBOutputsError(f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(OUTPUT_COLUMNS)}")
+                raise LCBOutputsError(
+                    f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(OUTPUT_COLUMNS)}"
+                )
             rows = list(reader)
     except (csv.Error, UnicodeDecodeError) as error:
         raise LCBOutputsError(f"{path}: not a readable CSV file ({error})") from error
@@ -80,7 +82,9 @@ def fetch_released(models: Iterable[str], dest: Path | str, mirror: str | None =
     names = list(LCB_RELEASED) if list(models) == ["all"] else list(models)
     unknown = [name for name in names if name not in LCB_RELEASED]
     if unknown:
-        raise LCBOutputsError(f"no released completions of {', '.join(unknown)}; the benchmark has {', '.join(LCB_RELEASED)}")
+        raise LCBOutputsError(
+            f"no released completions of {', '.join(unknown)}; the benchmark has {', '.join(LCB_RELEASED)}"
+        )
     paths = []
     for name in names:
         folder = Path(dest) / name
@@ -138,8 +142,14 @@ def score_outputs(
     frames = []
     for path in paths:
         outputs = read_outputs(path)
-        scored = pl.from_arrow(lcb_rule.score_language_confusion_lcb(outputs, identifier, vocabulary, registry, tokenizer))
-        frames.append(scored.with_columns(task=pl.Series(outputs["task"].to_pylist()), source=pl.Series(outputs["source"].to_pylist())))
+        scored = pl.from_arrow(
+            lcb_rule.score_language_confusion_lcb(outputs, identifier, vocabulary, registry, tokenizer)
+        )
+        frames.append(
+            scored.with_columns(
+                task=pl.Series(outputs["task"].to_pylist()), source=pl.Series(outputs["source"].to_pylist())
+            )
+        )
     scores = pl.concat(frames) if frames else pl.DataFrame()
     return scores, task_table(scores, registry)
 
@@ -186,10 +196,14 @@ def write_task_table(paths: Sequence[Path | str], out_dir: Path | str, formats: 
     from xlcons.reports.formats import write_table_files
 
     table = task_table(scores_of_files(paths)).select("model", "task", "n_languages", "lpr", "wpr", "lcpr")
-    return write_table_files(table.rename({"lpr": "LPR", "wpr": "WPR", "lcpr": "LCPR"}), Path(out_dir) / TASK_TABLE, formats, decimals=4)
+    return write_table_files(
+        table.rename({"lpr": "LPR", "wpr": "WPR", "lcpr": "LCPR"}), Path(out_dir) / TASK_TABLE, formats, decimals=4
+    )
 
 
-def report_outputs(out_dir: Path | str, models: Sequence[str], table_formats: Sequence[str], figure_formats: Sequence[str] = ()) -> list[Path]:
+def report_outputs(
+    out_dir: Path | str, models: Sequence[str], table_formats: Sequence[str], figure_formats: Sequence[str] = ()
+) -> list[Path]:
     """The files rule lcb_tasks writes: the task table in every table format."""
     from xlcons.reports.formats import TABLE_SUFFIXES
 
@@ -210,10 +224,17 @@ def main(argv: Iterable[str] | None = None) -> int:
         "LPR, WPR and LCPR per (model, task).",
     )
     parser.add_argument("outputs", nargs="*", help="completions CSV files (model, completion, task, source, language)")
-    parser.add_argument("--released", nargs="+", metavar="MODEL",
-                        help=f"fetch and score the benchmark's released completions of these models ({', '.join(LCB_RELEASED)}, or all)")
+    parser.add_argument(
+        "--released",
+        nargs="+",
+        metavar="MODEL",
+        help="fetch and score the benchmark's released completions "
+        f"of these models ({', '.join(LCB_RELEASED)}, or all)",
+    )
     parser.add_argument("--into", default="resources/data/lcb-released", help="where --released puts the files")
-    parser.add_argument("--mirror", help="a mirror of the benchmark's repository layout to fetch from instead of GitHub")
+    parser.add_argument(
+        "--mirror", help="a mirror of the benchmark's repository layout to fetch from instead of GitHub"
+    )
     parser.add_argument("--lid-model", required=True, help="lid.176.bin (or lid.176.ftz)")
     parser.add_argument("--words", required=True, help="the benchmark's English word list (`words`)")
     parser.add_argument("--per-response", help="also write the per-response scores here (Parquet)")

@@ -1,4 +1,4 @@
-"""MultiQ report (paper 004): Tables 3-5, Figures 3-4 and per-language results, for any models.
+"""MultiQ report (Holtermann et al. 2024): Tables 3-5, Figures 3-4 and per-language results, for any models.
 
 Inputs are the evaluators' tables of one or more models: FIDELITY (language ID),
 JUDGMENTS (LLM judge) and, optionally, TOKENIZATION. Rows are matched on (dataset,
@@ -61,11 +61,12 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from xlcons.evaluators.fidelity import robust_variant
+from xlcons.evaluators.fidelity import FIDELITY, robust_variant
+from xlcons.evaluators.judge_tables import JUDGE_FAILURES, JUDGMENTS
+from xlcons.evaluators.tokenization_tables import TOKENIZATION
 from xlcons.languages import LanguageRegistry
 from xlcons.reports.formats import TABLE_SUFFIXES, write_table_files
 from xlcons.reports.formats import save_figure as _save
-from xlcons.schemas import FIDELITY, JUDGE_FAILURES, JUDGMENTS, TOKENIZATION
 from xlcons.tables import conform, read_table
 
 TOP_N = (10, 20, 50)
@@ -90,7 +91,7 @@ OTHER_FAMILIES, OTHER_FALLBACKS = "other_language_families", "other_language_fal
 TOP_FALLBACKS = 10
 VERSUS = "table3_vs_published"
 
-# Paper 004's published numbers (METHODS.md §3), by the paper's model names as paper_key
+# Holtermann et al. 2024's published numbers (docs/methods.md §3), by the paper's model names as paper_key
 # spells them: Table 3 accuracy % (all, en, top10, top20, top50) and the same-language share %.
 PUBLISHED_TABLE3 = {
     "qwen157b": (16.6, 84.0, 61.6, 50.2, 34.3),
@@ -100,7 +101,7 @@ PUBLISHED_TABLE3 = {
     "llama213b": (23.4, 82.0, 66.4, 62.7, 49.6),
     "llama270b": (29.1, 90.5, 80.7, 76.5, 61.2),
 }
-# Paper 004, Table 4: accuracy % among the responses in the same language, in English, in another.
+# Holtermann et al. 2024, Table 4: accuracy % among the responses in the same language, in English, in another.
 PUBLISHED_TABLE4 = {
     "qwen157b": (21.5, 11.4, 11.7),
     "mistral7b": (17.1, 14.6, 11.8),
@@ -134,15 +135,21 @@ def _registry_order(codes: Iterable[str]) -> list[str]:
 
 
 def _verdict_counts(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    return frame.group_by(by, maintain_order=True).agg(
-        n=pl.len(),
-        n_yes=(pl.col("verdict") == "yes").sum(),
-        n_no=(pl.col("verdict") == "no").sum(),
-        n_unparseable=(pl.col("verdict") == "unparseable").sum(),
-        n_no_answer=(pl.col("verdict") == "no_answer").sum(),
-        n_failed=pl.col("verdict").is_in(list(JUDGE_FAILURES)).sum(),
-    ).with_columns(
-        accuracy=pl.when(pl.col("n") > pl.col("n_failed")).then(100.0 * pl.col("n_yes") / (pl.col("n") - pl.col("n_failed")))
+    return (
+        frame.group_by(by, maintain_order=True)
+        .agg(
+            n=pl.len(),
+            n_yes=(pl.col("verdict") == "yes").sum(),
+            n_no=(pl.col("verdict") == "no").sum(),
+            n_unparseable=(pl.col("verdict") == "unparseable").sum(),
+            n_no_answer=(pl.col("verdict") == "no_answer").sum(),
+            n_failed=pl.col("verdict").is_in(list(JUDGE_FAILURES)).sum(),
+        )
+        .with_columns(
+            accuracy=pl.when(pl.col("n") > pl.col("n_failed")).then(
+                100.0 * pl.col("n_yes") / (pl.col("n") - pl.col("n_failed"))
+            )
+        )
     )
 
 
@@ -179,7 +186,11 @@ def accuracy_table(judgments: pa.Table | pl.DataFrame, top_n: Sequence[int] = TO
         row["n_failed"] = total["n_failed"]
         rows.append(row)
     schema = {"model": pl.String, "n_languages": pl.Int64, "n_responses": pl.Int64, "all": pl.Float64, "en": pl.Float64}
-    schema |= {f"top{n}": pl.Float64 for n in top_n} | {"n_unparseable": pl.Int64, "n_no_answer": pl.Int64, "n_failed": pl.Int64}
+    schema |= {f"top{n}": pl.Float64 for n in top_n} | {
+        "n_unparseable": pl.Int64,
+        "n_no_answer": pl.Int64,
+        "n_failed": pl.Int64,
+    }
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
@@ -223,27 +234,42 @@ def accuracy_by_tokenization(judgments: pa.Table | pl.DataFrame, tokenization: p
         unique = tokenization.filter(pl.col("model") == model)["unique_tokens_all_languages"]
         row["unique_tokens"] = int(unique[0]) if unique.len() else None
         extra.append(row)
-    schema = {"model": pl.String} | {f"languages_{name}": pl.Int64 for name in TOKEN_COLUMNS} | {"unique_tokens": pl.Int64}
+    schema = (
+        {"model": pl.String} | {f"languages_{name}": pl.Int64 for name in TOKEN_COLUMNS} | {"unique_tokens": pl.Int64}
+    )
     return table.join(pl.DataFrame(extra, schema=schema, orient="row"), on="model", how="left", maintain_order="left")
 
 
-def versus_published(accuracy: pl.DataFrame, shares: pl.DataFrame, by_fidelity: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Our Table 3 and Table 4 accuracies and same-language share beside paper 004's, for the
+def versus_published(
+    accuracy: pl.DataFrame, shares: pl.DataFrame, by_fidelity: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """Our Table 3 and Table 4 accuracies and same-language share beside Holtermann et al. 2024's, for the
     paper's six models (matched by name: case, punctuation and -chat/-instruct suffixes ignored)."""
     from xlcons.reports.knowledge import paper_key
 
     rows = []
     for row in accuracy.to_dicts():
         for column, reference in zip(TABLE3_COLUMNS, PUBLISHED_TABLE3.get(paper_key(row["model"]), ())):
-            rows.append({"model": row["model"], "metric": f"accuracy {column}", "ours": row[column], "published": reference})
-    for row in (by_fidelity.to_dicts() if by_fidelity is not None else []):
+            rows.append(
+                {"model": row["model"], "metric": f"accuracy {column}", "ours": row[column], "published": reference}
+            )
+    for row in by_fidelity.to_dicts() if by_fidelity is not None else []:
         for column, reference in zip(FIDELITY_COLUMNS, PUBLISHED_TABLE4.get(paper_key(row["model"]), ())):
-            rows.append({"model": row["model"], "metric": f"accuracy answering {column}", "ours": row[column], "published": reference})
+            rows.append(
+                {
+                    "model": row["model"],
+                    "metric": f"accuracy answering {column}",
+                    "ours": row[column],
+                    "published": reference,
+                }
+            )
     for row in shares.filter(pl.col("variant") == "main").to_dicts():
         reference = PUBLISHED_SAME.get(paper_key(row["model"]))
         if reference is not None:
             rows.append({"model": row["model"], "metric": "fidelity same", "ours": row["same"], "published": reference})
-    frame = pl.DataFrame(rows, schema={"model": pl.String, "metric": pl.String, "ours": pl.Float64, "published": pl.Float64})
+    frame = pl.DataFrame(
+        rows, schema={"model": pl.String, "metric": pl.String, "ours": pl.Float64, "published": pl.Float64}
+    )
     return frame.with_columns(difference=pl.col("ours") - pl.col("published"))
 
 
@@ -258,14 +284,21 @@ def fidelity_shares(fidelity: pa.Table | pl.DataFrame, *, robust: bool = True) -
         for variant, table in variants:
             rows_of_model = table.filter(pl.col("model") == model)
             scored = rows_of_model.filter(pl.col("fidelity") != "excluded")
-            row = {"model": model, "variant": variant, "n_scored": scored.height, "n_excluded": rows_of_model.height - scored.height}
+            row = {
+                "model": model,
+                "variant": variant,
+                "n_scored": scored.height,
+                "n_excluded": rows_of_model.height - scored.height,
+            }
             for name in FIDELITY_COLUMNS:
                 count = scored.filter(pl.col("fidelity") == name).height
                 row[name] = 100.0 * count / scored.height if scored.height else None
             rows.append(row)
     schema = {"model": pl.String, "variant": pl.String, "n_scored": pl.Int64, "n_excluded": pl.Int64}
     schema |= {name: pl.Float64 for name in FIDELITY_COLUMNS}
-    return pl.DataFrame(rows, schema=schema, orient="row").select(["model", "variant", *FIDELITY_COLUMNS, "n_scored", "n_excluded"])
+    return pl.DataFrame(rows, schema=schema, orient="row").select(
+        ["model", "variant", *FIDELITY_COLUMNS, "n_scored", "n_excluded"]
+    )
 
 
 def language_matrix(fidelity: pa.Table | pl.DataFrame, model: str, top: int = TOP_RESPONSE_LANGUAGES) -> pl.DataFrame:
@@ -278,7 +311,9 @@ def language_matrix(fidelity: pa.Table | pl.DataFrame, model: str, top: int = TO
     totals = scored.group_by("response").agg(n=pl.len()).sort(["n", "response"], descending=[True, False])
     kept = totals["response"].to_list()[:top]
     columns = kept + (["other"] if totals.height > len(kept) else [])
-    counts = scored.with_columns(response=pl.when(pl.col("response").is_in(kept)).then(pl.col("response")).otherwise(pl.lit("other")))
+    counts = scored.with_columns(
+        response=pl.when(pl.col("response").is_in(kept)).then(pl.col("response")).otherwise(pl.lit("other"))
+    )
     counts = counts.group_by(["lang", "response"]).agg(n=pl.len())
     lookup = {(row["lang"], row["response"]): row["n"] for row in counts.iter_rows(named=True)}
     rows = []
@@ -307,7 +342,7 @@ def _other_responses(fidelity: pa.Table | pl.DataFrame) -> pl.DataFrame:
 
 
 def other_language_families(fidelity: pa.Table | pl.DataFrame) -> pl.DataFrame:
-    """Paper 004 §3.2: of each model's responses in another language (neither the prompt's nor
+    """Holtermann et al. 2024 §3.2: of each model's responses in another language (neither the prompt's nor
     English), how many are in a language of the prompt language's family, of another family, or
     of a family the registry does not know (a language outside it); and how many distinct
     languages they are in. Shares are % of the model's other-language responses."""
@@ -318,13 +353,28 @@ def other_language_families(fidelity: pa.Table | pl.DataFrame) -> pl.DataFrame:
         known = mine.filter(pl.col("response_family").is_not_null() & pl.col("prompt_family").is_not_null())
         same = known.filter(pl.col("response_family") == pl.col("prompt_family")).height
         n = mine.height
-        row = {"model": model, "n_other": n, "n_languages": mine["response"].n_unique(), "n_same_family": same,
-               "n_other_family": known.height - same, "n_unknown_family": n - known.height}
+        row = {
+            "model": model,
+            "n_other": n,
+            "n_languages": mine["response"].n_unique(),
+            "n_same_family": same,
+            "n_other_family": known.height - same,
+            "n_unknown_family": n - known.height,
+        }
         for name in ("same_family", "other_family", "unknown_family"):
             row[f"{name} %"] = 100.0 * row[f"n_{name}"] / n if n else None
         rows.append(row)
-    schema = {"model": pl.String, "n_other": pl.Int64, "n_languages": pl.Int64, "n_same_family": pl.Int64, "n_other_family": pl.Int64,
-              "n_unknown_family": pl.Int64, "same_family %": pl.Float64, "other_family %": pl.Float64, "unknown_family %": pl.Float64}
+    schema = {
+        "model": pl.String,
+        "n_other": pl.Int64,
+        "n_languages": pl.Int64,
+        "n_same_family": pl.Int64,
+        "n_other_family": pl.Int64,
+        "n_unknown_family": pl.Int64,
+        "same_family %": pl.Float64,
+        "other_family %": pl.Float64,
+        "unknown_family %": pl.Float64,
+    }
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
@@ -336,10 +386,21 @@ def other_language_fallbacks(fidelity: pa.Table | pl.DataFrame, top: int = TOP_F
     for model in _models(_frame(fidelity)):
         mine = other.filter(pl.col("model") == model)
         counts = mine.group_by("response").agg(n=pl.len()).sort(["n", "response"], descending=[True, False]).head(top)
-        parts.append(counts.with_columns(
-            model=pl.lit(model), rank=pl.int_range(1, counts.height + 1, dtype=pl.Int64),
-            share=(100.0 * pl.col("n") / max(mine.height, 1)),
-        ).select(["model", "rank", pl.col("response").alias("language"), pl.col("n").cast(pl.Int64), pl.col("share").alias("% of other")]))
+        parts.append(
+            counts.with_columns(
+                model=pl.lit(model),
+                rank=pl.int_range(1, counts.height + 1, dtype=pl.Int64),
+                share=(100.0 * pl.col("n") / max(mine.height, 1)),
+            ).select(
+                [
+                    "model",
+                    "rank",
+                    pl.col("response").alias("language"),
+                    pl.col("n").cast(pl.Int64),
+                    pl.col("share").alias("% of other"),
+                ]
+            )
+        )
     schema = {"model": pl.String, "rank": pl.Int64, "language": pl.String, "n": pl.Int64, "% of other": pl.Float64}
     return pl.concat(parts) if parts else pl.DataFrame(schema=schema)
 
@@ -366,7 +427,11 @@ def per_language(
         ).drop(f"n_{name}")
     table = accuracy.join(shares, on=["model", "lang"], how="full", coalesce=True, maintain_order="left")
     if tokenization is not None:
-        classes = _frame(tokenization).select(["model", "lang", "token_class", "tokens_per_prompt", "unique_tokens"]).unique(["model", "lang"], keep="first")
+        classes = (
+            _frame(tokenization)
+            .select(["model", "lang", "token_class", "tokens_per_prompt", "unique_tokens"])
+            .unique(["model", "lang"], keep="first")
+        )
         table = table.join(classes, on=["model", "lang"], how="left", maintain_order="left")
     return table
 
@@ -384,27 +449,49 @@ def plot_fidelity(shares: pl.DataFrame, base: Path | str, formats: Iterable[str]
         left = np.zeros(len(models))
         for name in FIDELITY_COLUMNS:
             values = np.array([value or 0.0 for value in main[name].to_list()])
-            bars = axis.barh(models, values, left=left, color=FIDELITY_COLOURS[name], label=FIDELITY_TITLES[name], edgecolor="white")
+            bars = axis.barh(
+                models, values, left=left, color=FIDELITY_COLOURS[name], label=FIDELITY_TITLES[name], edgecolor="white"
+            )
             for bar, value in zip(bars, values):
                 if value >= 5:
-                    axis.text(bar.get_x() + bar.get_width() / 2, bar.get_y() + bar.get_height() / 2, f"{value:.1f}", ha="center", va="center", fontsize=8, color="black")
+                    axis.text(
+                        bar.get_x() + bar.get_width() / 2,
+                        bar.get_y() + bar.get_height() / 2,
+                        f"{value:.1f}",
+                        ha="center",
+                        va="center",
+                        fontsize=8,
+                        color="black",
+                    )
             left += values
         axis.set_xlim(0, 100)
         axis.set_xlabel("Responses (%)")
         axis.set_ylabel("Model")
         axis.invert_yaxis()
         axis.set_title("Language fidelity: response in the prompt's language, in English, or in another")
-        axis.legend(title="Response language", loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(models) < 4 else -0.12), ncol=3, frameon=False)
+        axis.legend(
+            title="Response language",
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.35 if len(models) < 4 else -0.12),
+            ncol=3,
+            frameon=False,
+        )
         return _save(figure, Path(base), formats)
 
 
 def languages_by_median_accuracy(by_language: pl.DataFrame) -> list[str]:
     """Prompt languages sorted by the median of the models' accuracies, best first (ties by code)."""
-    medians = by_language.filter(pl.col("accuracy").is_not_null()).group_by("lang").agg(pl.col("accuracy").median().alias("median"))
+    medians = (
+        by_language.filter(pl.col("accuracy").is_not_null())
+        .group_by("lang")
+        .agg(pl.col("accuracy").median().alias("median"))
+    )
     return [row["lang"] for row in medians.sort(["median", "lang"], descending=[True, False]).to_dicts()]
 
 
-def plot_accuracy_by_language(by_language: pl.DataFrame, base: Path | str, formats: Iterable[str] = FIGURE_FORMATS) -> list[Path]:
+def plot_accuracy_by_language(
+    by_language: pl.DataFrame, base: Path | str, formats: Iterable[str] = FIGURE_FORMATS
+) -> list[Path]:
     """Figures 5 and 9: each model's accuracy per prompt language, the languages sorted by the
     median accuracy over the models (the paper's Figure 5 shows four models of one size, Figure 9
     all six; here every model of the run)."""
@@ -434,14 +521,18 @@ def plot_accuracy_by_language(by_language: pl.DataFrame, base: Path | str, forma
         return _save(figure, Path(base), formats)
 
 
-def plot_language_matrix(matrix: pl.DataFrame, model: str, base: Path | str, formats: Iterable[str] = FIGURE_FORMATS) -> list[Path]:
+def plot_language_matrix(
+    matrix: pl.DataFrame, model: str, base: Path | str, formats: Iterable[str] = FIGURE_FORMATS
+) -> list[Path]:
     """Figure 4: heatmap of response-language shares per prompt language (fixed 0-100% scale)."""
     import seaborn as sns
     from matplotlib.figure import Figure
 
     columns = [column for column in matrix.columns if column not in ("prompt_lang", "n_scored")]
     rows = [f"{lang} ({n})" for lang, n in zip(matrix["prompt_lang"].to_list(), matrix["n_scored"].to_list())]
-    values = np.array([[np.nan if value is None else value for value in matrix[column].to_list()] for column in columns], dtype=float).T
+    values = np.array(
+        [[np.nan if value is None else value for value in matrix[column].to_list()] for column in columns], dtype=float
+    ).T
     if values.size == 0:
         values = np.full((max(len(rows), 1), max(len(columns), 1)), np.nan)
     small = values.size <= 600
@@ -483,7 +574,9 @@ def report_outputs(
 ) -> list[Path]:
     """Every file `run_report` writes for these models (for the rule's output)."""
     out = Path(out_dir)
-    tables = [TABLE3, TABLE4, FIDELITY_TABLE, OTHER_FAMILIES, OTHER_FALLBACKS, VERSUS] + ([TABLE5] if tokenization else [])
+    tables = [TABLE3, TABLE4, FIDELITY_TABLE, OTHER_FAMILIES, OTHER_FALLBACKS, VERSUS] + (
+        [TABLE5] if tokenization else []
+    )
     paths = [out / f"{name}{TABLE_SUFFIXES[kind]}" for name in tables for kind in table_formats]
     paths.append(out / f"{PER_LANGUAGE}.csv")
     paths += [out / f"{name}.{kind}" for name in (FIGURE3, FIGURE5) for kind in figure_formats]
@@ -511,7 +604,9 @@ def build_report(
     out = Path(out_dir)
     unknown = sorted(set(table_formats) - set(TABLE_SUFFIXES)) + sorted(set(figure_formats) - set(FIGURE_FORMATS))
     if unknown:
-        raise ValueError(f"unknown output formats {unknown}; tables: {sorted(TABLE_SUFFIXES)}, figures: {list(FIGURE_FORMATS)}")
+        raise ValueError(
+            f"unknown output formats {unknown}; tables: {sorted(TABLE_SUFFIXES)}, figures: {list(FIGURE_FORMATS)}"
+        )
     written = []
     accuracy = accuracy_table(judgments)
     written += write_table_files(accuracy, out / TABLE3, table_formats)

@@ -4,8 +4,9 @@ The input is the evaluator-independent ITEM_SCORES table (one row per data set,
 evaluator, model, item, language and metric; see xlcons.schemas). Each evaluator gets a
 small adapter to it; the metric names are the adapter's, e.g.
 
-- information consistency (paper 000): `precision`, `recall`, `f1` per item, and the
-  derived `F` (:data:`INFORMATION_F`), the harmonic mean of mean precision and mean recall;
+- information consistency (Gupta et al. 2025): `precision`, `recall`, `f1` per item, and the
+  derived `F` (:data:`xlcons.evaluators.information.tables.INFORMATION_F`), the harmonic mean
+  of mean precision and mean recall;
 - empathy consistency: `consistency` (0/1: all three mechanisms agree) and `ER`, `IP`,
   `EX` (0/1 agreement of one mechanism);
 - MultiQ: `fidelity_same`, `fidelity_english` (0/1) and `accuracy` (yes = 1, no = 0).
@@ -56,7 +57,7 @@ import polars as pl
 import pyarrow as pa
 
 from xlcons.atomic import atomic_path
-from xlcons.derived_metrics import DerivedMetric, harmonic_mean
+from xlcons.derived_metrics import DerivedMetric
 from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, NO_TRANSLATOR, RESULTS
 from xlcons.tables import SchemaError, conform, read_table, write_table
 
@@ -77,11 +78,6 @@ N_RESAMPLES = 1000
 # -- Derived metrics ------------------------------------------------------------------
 
 
-# Paper 000's information-consistency score F(l) = 2·C^P·C^R / (C^P + C^R), in every cell
-# with precision and recall rows (whatever the adapter calls the evaluator).
-INFORMATION_F = DerivedMetric("F", ("precision", "recall"), harmonic_mean)
-
-
 # -- Input ----------------------------------------------------------------------------
 
 
@@ -92,10 +88,15 @@ def item_scores_frame(table: pa.Table | pl.DataFrame) -> pl.DataFrame:
     ok = pl.col("status") == ITEM_STATUS_OK
     bad = frame.filter(ok & (pl.col("value").is_null() | ~pl.col("value").is_finite()))
     if bad.height:
-        raise SchemaError(f"item scores: {bad.height} rows have status 'ok' but no finite value, e.g. {bad.row(0, named=True)}")
+        raise SchemaError(
+            f"item scores: {bad.height} rows have status 'ok' but no finite value, e.g. {bad.row(0, named=True)}"
+        )
     duplicated = frame.filter(pl.struct([*RESULT_KEYS, "item_id"]).is_duplicated())
     if duplicated.height:
-        raise SchemaError(f"item scores: {duplicated.height} rows repeat a (dataset, evaluator, translator, model, lang, metric, item_id), e.g. {duplicated.row(0, named=True)}")
+        raise SchemaError(
+            f"item scores: {duplicated.height} rows repeat a (dataset, evaluator, "
+            f"translator, model, lang, metric, item_id), e.g. {duplicated.row(0, named=True)}"
+        )
     return frame
 
 
@@ -193,7 +194,9 @@ def _coefficients(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
     return {"spearman": pearson(rankdata(x), rankdata(y)), "pearson": pearson(x, y)}
 
 
-def fisher_z_interval(r: float, n: int, standard_error: float, ci_level: float = CI_LEVEL) -> tuple[float | None, float | None]:
+def fisher_z_interval(
+    r: float, n: int, standard_error: float, ci_level: float = CI_LEVEL
+) -> tuple[float | None, float | None]:
     """tanh(atanh(r) -/+ q * standard_error), q the normal (1+level)/2 quantile: the Fisher-z
     interval. None, None where it does not exist: |r| = 1 (atanh is infinite) or n below
     MIN_INTERVAL_POINTS."""
@@ -205,7 +208,9 @@ def fisher_z_interval(r: float, n: int, standard_error: float, ci_level: float =
     return float(np.tanh(z - q * standard_error)), float(np.tanh(z + q * standard_error))
 
 
-def correlation_intervals(x: Sequence[float], y: Sequence[float], ci_level: float = CI_LEVEL) -> dict[str, tuple[float | None, float | None]]:
+def correlation_intervals(
+    x: Sequence[float], y: Sequence[float], ci_level: float = CI_LEVEL
+) -> dict[str, tuple[float | None, float | None]]:
     """Fisher-z intervals of Pearson's r (standard error 1/sqrt(n-3)) and Spearman's rho
     (Bonett and Wright 2000: sqrt((1 + rho^2/2)/(n-3))) of paired values, by name. None, None
     for fewer than MIN_INTERVAL_POINTS pairs, a constant side, or a coefficient of exactly +-1."""
@@ -215,8 +220,10 @@ def correlation_intervals(x: Sequence[float], y: Sequence[float], ci_level: floa
         return {name: (None, None) for name in CORRELATIONS}
     coefficients = _coefficients(x, y)
     rho, r = coefficients["spearman"], coefficients["pearson"]
-    return {"spearman": fisher_z_interval(rho, n, np.sqrt((1 + rho * rho / 2) / (n - 3)), ci_level),
-            "pearson": fisher_z_interval(r, n, 1 / np.sqrt(n - 3), ci_level)}
+    return {
+        "spearman": fisher_z_interval(rho, n, np.sqrt((1 + rho * rho / 2) / (n - 3)), ci_level),
+        "pearson": fisher_z_interval(r, n, 1 / np.sqrt(n - 3), ci_level),
+    }
 
 
 def correlation_pvalues(x: Sequence[float], y: Sequence[float]) -> dict[str, tuple[float, bool]]:
@@ -229,15 +236,21 @@ def correlation_pvalues(x: Sequence[float], y: Sequence[float]) -> dict[str, tup
 
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.size < MIN_CORRELATION_POINTS or np.ptp(x) == 0 or np.ptp(y) == 0:
-        raise ValueError(f"no correlation of {x.size} pairs with a constant side or fewer than {MIN_CORRELATION_POINTS}")
+        raise ValueError(
+            f"no correlation of {x.size} pairs with a constant side or fewer than {MIN_CORRELATION_POINTS}"
+        )
     if x.size > EXACT_PERMUTATION_POINTS:
         return {"spearman": (float(spearmanr(x, y).pvalue), False), "pearson": (float(pearsonr(x, y).pvalue), False)}
     every = PermutationMethod(n_resamples=np.inf)  # n! <= n_resamples: scipy runs every pairing
-    return {"spearman": (float(pearsonr(rankdata(x), rankdata(y), method=every).pvalue), True),
-            "pearson": (float(pearsonr(x, y, method=every).pvalue), True)}
+    return {
+        "spearman": (float(pearsonr(rankdata(x), rankdata(y), method=every).pvalue), True),
+        "pearson": (float(pearsonr(x, y, method=every).pvalue), True),
+    }
 
 
-def _grouped_inference(values: dict[str, float], groups: int, ci_level: float) -> tuple[dict[str, tuple[float | None, bool]], dict[str, tuple[float | None, float | None]]]:
+def _grouped_inference(
+    values: dict[str, float], groups: int, ci_level: float
+) -> tuple[dict[str, tuple[float | None, bool]], dict[str, tuple[float | None, float | None]]]:
     """p-values (Student's t with groups - 2 degrees of freedom) and Fisher-z intervals of
     coefficients computed on every point, with the number of independent groups as n."""
     from scipy.stats import t as student
@@ -250,12 +263,21 @@ def _grouped_inference(values: dict[str, float], groups: int, ci_level: float) -
             pvalues[name] = (0.0, False)
         else:
             pvalues[name] = (float(2 * student.sf(abs(r) * np.sqrt((groups - 2) / (1 - r * r)), groups - 2)), False)
-    se = {"spearman": np.sqrt((1 + values["spearman"] ** 2 / 2) / max(groups - 3, 1)), "pearson": 1 / np.sqrt(max(groups - 3, 1))}
+    se = {
+        "spearman": np.sqrt((1 + values["spearman"] ** 2 / 2) / max(groups - 3, 1)),
+        "pearson": 1 / np.sqrt(max(groups - 3, 1)),
+    }
     return pvalues, {name: fisher_z_interval(values[name], groups, se[name], ci_level) for name in CORRELATIONS}
 
 
-def correlate(x: Sequence[float], y: Sequence[float], ci_level: float = CI_LEVEL, *, intervals: bool = True,
-              groups: Sequence[str] | None = None) -> dict[str, Correlation]:
+def correlate(
+    x: Sequence[float],
+    y: Sequence[float],
+    ci_level: float = CI_LEVEL,
+    *,
+    intervals: bool = True,
+    groups: Sequence[str] | None = None,
+) -> dict[str, Correlation]:
     """Spearman's rho and Pearson's r of paired values, each with its p-value
     (:func:`correlation_pvalues`) and, with `intervals`, its Fisher-z interval
     (:func:`correlation_intervals`). Fewer than MIN_CORRELATION_POINTS pairs or a constant
@@ -271,7 +293,10 @@ def correlate(x: Sequence[float], y: Sequence[float], ci_level: float = CI_LEVEL
     if groups is not None and len(groups) != n:
         raise ValueError(f"{len(groups)} group labels for {n} points")
     if n < MIN_CORRELATION_POINTS:
-        return {name: Correlation(None, None, None, None, note=f"{n} points, fewer than {MIN_CORRELATION_POINTS}") for name in CORRELATIONS}
+        return {
+            name: Correlation(None, None, None, None, note=f"{n} points, fewer than {MIN_CORRELATION_POINTS}")
+            for name in CORRELATIONS
+        }
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return {name: Correlation(None, None, None, None, note="a side is constant") for name in CORRELATIONS}
     values = _coefficients(x, y)
@@ -323,7 +348,9 @@ def _reasons(statuses: Iterable[str]) -> str | None:
         counts[status] = counts.get(status, 0) + 1
     if not counts:
         return None
-    return "; ".join(f"{reason}:{count}" for reason, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    return "; ".join(
+        f"{reason}:{count}" for reason, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    )
 
 
 def paired_intervals(
@@ -383,8 +410,12 @@ def _mean_rows(frame: pl.DataFrame, n_resamples: int, seed: int, ci_level: float
     ok = (frame["status"] == ITEM_STATUS_OK).to_numpy()
     statuses = frame["status"].to_list()
     item_ids = frame["item_id"].to_numpy()
-    bounds = list(frame.with_row_index("row").group_by(RESULT_KEYS, maintain_order=True).agg(start=pl.col("row").first(), length=pl.len())
-                  .iter_rows(named=True))
+    bounds = list(
+        frame.with_row_index("row")
+        .group_by(RESULT_KEYS, maintain_order=True)
+        .agg(start=pl.col("row").first(), length=pl.len())
+        .iter_rows(named=True)
+    )
     for group in _by_rng_key(bounds, _RNG_KEYS):
         members, scored_values = [], []
         for key in (bounds[i] for i in group):
@@ -393,7 +424,9 @@ def _mean_rows(frame: pl.DataFrame, n_resamples: int, seed: int, ci_level: float
             scored_values.append(scored)
             members.append((item_ids[chosen][ok[chosen]], scored[:, None], np.ones((scored.size, 1), dtype=bool)))
         first = bounds[group[0]]
-        intervals = paired_intervals(members, None, n_resamples, cell_rng(seed, *(first[k] for k in _RNG_KEYS)), ci_level)
+        intervals = paired_intervals(
+            members, None, n_resamples, cell_rng(seed, *(first[k] for k in _RNG_KEYS)), ci_level
+        )
         for key, scored, (low, high) in zip((bounds[i] for i in group), scored_values, intervals):
             start, stop = key["start"], key["start"] + key["length"]
             rows.append(
@@ -405,13 +438,17 @@ def _mean_rows(frame: pl.DataFrame, n_resamples: int, seed: int, ci_level: float
                     "ci_high": high,
                     "n_items": int(scored.size),
                     "n_excluded": int(key["length"] - scored.size),
-                    "excluded_reasons": _reasons(s for s, good in zip(statuses[start:stop], ok[start:stop]) if not good),
+                    "excluded_reasons": _reasons(
+                        s for s, good in zip(statuses[start:stop], ok[start:stop]) if not good
+                    ),
                 }
             )
     return rows
 
 
-def _derived_rows(frame: pl.DataFrame, metric: DerivedMetric, n_resamples: int, seed: int, ci_level: float) -> list[dict]:
+def _derived_rows(
+    frame: pl.DataFrame, metric: DerivedMetric, n_resamples: int, seed: int, ci_level: float
+) -> list[dict]:
     inputs = list(metric.inputs)
     if len(set(inputs)) != len(inputs) or metric.name in inputs:
         raise ValueError(f"derived metric {metric.name!r}: inputs {inputs} must be distinct metrics other than itself")
@@ -420,7 +457,9 @@ def _derived_rows(frame: pl.DataFrame, metric: DerivedMetric, n_resamples: int, 
         chosen = chosen.filter(pl.col("evaluator").is_in(list(metric.evaluators)))
     if chosen.is_empty():
         return []
-    complete = chosen.group_by(CELL_KEYS).agg(n_inputs=pl.col("metric").n_unique()).filter(pl.col("n_inputs") == len(inputs))
+    complete = (
+        chosen.group_by(CELL_KEYS).agg(n_inputs=pl.col("metric").n_unique()).filter(pl.col("n_inputs") == len(inputs))
+    )
     chosen = chosen.join(complete.select(CELL_KEYS), on=CELL_KEYS, how="semi")
     if chosen.is_empty():
         return []
@@ -433,8 +472,12 @@ def _derived_rows(frame: pl.DataFrame, metric: DerivedMetric, n_resamples: int, 
     mask = np.isfinite(values)
     statuses = list(zip(*(wide[f"status_{name}"].to_list() for name in inputs)))
     item_ids = wide["item_id"].to_numpy()
-    bounds = list(wide.with_row_index("row").group_by(CELL_KEYS, maintain_order=True).agg(start=pl.col("row").first(), length=pl.len())
-                  .iter_rows(named=True))
+    bounds = list(
+        wide.with_row_index("row")
+        .group_by(CELL_KEYS, maintain_order=True)
+        .agg(start=pl.col("row").first(), length=pl.len())
+        .iter_rows(named=True)
+    )
     rows = []
     for group in _by_rng_key(bounds, _RNG_CELL_KEYS):
         members, cells = [], []
@@ -451,7 +494,11 @@ def _derived_rows(frame: pl.DataFrame, metric: DerivedMetric, n_resamples: int, 
             with np.errstate(invalid="ignore"):
                 means = [float(v[m[:, j], j].mean()) if m[:, j].any() else np.nan for j in range(len(inputs))]
             value = float(metric.function(*[np.asarray(x) for x in means]))
-            excluded = ["+".join(sorted({s for s in item if s not in (None, ITEM_STATUS_OK)})) for item, good in zip(statuses[start:stop], used) if not good]
+            excluded = [
+                "+".join(sorted({s for s in item if s not in (None, ITEM_STATUS_OK)}))
+                for item, good in zip(statuses[start:stop], used)
+                if not good
+            ]
             rows.append(
                 {
                     **{k: key[k] for k in CELL_KEYS},
@@ -476,7 +523,8 @@ def results_table(
     seed: int = 0,
     ci_level: float = CI_LEVEL,
 ) -> pl.DataFrame:
-    """One RESULTS row per (dataset, evaluator, translator, model, lang, metric): item means, `derived` metrics, bootstrap CIs."""
+    """One RESULTS row per (dataset, evaluator, translator, model, lang, metric): item means,
+    `derived` metrics, bootstrap CIs."""
     if not 0 < ci_level < 1:
         raise ValueError(f"ci_level must be in (0, 1), not {ci_level}")
     frame = item_scores_frame(item_scores)

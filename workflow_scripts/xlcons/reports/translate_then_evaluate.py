@@ -1,4 +1,4 @@
-"""Translate-then-Evaluate report (paper 000): averaged consistency, self-consistency, classifiers, heatmaps.
+"""Translate-then-Evaluate report (Gupta et al. 2025): averaged consistency, self-consistency, classifiers, heatmaps.
 
 Input is a RESULTS table (xlcons.reports.results) holding, per (model, lang):
 
@@ -14,7 +14,7 @@ and, optionally, the EPITOME classifiers' evaluations (the dicts ``train_classif
 to ``evaluation.json``).
 
 English is the reference every other language is compared with, so its rows (if any) are
-left out everywhere. `languages` (e.g. paper 000's 30) restricts every table and figure to
+left out everywhere. `languages` (e.g. Gupta et al. 2025's 30) restricts every table and figure to
 those codes. Languages are ordered by script group (Latin, Indic, Perso-Arabic, Other, then
 languages outside every group), and within a group by code.
 
@@ -22,7 +22,7 @@ Files (names in :func:`report_outputs`; the set depends only on the formats and 
 the translationese and classifier parts are asked for, never on the data):
 
 ``averaged_consistency``
-    paper 000's main table. One row per model; for information (F) and for empathy
+    Gupta et al. 2025's main table. One row per model; for information (F) and for empathy
     (consistency): the unweighted mean over languages (``Avg``), the published average and
     ``difference`` = ours − published where the model is one of the paper's twelve (matched by
     this project's config name or the paper's own label, case-insensitively), the averages
@@ -93,7 +93,7 @@ COMPONENTS = {
     "empathy EX": ("empathy", "empathy", "EX"),
 }
 
-# This project's config names of paper 000's models -> the labels of the paper's tables.
+# This project's config names of Gupta et al. 2025's models -> the labels of the paper's tables.
 PAPER_MODELS = {
     "aya-expanse-8b": "aya-exp-8b",
     "aya-expanse-32b": "aya-exp-32b",
@@ -108,7 +108,7 @@ PAPER_MODELS = {
     "gpt-4o-mini": "gpt-4o-mini",
     "gpt-4o": "gpt-4o",
 }
-# Paper 000's averaged consistency, information / empathy (METHODS.md §1).
+# Gupta et al. 2025's averaged consistency, information / empathy (docs/methods.md §1).
 PUBLISHED_AVERAGES = {
     "aya-exp-8b": {"information": 0.42, "empathy": 0.65},
     "aya-exp-32b": {"information": 0.49, "empathy": 0.67},
@@ -123,11 +123,22 @@ PUBLISHED_AVERAGES = {
     "gpt-4o-mini": {"information": 0.62, "empathy": 0.76},
     "gpt-4o": {"information": 0.68, "empathy": 0.82},
 }
-# Paper 000's table "Self-consistency": Llama-3.1-8B, round trips en→l→en, Qwen evaluator.
+# Gupta et al. 2025's table "Self-consistency": Llama-3.1-8B, round trips en→l→en, Qwen evaluator.
 PUBLISHED_SELF_CONSISTENCY = {
-    "Llama-3.1-8B": {"ar": 0.90, "cs": 0.91, "fr": 0.93, "hi": 0.91, "ja": 0.86, "ml": 0.90, "fa": 0.89, "ru": 0.94, "es": 0.94, "ta": 0.86},
+    "Llama-3.1-8B": {
+        "ar": 0.90,
+        "cs": 0.91,
+        "fr": 0.93,
+        "hi": 0.91,
+        "ja": 0.86,
+        "ml": 0.90,
+        "fa": 0.89,
+        "ru": 0.94,
+        "es": 0.94,
+        "ta": 0.86,
+    },
 }
-# Paper 000's ModernBERT-large classifiers on the EPITOME test split (%).
+# Gupta et al. 2025's ModernBERT-large classifiers on the EPITOME test split (%).
 PAPER_CLASSIFIERS = {
     "ER": {"f1": 86.1, "accuracy": 87.2},
     "IP": {"f1": 87.3, "accuracy": 87.4},
@@ -143,7 +154,10 @@ SELF_CONSISTENCY = "self_consistency"
 CLASSIFIERS = "classifiers"
 HEATMAPS = {"information": "heatmap_information_F", "empathy": "heatmap_empathy_consistency"}
 HEATMAP_LABELS = {
-    "information": ("Information consistency (F)", "Information consistency F (English response vs. translated response)"),
+    "information": (
+        "Information consistency (F)",
+        "Information consistency F (English response vs. translated response)",
+    ),
     "empathy": ("Empathy consistency", "Empathy consistency (all three EPITOME mechanisms agree)"),
 }
 ANNOTATE_MAX_LANGUAGES = 40
@@ -168,10 +182,14 @@ def _frame(results: pa.Table | pl.DataFrame) -> pl.DataFrame:
     return results if isinstance(results, pl.DataFrame) else pl.from_arrow(results)
 
 
-def _select(results: pl.DataFrame, key: tuple[str, str, str], languages: Sequence[str] | None, *, reference: bool = False) -> pl.DataFrame:
+def _select(
+    results: pl.DataFrame, key: tuple[str, str, str], languages: Sequence[str] | None, *, reference: bool = False
+) -> pl.DataFrame:
     """One metric's rows; the reference language's (English, compared with itself) only when asked."""
     dataset, evaluator, metric = key
-    part = results.filter((pl.col("dataset") == dataset) & (pl.col("evaluator") == evaluator) & (pl.col("metric") == metric))
+    part = results.filter(
+        (pl.col("dataset") == dataset) & (pl.col("evaluator") == evaluator) & (pl.col("metric") == metric)
+    )
     if not reference:
         part = part.filter(pl.col("lang") != REFERENCE)
     if languages is not None:
@@ -200,7 +218,8 @@ def _models(results: pl.DataFrame, models: Sequence[str] | None) -> list[str]:
 
 
 def language_groups(codes: Iterable[str], registry: LanguageRegistry | None = None) -> list[tuple[str, list[str]]]:
-    """(script group, codes) in the paper's group order (then ``ungrouped``), codes sorted within a group; empty groups left out."""
+    """(script group, codes) in the paper's group order (then ``ungrouped``), codes sorted
+    within a group; empty groups left out."""
     registry = registry or LanguageRegistry.load()
     members: dict[str, list[str]] = {group: [] for group in (*SCRIPT_GROUPS, UNGROUPED)}
     for code in dict.fromkeys(codes):
@@ -244,7 +263,9 @@ def group_frame(
     """GROUP_TABLE rows of information F and empathy consistency (xlcons.reports.groups.group_averages)."""
     frame = _frame(results)
     chosen = pl.concat([_select(frame, key, languages) for key in SECTIONS.values()])
-    return group_averages(chosen, reference=REFERENCE, languages=languages, training_languages=training_languages, registry=registry)
+    return group_averages(
+        chosen, reference=REFERENCE, languages=languages, training_languages=training_languages, registry=registry
+    )
 
 
 def averaged_table(
@@ -256,7 +277,8 @@ def averaged_table(
     registry: LanguageRegistry | None = None,
     groups: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
-    """Paper 000's main table: per model, information F and empathy consistency averaged over all / script / family / In-Out."""
+    """Gupta et al. 2025's main table: per model, information F and empathy consistency averaged
+    over all / script / family / In-Out."""
     frame = _frame(results)
     if groups is None:
         groups = group_frame(frame, training_languages=training_languages, languages=languages, registry=registry)
@@ -276,7 +298,12 @@ def averaged_table(
         ungrouped = []
         label = paper_model(model)
         for section, (dataset, evaluator, metric) in SECTIONS.items():
-            found = wide.filter((pl.col("dataset") == dataset) & (pl.col("evaluator") == evaluator) & (pl.col("metric") == metric) & (pl.col("model") == model))
+            found = wide.filter(
+                (pl.col("dataset") == dataset)
+                & (pl.col("evaluator") == evaluator)
+                & (pl.col("metric") == metric)
+                & (pl.col("model") == model)
+            )
             record = found.row(0, named=True) if found.height else {}
             published = PUBLISHED_AVERAGES[label][section] if label is not None else None
             row[f"{section} Avg"] = record.get("Avg")
@@ -295,7 +322,9 @@ def averaged_table(
     return table if any_ungrouped else table.drop("ungrouped languages")
 
 
-def metrics_table(results: pa.Table | pl.DataFrame, *, languages: Sequence[str] | None = None, models: Sequence[str] | None = None) -> pl.DataFrame:
+def metrics_table(
+    results: pa.Table | pl.DataFrame, *, languages: Sequence[str] | None = None, models: Sequence[str] | None = None
+) -> pl.DataFrame:
     """Per model, the unweighted mean over languages of each metric of :data:`COMPONENTS`."""
     frame = _frame(results)
     parts = {column: _select(frame, key, languages) for column, key in COMPONENTS.items()}
@@ -308,7 +337,13 @@ def metrics_table(results: pa.Table | pl.DataFrame, *, languages: Sequence[str] 
     return pl.DataFrame(rows, schema={"model": pl.String} | {column: pl.Float64 for column in COMPONENTS}, orient="row")
 
 
-PER_LANGUAGE_FIELDS = (("", "value"), ("_ci_low", "ci_low"), ("_ci_high", "ci_high"), ("_n_items", "n_items"), ("_n_excluded", "n_excluded"))
+PER_LANGUAGE_FIELDS = (
+    ("", "value"),
+    ("_ci_low", "ci_low"),
+    ("_ci_high", "ci_high"),
+    ("_n_items", "n_items"),
+    ("_n_excluded", "n_excluded"),
+)
 PER_LANGUAGE_SECTIONS = {"information_F": INFORMATION, "empathy_consistency": EMPATHY}
 
 
@@ -326,13 +361,20 @@ def per_language_table(
     codes = language_order({lang for lookup in parts.values() for _, lang in lookup}, registry)
     schema: dict[str, pl.DataType] = {"model": pl.String, "lang": pl.String, "script_group": pl.String}
     for name in PER_LANGUAGE_SECTIONS:
-        schema |= {f"{name}{suffix}": pl.Int64 if field.startswith("n_") else pl.Float64 for suffix, field in PER_LANGUAGE_FIELDS}
+        schema |= {
+            f"{name}{suffix}": pl.Int64 if field.startswith("n_") else pl.Float64
+            for suffix, field in PER_LANGUAGE_FIELDS
+        }
     rows = []
     for model in _models(frame, models):
         for lang in codes:
             if not any((model, lang) in lookup for lookup in parts.values()):
                 continue
-            row = {"model": model, "lang": lang, "script_group": registry[lang].script_group if lang in registry else UNGROUPED}
+            row = {
+                "model": model,
+                "lang": lang,
+                "script_group": registry[lang].script_group if lang in registry else UNGROUPED,
+            }
             for name, lookup in parts.items():
                 record = lookup.get((model, lang), {})
                 for suffix, field in PER_LANGUAGE_FIELDS:
@@ -356,11 +398,22 @@ def per_language_display(table: pl.DataFrame, decimals: int = 2) -> pl.DataFrame
     rows = []
     for record in table.iter_rows(named=True):
         row = {"model": record["model"], "lang": record["lang"], "script group": record["script_group"]}
-        for name, title in (("information_F", "information F [CI]"), ("empathy_consistency", "empathy consistency [CI]")):
+        for name, title in (
+            ("information_F", "information F [CI]"),
+            ("empathy_consistency", "empathy consistency [CI]"),
+        ):
             row[title] = _with_interval(record[name], record[f"{name}_ci_low"], record[f"{name}_ci_high"], decimals)
             row[f"{title.split()[0]} n"] = record[f"{name}_n_items"]
         rows.append(row)
-    schema = {"model": pl.String, "lang": pl.String, "script group": pl.String, "information F [CI]": pl.String, "information n": pl.Int64, "empathy consistency [CI]": pl.String, "empathy n": pl.Int64}
+    schema = {
+        "model": pl.String,
+        "lang": pl.String,
+        "script group": pl.String,
+        "information F [CI]": pl.String,
+        "information n": pl.Int64,
+        "empathy consistency [CI]": pl.String,
+        "empathy n": pl.Int64,
+    }
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
@@ -371,11 +424,14 @@ def self_consistency_table(
     models: Sequence[str] | None = None,
     registry: LanguageRegistry | None = None,
 ) -> pl.DataFrame:
-    """Translationese check: F of the round trips en→l→en per model and pivot language, the paper's Llama-3.1-8B beside ours."""
+    """Translationese check: F of the round trips en→l→en per model and pivot language, the
+    paper's Llama-3.1-8B beside ours."""
     frame = _frame(results)
     part = _select(frame, TRANSLATIONESE, languages)
     lookup = _lookup(part)
-    present = [model for model in _models(frame, models) if models is not None or any(key[0] == model for key in lookup)]
+    present = [
+        model for model in _models(frame, models) if models is not None or any(key[0] == model for key in lookup)
+    ]
     codes = set(part["lang"].to_list())
     for model in present:
         published = PUBLISHED_SELF_CONSISTENCY.get(paper_model(model) or "")
@@ -403,7 +459,9 @@ def _percent(value) -> float | None:
 def classifier_table(evaluations: Sequence[Mapping] | None) -> pl.DataFrame:
     """Per mechanism (and kind): our test scores (%) and pair count beside the paper's F1 and accuracy."""
     order = {mechanism: index for index, mechanism in enumerate(MECHANISMS)}
-    evaluations = sorted(evaluations or [], key=lambda e: (order.get(e.get("mechanism"), len(order)), str(e.get("kind"))))
+    evaluations = sorted(
+        evaluations or [], key=lambda e: (order.get(e.get("mechanism"), len(order)), str(e.get("kind")))
+    )
     covered = {e.get("mechanism") for e in evaluations}
     entries = list(evaluations) + [{"mechanism": m} for m in MECHANISMS if m not in covered]
     entries.sort(key=lambda e: order.get(e.get("mechanism"), len(order)))
@@ -412,7 +470,11 @@ def classifier_table(evaluations: Sequence[Mapping] | None) -> pl.DataFrame:
         mechanism = evaluation.get("mechanism")
         test = evaluation.get("test") or {}
         paper = PAPER_CLASSIFIERS.get(mechanism, {})
-        accuracy, macro, positive = _percent(test.get("accuracy")), _percent(test.get("macro_f1")), _percent(test.get("positive_f1"))
+        accuracy, macro, positive = (
+            _percent(test.get("accuracy")),
+            _percent(test.get("macro_f1")),
+            _percent(test.get("positive_f1")),
+        )
         pairs = test.get("n", evaluation.get("n_test"))
         rows.append(
             {
@@ -431,7 +493,19 @@ def classifier_table(evaluations: Sequence[Mapping] | None) -> pl.DataFrame:
             }
         )
     schema = {"mechanism": pl.String, "kind": pl.String, "train_on": pl.String, "test pairs": pl.Int64}
-    schema |= {name: pl.Float64 for name in ("accuracy", "macro-F1", "positive F1", "paper accuracy", "paper F1", "accuracy − paper", "macro-F1 − paper F1", "positive F1 − paper F1")}
+    schema |= {
+        name: pl.Float64
+        for name in (
+            "accuracy",
+            "macro-F1",
+            "positive F1",
+            "paper accuracy",
+            "paper F1",
+            "accuracy − paper",
+            "macro-F1 − paper F1",
+            "positive F1 − paper F1",
+        )
+    }
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
@@ -456,9 +530,17 @@ def plot_heatmap(
     models: Sequence[str] | None = None,
     registry: LanguageRegistry | None = None,
 ) -> list[Path]:
-    """Model × language heatmap of `section` (``information`` F or ``empathy`` consistency), languages grouped by script."""
+    """Model × language heatmap of `section` (``information`` F or ``empathy`` consistency),
+    languages grouped by script."""
     return plot_metric_heatmap(
-        results, SECTIONS[section], HEATMAP_LABELS[section], base, formats, languages=languages, models=models, registry=registry
+        results,
+        SECTIONS[section],
+        HEATMAP_LABELS[section],
+        base,
+        formats,
+        languages=languages,
+        models=models,
+        registry=registry,
     )
 
 
@@ -476,7 +558,7 @@ def plot_metric_heatmap(
 ) -> list[Path]:
     """Model × language heatmap of one (data set, evaluator, metric) of the results table, in
     [0, 1], languages grouped by script; `labels` are the colour bar's label and the title.
-    English is left out unless `english` (paper 000 compares every language with it)."""
+    English is left out unless `english` (Gupta et al. 2025 compares every language with it)."""
     import seaborn as sns
     from matplotlib.figure import Figure
 
@@ -552,7 +634,8 @@ def report_outputs(
     translationese: bool,
     classifiers: bool,
 ) -> list[Path]:
-    """Every file :func:`write_report` writes, in its order. Every table has all models as rows, so `models` changes no name."""
+    """Every file :func:`write_report` writes, in its order. Every table has all models as rows,
+    so `models` changes no name."""
     del models  # one file per table / figure, whatever the models
     out = Path(out_dir)
     paths = _table_paths(out, AVERAGED, table_formats)
@@ -596,7 +679,9 @@ def write_report(
     """
     unknown = sorted(set(table_formats) - set(TABLE_SUFFIXES)) + sorted(set(figure_formats) - set(FIGURE_FORMATS))
     if unknown:
-        raise ValueError(f"unknown output formats {unknown}; tables: {sorted(TABLE_SUFFIXES)}, figures: {list(FIGURE_FORMATS)}")
+        raise ValueError(
+            f"unknown output formats {unknown}; tables: {sorted(TABLE_SUFFIXES)}, figures: {list(FIGURE_FORMATS)}"
+        )
     frame = primary_rows(_frame(results), translator)
     if frame.is_empty():
         frame = pl.from_arrow(RESULTS.empty_table())
@@ -608,7 +693,9 @@ def write_report(
     written: list[Path] = []
 
     groups = group_frame(frame, training_languages=training_languages, languages=languages, registry=registry)
-    written += write_table_files(averaged_table(frame, groups=groups, registry=registry, **options), out / AVERAGED, table_formats, decimals=2)
+    written += write_table_files(
+        averaged_table(frame, groups=groups, registry=registry, **options), out / AVERAGED, table_formats, decimals=2
+    )
     written += write_table_files(groups, out / GROUPS_LONG, ["csv"])
     written += write_table_files(metrics_table(frame, **options), out / METRICS, table_formats, decimals=2)
 
@@ -618,9 +705,16 @@ def write_report(
         written += write_table_files(numbers if kind == "csv" else display, out / PER_LANGUAGE, [kind], decimals=2)
 
     if translationese:
-        written += write_table_files(self_consistency_table(frame, registry=registry, **options), out / SELF_CONSISTENCY, table_formats, decimals=2)
+        written += write_table_files(
+            self_consistency_table(frame, registry=registry, **options),
+            out / SELF_CONSISTENCY,
+            table_formats,
+            decimals=2,
+        )
     if classifier_evaluations is not None:
-        written += write_table_files(classifier_table(classifier_evaluations), out / CLASSIFIERS, table_formats, decimals=1)
+        written += write_table_files(
+            classifier_table(classifier_evaluations), out / CLASSIFIERS, table_formats, decimals=1
+        )
     for section, name in HEATMAPS.items():
         written += plot_heatmap(frame, section, out / name, figure_formats, registry=registry, **options)
     return written

@@ -1,5 +1,5 @@
 """Corrections of the sentence splitters' boundaries, for three classes of error that every
-library makes in some language (measured on paragraphs of our own in paper 000's languages):
+library makes in some language (measured on paragraphs of our own in Gupta et al. 2025's languages):
 
 1. **An ordinal number written with a period** (German ``am 3. Oktober``, Czech ``28. října``,
    Polish ``3 maja`` written ``3. maja``, Finnish, Croatian, Latvian, Swedish dates, Roman

@@ -6,7 +6,7 @@ two overrides, both reported by ``splitter_info(lang)`` / ``splitter_name(lang)`
 
 1. a trained spaCy pipeline for the language (``<lang>_core_news_sm``/``md``/``lg``,
    ``<lang>_core_web_sm``/``md``/``lg``), when one is installed, serves it whatever the
-   registry says (paper 000 used them); ``xx_sent_ud_sm``, being multilingual, only
+   registry says (Gupta et al. 2025 used them); ``xx_sent_ud_sm``, being multilingual, only
    replaces the blank-spaCy splitter. A distribution whose major version differs from
    spaCy's is ignored (``*-core-news-*`` 999.9.9 on PyPI are squats, not models);
 2. a language the registry's library does not support (pysbd's 23 languages,

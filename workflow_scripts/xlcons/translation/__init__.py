@@ -1,7 +1,7 @@
 """The translation stage: responses in their language in, English responses out.
 
 `xlcons.segmentation` (a package of its own, below every stage) cuts a response into the
-sentences NLLB translates (one language-specific splitter per language, as paper 000 did)
+sentences NLLB translates (one language-specific splitter per language, as Gupta et al. 2025 did)
 and the layout that is kept verbatim, so the English can be put back together with the
 original's paragraphs, lists, headings, emphasis and code blocks. `translators` runs NLLB
 (transformers, dense or MoE, and CTranslate2) behind one interface; `degeneration` tells a

@@ -1,7 +1,7 @@
 """Is a machine translation degenerate? Repetition loops, runaway length, empty output.
 
 NLLB sometimes falls into a loop ("the the the …", a clause over and over) or stops at
-once; paper 000 re-translates such sentences by sampling. ``is_degenerate(source,
+once; Gupta et al. 2025 re-translates such sentences by sampling. ``is_degenerate(source,
 translation)`` returns why a translation looks degenerate, or None:
 
 ``empty``
@@ -107,7 +107,9 @@ def _columns(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text.strip())
 
 
-def is_degenerate(source: str, translation: str, *, max_length_ratio: float = 3.0, max_ngram_repeats: int = 4) -> str | None:
+def is_degenerate(
+    source: str, translation: str, *, max_length_ratio: float = 3.0, max_ngram_repeats: int = 4
+) -> str | None:
     """Why ``translation`` of ``source`` looks degenerate (one of ``REASONS``), or None."""
     if not translation.strip():
         return "empty" if any(char.isalnum() for char in source) else None

@@ -92,7 +92,9 @@ def language_name(nllb: str, registry: LanguageRegistry | None = None) -> str:
     registry = registry or LanguageRegistry.load()
     matches = [language for language in registry if language.nllb == nllb]
     if not matches:
-        raise TranslationError(f"no language of the registry has the NLLB code {nllb!r}, so the LLM cannot be told its name")
+        raise TranslationError(
+            f"no language of the registry has the NLLB code {nllb!r}, so the LLM cannot be told its name"
+        )
     canonical = [language for language in matches if language.code == language.canonical]
     return (canonical or matches)[0].name
 
@@ -104,8 +106,18 @@ def language_name(nllb: str, registry: LanguageRegistry | None = None) -> str:
 # A source sentence that starts with a label of its own: up to 40 characters, then a colon.
 _SOURCE_LABEL = re.compile(r"^\s*[^\s:：][^:：\n]{0,39}[:：]")
 QUOTE_PAIRS = {
-    '"': ('"',), "'": ("'",), "“": ("”",), "”": ("”",), "‘": ("’",), "„": ("“", "”"), "‚": ("‘", "’"),
-    "«": ("»",), "»": ("«",), "‹": ("›",), "「": ("」",), "『": ("』",),
+    '"': ('"',),
+    "'": ("'",),
+    "“": ("”",),
+    "”": ("”",),
+    "‘": ("’",),
+    "„": ("“", "”"),
+    "‚": ("‘", "’"),
+    "«": ("»",),
+    "»": ("«",),
+    "‹": ("›",),
+    "「": ("」",),
+    "『": ("』",),
 }
 QUOTE_MARKS = frozenset(QUOTE_PAIRS) | {mark for closers in QUOTE_PAIRS.values() for mark in closers}
 
@@ -120,9 +132,9 @@ def _without_label(answer: str, source: str, target: str) -> str:
     if _SOURCE_LABEL.match(source):
         return answer
     found = _label_pattern(target).match(answer)
-    if found is None or not answer[found.end():].strip():
+    if found is None or not answer[found.end() :].strip():
         return answer
-    return answer[found.end():].strip()
+    return answer[found.end() :].strip()
 
 
 def _without_quotes(answer: str, source: str) -> str:
@@ -176,7 +188,9 @@ class LLMTranslator:
 
     # -- the interface of the translation stage
 
-    def translate(self, sentences: Sequence[str], src: str, tgt: str, *, sampling: SamplingSpec | None = None) -> list[str]:
+    def translate(
+        self, sentences: Sequence[str], src: str, tgt: str, *, sampling: SamplingSpec | None = None
+    ) -> list[str]:
         """One translation per sentence, in order. ``src``/``tgt`` are NLLB codes."""
         sentences = [str(sentence) for sentence in sentences]
         self.failed_sentences = set()
@@ -215,10 +229,23 @@ class LLMTranslator:
         self.failed += len(failures)
         self.truncated += cut
         if failures:
-            log.warning("%s→%s: %d of %d requests without a translation (given as \"\"); first: %s",
-                        src, tgt, len(failures), len(requests), failures[0])
+            log.warning(
+                '%s→%s: %d of %d requests without a translation (given as ""); first: %s',
+                src,
+                tgt,
+                len(failures),
+                len(requests),
+                failures[0],
+            )
         if cut:
-            log.warning("%s→%s: %d of %d translations ran into the token cap (%d)", src, tgt, cut, len(requests), self.max_new_tokens)
+            log.warning(
+                "%s→%s: %d of %d translations ran into the token cap (%d)",
+                src,
+                tgt,
+                cut,
+                len(requests),
+                self.max_new_tokens,
+            )
         return [done.get(sentence, "") for sentence in sentences]
 
     def close(self) -> None:
@@ -256,5 +283,8 @@ class LLMTranslator:
         results = list(self.backend.generate(requests))
         keys = {request.key for request in requests}
         if len(results) != len(requests) or {result.key for result in results} != keys:
-            raise TranslationError(f"translator llm: the {self.model.backend} backend returned {len(results)} results for {len(requests)} requests")
+            raise TranslationError(
+                f"translator llm: the {self.model.backend} backend returned "
+                f"{len(results)} results for {len(requests)} requests"
+            )
         return results

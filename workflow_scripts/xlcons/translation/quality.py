@@ -42,16 +42,21 @@ from xlcons.translation.quality_checks import ENGLISH, check_sentences
 
 log = logging.getLogger(__name__)
 
+
 def make_scorer(section: Mapping[str, Any], model_path: str | Path) -> Scorer:
     """The scorer translator.qe asks for, over the model at `model_path`: its backend's module
     is imported by name (each runs in its own env, xlcons.translation.quality_backends)."""
     backend = QE_BACKENDS.get(section["backend"])
     if backend is None:
         raise ValueError(f"translator.qe.backend: {section['backend']!r} is not one of {sorted(QE_BACKENDS)}")
-    return importlib.import_module(backend.module).scorer(model_path, batch_size=section["batch_size"], gpus=section["gpus"])
+    return importlib.import_module(backend.module).scorer(
+        model_path, batch_size=section["batch_size"], gpus=section["gpus"]
+    )
 
 
-def estimate(sentences: pa.Table, score: Scorer, *, backend: str, model_name: str, identifier=None, english=None) -> pa.Table:
+def estimate(
+    sentences: pa.Table, score: Scorer, *, backend: str, model_name: str, identifier=None, english=None
+) -> pa.Table:
     """TRANSLATION_QE rows for TRANSLATED_SENTENCES rows: each distinct pair scored once, and
     every sentence checked for a copy and, with a language `identifier`, an off-target
     translation (quality_checks.check_sentences; `english(code)`: is a source language English)."""
@@ -63,21 +68,48 @@ def estimate(sentences: pa.Table, score: Scorer, *, backend: str, model_name: st
     values = dict(zip(pairs, score([s for s, _ in pairs], [t for _, t in pairs]))) if pairs else {}
     if len(values) != len(pairs):
         raise RuntimeError(f"the QE model returned {len(values)} scores for {len(pairs)} sentence pairs")
-    checks = check_sentences([row["source"] for row in rows], [row["translation"] for row in rows],
-                             [row["source_lang"] for row in rows], identifier, english=english)
-    records = [{key: row[key] for key in keys}
-               | {"qe": values[(row["source"], row["translation"])], "qe_backend": backend, "qe_model": model_name,
-                  "copy": check.copy, "off_target": check.off_target, "lid_label": check.lid_label, "lid_probability": check.lid_probability}
-               for row, check in zip(rows, checks)]
+    checks = check_sentences(
+        [row["source"] for row in rows],
+        [row["translation"] for row in rows],
+        [row["source_lang"] for row in rows],
+        identifier,
+        english=english,
+    )
+    records = [
+        {key: row[key] for key in keys}
+        | {
+            "qe": values[(row["source"], row["translation"])],
+            "qe_backend": backend,
+            "qe_model": model_name,
+            "copy": check.copy,
+            "off_target": check.off_target,
+            "lid_label": check.lid_label,
+            "lid_probability": check.lid_probability,
+        }
+        for row, check in zip(rows, checks)
+    ]
     if any(check.copy or check.off_target for check in checks):
-        log.info("QE checks: %d copied and %d off-target sentences of %d", sum(c.copy for c in checks),
-                 sum(c.off_target for c in checks), len(checks))
+        log.info(
+            "QE checks: %d copied and %d off-target sentences of %d",
+            sum(c.copy for c in checks),
+            sum(c.off_target for c in checks),
+            len(checks),
+        )
     return pa.Table.from_pylist(records, schema=TRANSLATION_QE)
 
 
-def run_qe_job(sentence_files: Sequence[Path | str], qe_files: Sequence[Path | str], section: Mapping[str, Any],
-               model_path: str | Path, model_name: str, scorer: Scorer | None = None, *, lid_path: str | Path | None = None,
-               label_scheme: str = "glotlid", identifier=None) -> None:
+def run_qe_job(
+    sentence_files: Sequence[Path | str],
+    qe_files: Sequence[Path | str],
+    section: Mapping[str, Any],
+    model_path: str | Path,
+    model_name: str,
+    scorer: Scorer | None = None,
+    *,
+    lid_path: str | Path | None = None,
+    label_scheme: str = "glotlid",
+    identifier=None,
+) -> None:
     """The rule's job: the model loads once and scores every language's sentences of one (data
     set, model); the language-ID model at `lid_path` (or `identifier`) checks their language."""
     from xlcons.languages import LanguageRegistry
@@ -96,8 +128,13 @@ def run_qe_job(sentence_files: Sequence[Path | str], qe_files: Sequence[Path | s
     def english(code: str) -> bool:
         return code in registry and registry[code].canonical == ENGLISH
 
-    scored = (estimate(combined, score, backend=section["backend"], model_name=model_name, identifier=identifier, english=english)
-              if combined.num_rows else TRANSLATION_QE.empty_table())
+    scored = (
+        estimate(
+            combined, score, backend=section["backend"], model_name=model_name, identifier=identifier, english=english
+        )
+        if combined.num_rows
+        else TRANSLATION_QE.empty_table()
+    )
     log.info("QE (%s, %s): %d sentences", section["backend"], model_name, scored.num_rows)
     start = 0
     for table, path in zip(tables, qe_files):

@@ -40,8 +40,17 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["normalise", "letter_count", "needs_language", "SentenceCheck", "check_sentences",
-           "MIN_LETTERS", "NAME_WORD_LETTERS", "MIN_OFF_TARGET_PROBABILITY", "ENGLISH"]
+__all__ = [
+    "normalise",
+    "letter_count",
+    "needs_language",
+    "SentenceCheck",
+    "check_sentences",
+    "MIN_LETTERS",
+    "NAME_WORD_LETTERS",
+    "MIN_OFF_TARGET_PROBABILITY",
+    "ENGLISH",
+]
 
 ENGLISH = "en"
 MIN_LETTERS = 12
@@ -74,13 +83,19 @@ def _is_letter(char: str) -> bool:
 
 
 def _prose_words(text: str) -> list[str]:
-    return [token for token in unicodedata.normalize("NFKC", text).split() if not any(mark in token for mark in _NOT_PROSE)]
+    return [
+        token for token in unicodedata.normalize("NFKC", text).split() if not any(mark in token for mark in _NOT_PROSE)
+    ]
 
 
 def letter_count(text: str) -> int:
     """Letters of the prose words, a wide (East Asian) letter counting two."""
-    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1
-               for word in _prose_words(text) for char in word if _is_letter(char))
+    return sum(
+        2 if unicodedata.east_asian_width(char) in "WF" else 1
+        for word in _prose_words(text)
+        for char in word
+        if _is_letter(char)
+    )
 
 
 def _starts_lower_or_caseless(word: str) -> bool:
@@ -92,7 +107,9 @@ def _starts_lower_or_caseless(word: str) -> bool:
 def needs_language(text: str) -> bool:
     """Whether `text` is prose that a translation must change: enough letters, not only names."""
     return letter_count(text) >= MIN_LETTERS and any(
-        sum(map(_is_letter, word)) >= NAME_WORD_LETTERS and _starts_lower_or_caseless(word) for word in _prose_words(text))
+        sum(map(_is_letter, word)) >= NAME_WORD_LETTERS and _starts_lower_or_caseless(word)
+        for word in _prose_words(text)
+    )
 
 
 @dataclass(frozen=True)
@@ -103,8 +120,14 @@ class SentenceCheck:
     lid_probability: float | None = None
 
 
-def check_sentences(sources: Sequence[str], translations: Sequence[str], source_langs: Sequence[str | None],
-                    identifier=None, *, english=None) -> list[SentenceCheck]:
+def check_sentences(
+    sources: Sequence[str],
+    translations: Sequence[str],
+    source_langs: Sequence[str | None],
+    identifier=None,
+    *,
+    english=None,
+) -> list[SentenceCheck]:
     """The copy and off-target flags of each (source, translation) pair (module docstring).
 
     `identifier` has `predict(texts) -> [(label, probability)]` and `is_language(label,
@@ -114,12 +137,18 @@ def check_sentences(sources: Sequence[str], translations: Sequence[str], source_
     """
     english = english or (lambda code: code == ENGLISH)
     identifying = {index for index, translation in enumerate(translations) if needs_language(translation)}
-    copied = [index for index, (source, translation) in enumerate(zip(sources, translations))
-              if needs_language(source) and not (source_langs[index] and english(source_langs[index]))
-              and normalise(source) == normalise(translation)]
+    copied = [
+        index
+        for index, (source, translation) in enumerate(zip(sources, translations))
+        if needs_language(source)
+        and not (source_langs[index] and english(source_langs[index]))
+        and normalise(source) == normalise(translation)
+    ]
     labels: dict[str, tuple[str | None, float | None]] = {}
     if identifier is not None:
-        texts = list(dict.fromkeys([translations[index] for index in sorted(identifying)] + [sources[index] for index in copied]))
+        texts = list(
+            dict.fromkeys([translations[index] for index in sorted(identifying)] + [sources[index] for index in copied])
+        )
         labels = dict(zip(texts, identifier.predict(texts))) if texts else {}
 
     def is_english(text: str) -> bool:
@@ -130,6 +159,10 @@ def check_sentences(sources: Sequence[str], translations: Sequence[str], source_
     out = []
     for index, translation in enumerate(translations):
         label, probability = labels.get(translation, (None, None)) if index in identifying else (None, None)
-        off = label is not None and probability >= MIN_OFF_TARGET_PROBABILITY and not identifier.is_language(label, ENGLISH)
+        off = (
+            label is not None
+            and probability >= MIN_OFF_TARGET_PROBABILITY
+            and not identifier.is_language(label, ENGLISH)
+        )
         out.append(SentenceCheck(index in copies, off, label, probability))
     return out

@@ -16,8 +16,10 @@ def comet_checkpoint(model: str | Path) -> Path:
         return path
     checkpoint = path / "checkpoints" / "model.ckpt"
     if not checkpoint.is_file():
-        raise FileNotFoundError(f"{path}: no COMET checkpoint (expected {checkpoint}); fetch the QE model "
-                                f"(translator.qe.model) or point it at a COMET model folder")
+        raise FileNotFoundError(
+            f"{path}: no COMET checkpoint (expected {checkpoint}); fetch the QE model "
+            f"(translator.qe.model) or point it at a COMET model folder"
+        )
     return checkpoint
 
 

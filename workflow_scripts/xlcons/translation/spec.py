@@ -23,13 +23,23 @@ from typing import Any
 from xlcons.fingerprint import local_content
 from xlcons.generation.base import ModelSpec, effective_max_new_tokens
 from xlcons.generation.registry import backend_info
+from xlcons.translation.registry import LLM_TRANSLATOR, TRANSLATOR_BACKENDS
 
-BACKENDS = ("transformers", "ctranslate2", "llm")
 # Model families of the sequence-to-sequence backends: how a checkpoint is told the target language.
 FAMILIES = ("nllb", "madlad")
 DTYPES = ("auto", "float32", "float16", "bfloat16")
-COMPUTE_TYPES = ("default", "auto", "int8", "int8_float16", "int8_float32", "int8_bfloat16", "int16",
-                 "float16", "bfloat16", "float32")
+COMPUTE_TYPES = (
+    "default",
+    "auto",
+    "int8",
+    "int8_float16",
+    "int8_float32",
+    "int8_bfloat16",
+    "int16",
+    "float16",
+    "bfloat16",
+    "float32",
+)
 DEFAULT_MAX_NEW_TOKENS = 256
 CT2_MARKER = "xlcons-ctranslate2.json"
 
@@ -93,24 +103,41 @@ class TranslatorSpec:
             raise TranslationError(f"translator.family must be one of {', '.join(FAMILIES)}, not {self.family!r}")
         if self.backend == "llm" and not self.llm:
             raise TranslationError("translator backend llm needs the generation model (`llm`)")
-        if self.backend not in BACKENDS:
-            raise TranslationError(f"unknown translator backend {self.backend!r}; known: {', '.join(BACKENDS)}")
+        if self.backend not in TRANSLATOR_BACKENDS:
+            raise TranslationError(
+                f"unknown translator backend {self.backend!r}; known: {', '.join(TRANSLATOR_BACKENDS)}"
+            )
         if self.dtype not in DTYPES:
             raise TranslationError(f"translator.dtype must be one of {', '.join(DTYPES)}, not {self.dtype!r}")
         if self.compute_type not in COMPUTE_TYPES:
-            raise TranslationError(f"translator.compute_type must be one of {', '.join(COMPUTE_TYPES)}, not {self.compute_type!r}")
+            raise TranslationError(
+                f"translator.compute_type must be one of {', '.join(COMPUTE_TYPES)}, not {self.compute_type!r}"
+            )
         if self.device not in ("auto", "cpu", "cuda"):
             raise TranslationError(f"translator device must be auto, cpu or cuda, not {self.device!r}")
         for name in ("beam_size", "max_batch_tokens", "max_new_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise TranslationError(f"translator.{name} must be a positive integer, not {value!r}")
-        if isinstance(self.max_input_tokens, bool) or not isinstance(self.max_input_tokens, int) or self.max_input_tokens < 3:
-            raise TranslationError(f"translator.max_input_tokens must be an integer >= 3, not {self.max_input_tokens!r}")
+        if (
+            isinstance(self.max_input_tokens, bool)
+            or not isinstance(self.max_input_tokens, int)
+            or self.max_input_tokens < 3
+        ):
+            raise TranslationError(
+                f"translator.max_input_tokens must be an integer >= 3, not {self.max_input_tokens!r}"
+            )
 
     @classmethod
-    def from_config(cls, section: Mapping[str, Any], location: str | None, ct2_location: str | None = None,
-                    *, threads: int = 0, device: str = "auto") -> TranslatorSpec:
+    def from_config(
+        cls,
+        section: Mapping[str, Any],
+        location: str | None,
+        ct2_location: str | None = None,
+        *,
+        threads: int = 0,
+        device: str = "auto",
+    ) -> TranslatorSpec:
         """From the config's ``translator`` section (defaults filled in by the schema)."""
         model = section.get("model") or {}
         model_id = model.get("hf_id") or model.get("name")
@@ -159,17 +186,21 @@ class TranslatorSpec:
             numeric = {"compute_type": self.compute_type, "weights": _ct2_quantization(self.ct2_location)}
         else:
             numeric = {"dtype": self.dtype}
-        return {
-            "model": name,
-            "revision": self.revision,
-            "backend": self.backend,
-            **numeric,
-            "device": device_kind(self.device),
-            "beam_size": self.beam_size,
-            "max_input_tokens": self.max_input_tokens,
-            "max_new_tokens": self.max_new_tokens,
-        } | ({"content": content} if content else {}) | (
-            {"family": self.family} if self.family != "nllb" else {}  # NLLB keys stay as they were
+        return (
+            {
+                "model": name,
+                "revision": self.revision,
+                "backend": self.backend,
+                **numeric,
+                "device": device_kind(self.device),
+                "beam_size": self.beam_size,
+                "max_input_tokens": self.max_input_tokens,
+                "max_new_tokens": self.max_new_tokens,
+            }
+            | ({"content": content} if content else {})
+            | (
+                {"family": self.family} if self.family != "nllb" else {}  # NLLB keys stay as they were
+            )
         )
 
     def label(self) -> str:
@@ -215,7 +246,7 @@ def _ct2_quantization(ct2_location: str | None) -> str | None:
 # The llm backend: what its spec says (its identity too, without loading anything)
 # --------------------------------------------------------------------------------------
 
-LLM_BACKEND = "llm"
+LLM_BACKEND = LLM_TRANSLATOR
 LLM_MODEL_NAME = "translator"  # the generation ModelSpec's name: what the backends' messages call it
 PLACEHOLDERS = ("source_language", "target_language", "text")
 REQUIRED_PLACEHOLDERS = ("text",)
@@ -242,7 +273,11 @@ def check_template(template: str) -> None:
         raise TranslationError("translator prompt: the template is empty")
     known = ", ".join("{" + name + "}" for name in PLACEHOLDERS)
     try:
-        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template) if name is not None]
+        fields = [
+            (name, spec, conversion)
+            for _, name, spec, conversion in string.Formatter().parse(template)
+            if name is not None
+        ]
     except ValueError as error:
         raise TranslationError(
             f"translator prompt: not a valid template ({error}); its placeholders are {known}, "
@@ -256,10 +291,14 @@ def check_template(template: str) -> None:
                 "(write a literal brace twice: {{ or }})"
             )
         if spec or conversion:
-            raise TranslationError(f"translator prompt: write the placeholder {{{name}}} plainly, without a conversion or format")
+            raise TranslationError(
+                f"translator prompt: write the placeholder {{{name}}} plainly, without a conversion or format"
+            )
     missing = [name for name in REQUIRED_PLACEHOLDERS if name not in {name for name, _, _ in fields}]
     if missing:
-        raise TranslationError(f"translator prompt: the template has no {{{missing[0]}}}, so the model would never see the sentence")
+        raise TranslationError(
+            f"translator prompt: the template has no {{{missing[0]}}}, so the model would never see the sentence"
+        )
 
 
 def model_spec(spec: TranslatorSpec) -> ModelSpec:
@@ -271,7 +310,9 @@ def model_spec(spec: TranslatorSpec) -> ModelSpec:
     except KeyError as error:
         raise TranslationError(f"translator llm: {error.args[0]}") from None
     if info.recorded:
-        raise TranslationError("translator llm: backend file serves recorded answers and cannot translate; use vllm, hf or openai")
+        raise TranslationError(
+            "translator llm: backend file serves recorded answers and cannot translate; use vllm, hf or openai"
+        )
     location = params.get("location")
     if location is None and info.local_files:
         location = params.get("path")  # params built by hand rather than by the plan

@@ -18,7 +18,7 @@ language's own splitter) and put back together with their layout.
     registry's labels as in MultiQ's fidelity; or detection is off): translated from it.
 ``other_language``
     language ID names another registry language that NLLB covers: translated from that
-    language (paper 000 would have translated it "from" the prompt language).
+    language (Gupta et al. 2025 would have translated it "from" the prompt language).
 ``untranslatable``
     language ID names a language without an NLLB code (Latin, Hawaiian, …), or a label that
     stands for no registry language, or the prompt language itself has no NLLB code. The
@@ -106,7 +106,9 @@ class DegenerationSpec:
         return cls(**{name: value for name, value in (section or {}).items() if name in cls.__dataclass_fields__})
 
     def check(self, source: str, translation: str) -> str | None:
-        return is_degenerate(source, translation, max_length_ratio=self.max_length_ratio, max_ngram_repeats=self.max_ngram_repeats)
+        return is_degenerate(
+            source, translation, max_length_ratio=self.max_length_ratio, max_ngram_repeats=self.max_ngram_repeats
+        )
 
     def attempts(self) -> list[SamplingSpec]:
         return [SamplingSpec(self.temperature, self.top_p, seed) for seed in range(self.tries)]
@@ -186,7 +188,9 @@ class SentenceTranslator:
         for start in range(0, len(missing), self.chunk_size):
             chunk = missing[start : start + self.chunk_size]
             translations = self.translator.translate(chunk, src, tgt, sampling=sampling)
-            failed = getattr(self.translator, "failed_sentences", ())  # an LLM translator's failed requests of this call
+            failed = getattr(
+                self.translator, "failed_sentences", ()
+            )  # an LLM translator's failed requests of this call
             for sentence, translation in zip(chunk, translations):
                 if sentence in failed:  # not cached: a rerun asks again
                     uncached[sentence] = translation
@@ -194,7 +198,10 @@ class SentenceTranslator:
                     self.cache.put(keys[sentence], translation)
             self.cache.flush()
             self.model_calls += len(chunk)
-        return {sentence: uncached[sentence] if sentence in uncached else self.cache.get(key) for sentence, key in keys.items()}
+        return {
+            sentence: uncached[sentence] if sentence in uncached else self.cache.get(key)
+            for sentence, key in keys.items()
+        }
 
     def translate(self, sentences: Sequence[str], src: str, tgt: str) -> list[SentenceResult]:
         """One result per sentence (NLLB codes ``src`` → ``tgt``), degenerate ones repaired."""
@@ -220,8 +227,14 @@ class SentenceTranslator:
             if not pending:
                 break
         if broken:
-            log.info("%s→%s: %d of %d distinct sentences degenerate, %d repaired", src, tgt, len(broken), len(unique),
-                     len(broken) - len(pending))
+            log.info(
+                "%s→%s: %d of %d distinct sentences degenerate, %d repaired",
+                src,
+                tgt,
+                len(broken),
+                len(unique),
+                len(broken) - len(pending),
+            )
         return [results[sentence] for sentence in sentences]
 
 
@@ -240,8 +253,9 @@ class TextTranslation:
         return sum(result.repaired for result in self.results)
 
 
-def translate_texts(engine: SentenceTranslator, texts: Sequence[str], lang: str, tgt_lang: str,
-                    registry: LanguageRegistry | None = None) -> list[TextTranslation]:
+def translate_texts(
+    engine: SentenceTranslator, texts: Sequence[str], lang: str, tgt_lang: str, registry: LanguageRegistry | None = None
+) -> list[TextTranslation]:
     """Split texts in registry language ``lang``, translate every sentence into ``tgt_lang``, reassemble."""
     registry = registry or LanguageRegistry.load()
     src, tgt = registry.nllb_code(lang), registry.nllb_code(tgt_lang)
@@ -273,7 +287,9 @@ def is_no_answer(row: Mapping[str, Any]) -> bool:
     return row.get("finish_reason") in NO_ANSWER_REASONS or row["response"] == NO_ANSWER or not row["response"].strip()
 
 
-def decide_source(row: Mapping[str, Any], registry: LanguageRegistry, detection: tuple[str | None, str | None, bool] | None) -> SourceDecision:
+def decide_source(
+    row: Mapping[str, Any], registry: LanguageRegistry, detection: tuple[str | None, str | None, bool] | None
+) -> SourceDecision:
     """The translation path of one response (see the module docstring).
 
     ``detection`` is (label, registry code, same-as-prompt) from language ID, or None when
@@ -331,8 +347,7 @@ def translate_responses(
         raise ValueError("detect_response_language is on, but no language identifier was given")
     detections = detect_languages(identifier, rows) if detect else [None] * len(rows)
     decisions = [
-        decide_source(row, registry, detection if detect else None)
-        for row, detection in zip(rows, detections)
+        decide_source(row, registry, detection if detect else None) for row, detection in zip(rows, detections)
     ]
     # One engine call per source language: every sentence of that language in the job at once.
     by_source: dict[str, list[int]] = {}
@@ -352,36 +367,58 @@ def translate_responses(
         else:
             text = done.text
             for number, (source, result) in enumerate(zip(done.segmented.sentences, done.results)):
-                sentences.append({
-                    "dataset": row["dataset"], "model": row["model"], "item_id": row["item_id"], "lang": row["lang"],
-                    "sentence_index": number, "source_lang": decision.response_lang, "source": source,
-                    "translation": result.translation, "degenerate_reason": result.degenerate_reason,
-                    "repaired": result.repaired, "attempts": result.attempts,
-                })
-        records.append({
-            "dataset": row["dataset"], "model": row["model"], "item_id": row["item_id"], "lang": row["lang"],
-            "response": row["response"], "translation_path": decision.path,
-            "source_lang_detected": decision.detected, "lid_label": decision.label,
-            "response_lang": decision.response_lang if decision.path != "untranslatable" else None,
-            "translation": text,
-            "n_sentences": len(done.results) if done else 0,
-            "n_degenerate": done.n_degenerate if done else 0,
-            "n_repaired": done.n_repaired if done else 0,
-            "splitter": done.segmented.splitter if done else None,
-            "translator": engine.label,
-        })
+                sentences.append(
+                    {
+                        "dataset": row["dataset"],
+                        "model": row["model"],
+                        "item_id": row["item_id"],
+                        "lang": row["lang"],
+                        "sentence_index": number,
+                        "source_lang": decision.response_lang,
+                        "source": source,
+                        "translation": result.translation,
+                        "degenerate_reason": result.degenerate_reason,
+                        "repaired": result.repaired,
+                        "attempts": result.attempts,
+                    }
+                )
+        records.append(
+            {
+                "dataset": row["dataset"],
+                "model": row["model"],
+                "item_id": row["item_id"],
+                "lang": row["lang"],
+                "response": row["response"],
+                "translation_path": decision.path,
+                "source_lang_detected": decision.detected,
+                "lid_label": decision.label,
+                "response_lang": decision.response_lang if decision.path != "untranslatable" else None,
+                "translation": text,
+                "n_sentences": len(done.results) if done else 0,
+                "n_degenerate": done.n_degenerate if done else 0,
+                "n_repaired": done.n_repaired if done else 0,
+                "splitter": done.segmented.splitter if done else None,
+                "translator": engine.label,
+            }
+        )
     counts = {path: sum(decision.path == path for decision in decisions) for path in TRANSLATION_PATHS}
     log.info("translation paths: %s", ", ".join(f"{path} {count}" for path, count in counts.items() if count))
-    return (pa.Table.from_pylist(records, schema=TRANSLATIONS),
-            pa.Table.from_pylist(sentences, schema=TRANSLATED_SENTENCES))
+    return (
+        pa.Table.from_pylist(records, schema=TRANSLATIONS),
+        pa.Table.from_pylist(sentences, schema=TRANSLATED_SENTENCES),
+    )
 
 
 def translation_counts(translations: pa.Table) -> pa.Table:
     """TRANSLATION_COUNTS: per (data set, model, language), paths and degeneration counts."""
     groups: dict[tuple[str, str, str], dict[str, int]] = {}
     for row in translations.to_pylist():
-        group = groups.setdefault((row["dataset"], row["model"], row["lang"]), dict.fromkeys(
-            ("n_responses", *TRANSLATION_PATHS, "n_sentences", "n_degenerate", "n_repaired", "n_unrepaired"), 0))
+        group = groups.setdefault(
+            (row["dataset"], row["model"], row["lang"]),
+            dict.fromkeys(
+                ("n_responses", *TRANSLATION_PATHS, "n_sentences", "n_degenerate", "n_repaired", "n_unrepaired"), 0
+            ),
+        )
         group["n_responses"] += 1
         group[row["translation_path"]] += 1
         group["n_sentences"] += row["n_sentences"]
@@ -449,8 +486,9 @@ def job_translator(params, threads: int) -> tuple[TranslatorSpec, DegenerationSp
 # --------------------------------------------------------------------------------------
 
 
-def translate_prompts(prompts: pa.Table, lang: str, engine: SentenceTranslator,
-                      registry: LanguageRegistry | None = None) -> tuple[pa.Table, list[dict[str, Any]]]:
+def translate_prompts(
+    prompts: pa.Table, lang: str, engine: SentenceTranslator, registry: LanguageRegistry | None = None
+) -> tuple[pa.Table, list[dict[str, Any]]]:
     """(PROMPTS rows in ``lang`` with source_lang en, review rows) for English PROMPTS rows."""
     rows = prompts.to_pylist()
     wrong = sorted({row["lang"] for row in rows} - {ENGLISH})
@@ -459,9 +497,16 @@ def translate_prompts(prompts: pa.Table, lang: str, engine: SentenceTranslator,
     done = translate_texts(engine, [row["prompt"] for row in rows], ENGLISH, lang, registry)
     out = [{**row, "lang": lang, "prompt": text.text, "source_lang": ENGLISH} for row, text in zip(rows, done)]
     review = [
-        {"dataset": row["dataset"], "item_id": row["item_id"], "lang": lang, "source": row["prompt"],
-         "translation": text.text, "n_sentences": len(text.results), "n_degenerate": text.n_degenerate,
-         "n_repaired": text.n_repaired}
+        {
+            "dataset": row["dataset"],
+            "item_id": row["item_id"],
+            "lang": lang,
+            "source": row["prompt"],
+            "translation": text.text,
+            "n_sentences": len(text.results),
+            "n_degenerate": text.n_degenerate,
+            "n_repaired": text.n_repaired,
+        }
         for row, text in zip(rows, done)
     ]
     return pa.Table.from_pylist(out, schema=PROMPTS), review
@@ -510,8 +555,9 @@ def run_prompt_translation_job(
 # --------------------------------------------------------------------------------------
 
 
-def round_trip(responses: pa.Table, lang: str, engine: SentenceTranslator,
-               registry: LanguageRegistry | None = None) -> pa.Table:
+def round_trip(
+    responses: pa.Table, lang: str, engine: SentenceTranslator, registry: LanguageRegistry | None = None
+) -> pa.Table:
     """ROUND_TRIPS for English RESPONSES rows through ``lang``.
 
     The way back is what the stage does to a response in ``lang``: the pivot text is split
@@ -529,15 +575,22 @@ def round_trip(responses: pa.Table, lang: str, engine: SentenceTranslator,
     records = []
     for index, row in enumerate(rows):
         there, home = done.get(index, (None, None))
-        records.append({
-            "dataset": row["dataset"], "model": row["model"], "item_id": row["item_id"], "lang": lang,
-            "response": row["response"], "translation_path": "round_trip" if there else "no_answer",
-            "pivot": there.text if there else NO_ANSWER, "round_trip": home.text if home else NO_ANSWER,
-            "n_sentences": len(there.results) if there else 0,
-            "n_degenerate": there.n_degenerate + home.n_degenerate if there else 0,
-            "n_repaired": there.n_repaired + home.n_repaired if there else 0,
-            "translator": engine.label,
-        })
+        records.append(
+            {
+                "dataset": row["dataset"],
+                "model": row["model"],
+                "item_id": row["item_id"],
+                "lang": lang,
+                "response": row["response"],
+                "translation_path": "round_trip" if there else "no_answer",
+                "pivot": there.text if there else NO_ANSWER,
+                "round_trip": home.text if home else NO_ANSWER,
+                "n_sentences": len(there.results) if there else 0,
+                "n_degenerate": there.n_degenerate + home.n_degenerate if there else 0,
+                "n_repaired": there.n_repaired + home.n_repaired if there else 0,
+                "translator": engine.label,
+            }
+        )
     return pa.Table.from_pylist(records, schema=ROUND_TRIPS)
 
 

@@ -48,8 +48,9 @@ Greedy decoding in float32 gives the same tokens in both backends (tested on the
 NLLB and the tiny MADLAD); beam search (``beam_size`` > 1) is close but not guaranteed
 identical, because the two libraries stop and normalise beams differently.
 
-Backends register by name (``@register``); ``load_translator(spec)`` builds the one a
-spec names. ``TranslatorSpec.identity()`` is what makes two translations comparable (the
+Backends register by name (``@register``), each with its entry in
+:mod:`xlcons.translation.registry` naming its module; ``load_translator(spec)`` builds the
+one a spec names. ``TranslatorSpec.identity()`` is what makes two translations comparable (the
 cache key of the translation stage): model, backend, numeric type, device kind and every
 decoding parameter (and the family, when it is not ``nllb``, so NLLB keys stay as they
 were), never the directory the files happen to lie in.
@@ -73,8 +74,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from xlcons.translation.registry import TRANSLATOR_BACKENDS
 from xlcons.translation.spec import (
-    BACKENDS,
     CT2_MARKER,
     SamplingSpec,
     TranslationError,
@@ -85,8 +86,14 @@ from xlcons.translation.spec import (
 log = logging.getLogger(__name__)
 
 # Tokenizer files copied into a converted CTranslate2 model (those the checkpoint has).
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "sentencepiece.bpe.model", "spiece.model",
-                   "special_tokens_map.json", "added_tokens.json")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "sentencepiece.bpe.model",
+    "spiece.model",
+    "special_tokens_map.json",
+    "added_tokens.json",
+)
 
 
 def madlad_tags(code: str) -> list[str]:
@@ -144,7 +151,9 @@ class Translator(ABC):
 
     # -- the interface
 
-    def translate(self, sentences: Sequence[str], src: str, tgt: str, *, sampling: SamplingSpec | None = None) -> list[str]:
+    def translate(
+        self, sentences: Sequence[str], src: str, tgt: str, *, sampling: SamplingSpec | None = None
+    ) -> list[str]:
         """One translation per sentence, in order. ``src``/``tgt`` are NLLB codes."""
         sentences = [str(sentence) for sentence in sentences]
         src_id, tgt_id = self.language_tags(src, tgt)
@@ -189,12 +198,15 @@ class Translator(ABC):
                 if token_id is not None and token_id != unknown:
                     return token_id
             raise TranslationError(
-                f"the MADLAD translator's tokenizer has no target-language tag for {code!r} (tried {', '.join(tried)}): "
-                "MADLAD-400 does not cover it under these names; translate it with an NLLB translator"
+                "the MADLAD translator's tokenizer has no target-language tag "
+                f"for {code!r} (tried {', '.join(tried)}): MADLAD-400 does not "
+                "cover it under these names; translate it with an NLLB translator"
             )
         token_id = self.tokenizer.convert_tokens_to_ids(code)
         if token_id is None or token_id == unknown:
-            raise TranslationError(f"the translator's tokenizer has no language code {code!r} (is it an NLLB-200 code?)")
+            raise TranslationError(
+                f"the translator's tokenizer has no language code {code!r} (is it an NLLB-200 code?)"
+            )
         return token_id
 
     def encode(self, sentences: Sequence[str], src_id: int) -> list[list[int]]:
@@ -246,13 +258,14 @@ class Translator(ABC):
     # -- what a backend implements
 
     @abstractmethod
-    def _generate(self, batch: Sequence[Sequence[int]], tgt: str, tgt_id: int | None, sampling: SamplingSpec | None) -> list[list[int]]:
+    def _generate(
+        self, batch: Sequence[Sequence[int]], tgt: str, tgt_id: int | None, sampling: SamplingSpec | None
+    ) -> list[list[int]]:
         """Decode one batch of source ids; return each output's content ids (``content_ids``).
         ``tgt_id`` is the tag to force as the output's first token, None when nothing is (MADLAD)."""
 
 
-TRANSLATORS: dict[str, type[Translator]] = {}
-TRANSLATOR_MODULES = {name: "xlcons.translation.translators" for name in BACKENDS} | {"llm": "xlcons.translation.llm_translator"}
+TRANSLATORS: dict[str, type[Translator]] = {}  # filled by @register as each backend's module is imported
 
 
 def register(cls: type[Translator]) -> type[Translator]:
@@ -262,10 +275,13 @@ def register(cls: type[Translator]) -> type[Translator]:
 
 
 def translator_class(name: str) -> type[Translator]:
+    """The class of a translator backend, its module (its registry entry's) imported first."""
     if name not in TRANSLATORS:
-        if name not in TRANSLATOR_MODULES:
-            raise TranslationError(f"unknown translator backend {name!r}; known: {', '.join(sorted(TRANSLATOR_MODULES))}")
-        importlib.import_module(TRANSLATOR_MODULES[name])
+        if name not in TRANSLATOR_BACKENDS:
+            raise TranslationError(
+                f"unknown translator backend {name!r}; known: {', '.join(sorted(TRANSLATOR_BACKENDS))}"
+            )
+        importlib.import_module(TRANSLATOR_BACKENDS[name].module)
     return TRANSLATORS[name]
 
 
@@ -297,7 +313,9 @@ class TransformersTranslator(Translator):
 
         self.torch = torch
         if spec.location is None or not Path(spec.location).is_dir():
-            raise TranslationError(f"translator: no checkpoint directory at {spec.location!r}; fetch the model or fix its path")
+            raise TranslationError(
+                f"translator: no checkpoint directory at {spec.location!r}; fetch the model or fix its path"
+            )
         device = device_kind(spec.device)
         if device == "cuda" and not torch.cuda.is_available():
             raise TranslationError("translator: device cuda asked for, but no CUDA device is available")
@@ -313,7 +331,9 @@ class TransformersTranslator(Translator):
         try:
             model = AutoModelForSeq2SeqLM.from_pretrained(spec.location, **kwargs)
         except (OSError, ValueError) as error:
-            raise TranslationError(f"translator: cannot load a sequence-to-sequence model from {spec.location}: {error}") from error
+            raise TranslationError(
+                f"translator: cannot load a sequence-to-sequence model from {spec.location}: {error}"
+            ) from error
         if not spread:
             model = model.to(device)
         self.model = model.eval()
@@ -322,8 +342,14 @@ class TransformersTranslator(Translator):
         if self.start_id is None:
             self.start_id = self.model.config.decoder_start_token_id
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.eos_id
-        log.info("translator: %s (%s) on %s, %s%s", type(self.model).__name__, spec.location, device, dtype,
-                 f", spread over {torch.cuda.device_count()} GPUs" if spread else "")
+        log.info(
+            "translator: %s (%s) on %s, %s%s",
+            type(self.model).__name__,
+            spec.location,
+            device,
+            dtype,
+            f", spread over {torch.cuda.device_count()} GPUs" if spread else "",
+        )
 
     def _generate(self, batch, tgt, tgt_id, sampling):
         torch = self.torch
@@ -393,16 +419,26 @@ class CTranslate2Translator(Translator):
         if device == "cuda" and ctranslate2.get_cuda_device_count() == 0:
             raise TranslationError("translator: device cuda asked for, but CTranslate2 sees no CUDA device")
         if spec.gpus > 1:
-            log.warning("translator: the ctranslate2 backend uses one GPU; gpus=%d is for the transformers MoE", spec.gpus)
+            log.warning(
+                "translator: the ctranslate2 backend uses one GPU; gpus=%d is for the transformers MoE", spec.gpus
+            )
         ctranslate2.set_random_seed(self.STREAM_SEED)  # read by the worker thread at its first draw
         try:
             self.model = ctranslate2.Translator(
-                spec.ct2_location, device=device, device_index=0, compute_type=spec.compute_type,
-                inter_threads=1, intra_threads=spec.threads,
+                spec.ct2_location,
+                device=device,
+                device_index=0,
+                compute_type=spec.compute_type,
+                inter_threads=1,
+                intra_threads=spec.threads,
             )
         except (RuntimeError, ValueError) as error:
-            raise TranslationError(f"translator: cannot load the CTranslate2 model {spec.ct2_location}: {error}") from error
-        log.info("translator: CTranslate2 %s on %s, compute type %s", spec.ct2_location, device, self.model.compute_type)
+            raise TranslationError(
+                f"translator: cannot load the CTranslate2 model {spec.ct2_location}: {error}"
+            ) from error
+        log.info(
+            "translator: CTranslate2 %s on %s, compute type %s", spec.ct2_location, device, self.model.compute_type
+        )
 
     def _generate(self, batch, tgt, tgt_id, sampling):
         source = [self.tokenizer.convert_ids_to_tokens(list(ids)) for ids in batch]
@@ -417,8 +453,9 @@ class CTranslate2Translator(Translator):
         if sampling is None:
             kwargs["beam_size"] = self.spec.beam_size
         else:
-            kwargs.update(beam_size=1, sampling_topk=0, sampling_topp=sampling.top_p,
-                          sampling_temperature=sampling.temperature)
+            kwargs.update(
+                beam_size=1, sampling_topk=0, sampling_topp=sampling.top_p, sampling_temperature=sampling.temperature
+            )
         results = self.model.translate_batch(source, **kwargs)
         outputs = []
         for result in results:

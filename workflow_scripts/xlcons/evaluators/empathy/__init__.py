@@ -1,4 +1,4 @@
-"""Empathy consistency (paper 000): EPITOME's three mechanisms as classifiers, and profiles.
+"""Empathy consistency (Gupta et al. 2025): EPITOME's three mechanisms as classifiers, and profiles.
 
 `xlcons.datasets.epitome` (a data set module, below the evaluators) reads the EPITOME Reddit
 release, joins its three mechanism files and holds the seeker-post-level train/dev/test

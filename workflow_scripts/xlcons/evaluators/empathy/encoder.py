@@ -3,7 +3,7 @@
 Any encoder that `AutoModelForSequenceClassification` can load (a Hub name or a local
 directory) gets a fresh two-way head and is fine-tuned with transformers' `Trainer`; the
 pair is encoded as the tokenizer's sequence pair (``[CLS] seeker [SEP] response [SEP]``),
-truncating the longer side first. Paper 000 fine-tuned ModernBERT-large with lr 2.5e-5 for
+truncating the longer side first. Gupta et al. 2025 fine-tuned ModernBERT-large with lr 2.5e-5 for
 10 epochs (ER, IP) and 5.5e-5 for 5 epochs (EX), then retrained on train+dev
 (:data:`PAPER_HYPERPARAMETERS`; which examples are trained on is `training`'s business).
 

@@ -4,12 +4,12 @@ For a response r to seeker post s, the empathy profile is e(r) = [f_ER(s, r), f_
 f_EX(s, r)], one 0/1 per EPITOME mechanism. For every item and language l, the model's
 English response r_en and its response in l, translated back to English (r̂_l), are
 profiled with the same classifiers and the same English seeker post s, and the item is
-consistent in l when e(r_en) == e(r̂_l) (paper 000). A language's consistency is the share
+consistent in l when e(r_en) == e(r̂_l) (Gupta et al. 2025). A language's consistency is the share
 of its scored items that are consistent; the per-mechanism agreement is the share whose
 labels agree for that mechanism.
 
 Which (item, language) cells are scored. A cell is excluded, with the first reason that
-applies in this order (EMPATHY_EXCLUSIONS in xlcons.schemas):
+applies in this order (EMPATHY_EXCLUSIONS in xlcons.evaluators.empathy.tables):
 
 ``missing_prompt``       no English seeker post for the item;
 ``missing_english``      the model has no English response for the item;
@@ -36,15 +36,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from xlcons.datasets.epitome import MECHANISMS, label_combination
-from xlcons.schemas import (
-    EMPATHY_EXCLUSIONS,
-    EMPATHY_ITEMS,
-    EMPATHY_SCORES,
-    NO_ANSWER,
-    PROMPTS,
-    RESPONSES,
-    TRANSLATIONS,
-)
+from xlcons.evaluators.empathy.tables import EMPATHY_EXCLUSIONS, EMPATHY_ITEMS, EMPATHY_SCORES
+from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 
 LOWER = {mechanism: mechanism.lower() for mechanism in MECHANISMS}
@@ -268,4 +261,6 @@ def rule_empathy_consistency(smk) -> None:
     """Rule empathy_consistency: EPITOME profiles of one model's English and translated answers."""
     inputs, output = smk.input, smk.output
     classifiers = dict(zip(("ER", "IP", "EX"), inputs.classifiers))
-    run_empathy_job(classifiers, inputs.prompts, inputs.english, inputs.translations, output.per_item, out_scores=output.scores)
+    run_empathy_job(
+        classifiers, inputs.prompts, inputs.english, inputs.translations, output.per_item, out_scores=output.scores
+    )

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 EVALUATION_NAME = "evaluation.json"
 TRAIN_ON = ("train", "train+dev")
-# Paper 000's test scores of its ModernBERT-large classifiers (%): F1 and accuracy.
+# Gupta et al. 2025's test scores of its ModernBERT-large classifiers (%): F1 and accuracy.
 PAPER_TEST_SCORES = {
     "ER": {"f1": 86.1, "accuracy": 87.2},
     "IP": {"f1": 87.3, "accuracy": 87.4},
@@ -146,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     test = evaluation["test"]
     print(
         f"{args.mechanism} {args.kind}: test accuracy {test['accuracy']:.3f}, macro-F1 {test['macro_f1']:.3f}, "
-        f"positive F1 {test['positive_f1']:.3f} (paper F1/acc {evaluation['paper_test']['f1']}/{evaluation['paper_test']['accuracy']})"
+        f"positive F1 {test['positive_f1']:.3f} (paper F1/acc "
+        f"{evaluation['paper_test']['f1']}/{evaluation['paper_test']['accuracy']})"
     )
     return 0
 

@@ -1,4 +1,4 @@
-"""Information consistency (paper 000, FActScore-style; METHODS.md §1).
+"""Information consistency (Gupta et al. 2025, FActScore-style; docs/methods.md §1).
 
 An LLM lists the atomic facts of the English response r_en(x) and of the English
 translation r̂_l(x) of the response in language l, sentence by sentence; the same LLM

@@ -16,7 +16,20 @@ NOT_SUPPORTED = "not_supported"
 UNPARSEABLE = "unparseable"
 VERDICTS = (SUPPORTED, NOT_SUPPORTED, UNPARSEABLE)
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "`": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"'})
+_QUOTES = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "`": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+    }
+)
 
 # -- fact lists ---------------------------------------------------------------------------
 
@@ -32,7 +45,8 @@ _MARKER = re.compile(
 _HEADER = re.compile(
     r"^(?:(?:here\s+(?:are|is)|these\s+are|below\s+(?:are|is))\s+)?(?:the\s+)?(?:list\s+of\s+(?:the\s+)?)?"
     r"(?:(?:extracted|atomic|individual)\s+)*(?:facts?|claims?|answer|output)"
-    r"(?:\s+(?:stated|contained|found|listed))?(?:\s+(?:in|of|from)\s+the\s+(?:marked\s+)?sentence)?(?:\s+(?:are|is))?\s*:\s*",
+    r"(?:\s+(?:stated|contained|found|listed))?(?:\s+(?:in|of|from)\s+the\s+(?:marked\s+)?sentence)?"
+    r"(?:\s+(?:are|is))?\s*:\s*",
     re.IGNORECASE,
 )
 # The whole answer, or one line, says there is nothing to list.
@@ -41,7 +55,8 @@ _NO_FACTS = re.compile(
     r"|no\s+(?:atomic\s+|extractable\s+|verifiable\s+)?(?:facts?|claims?)(?:\s+.*)?"
     r"|there\s+(?:are|is)\s+no\s+(?:atomic\s+)?(?:facts?|claims?).*"
     r"|(?:the|this)\s+(?:marked\s+)?sentence\s+(?:states|contains|has|makes|includes)\s+no\s+.*"
-    r"|(?:the|this)\s+(?:marked\s+)?sentence\s+(?:does\s+not|doesn't)\s+(?:state|contain|have|make)\s+(?:any\s+)?(?:atomic\s+)?(?:facts?|claims?).*)$",
+    r"|(?:the|this)\s+(?:marked\s+)?sentence\s+(?:does\s+not|doesn't)\s+(?:state|contain|have|make)"
+    r"\s+(?:any\s+)?(?:atomic\s+)?(?:facts?|claims?).*)$",
     re.IGNORECASE,
 )
 # Lines that talk about the answer instead of being part of it.
@@ -127,7 +142,7 @@ def parse_facts(text: str | None, *, truncated: bool = False, max_facts: int | N
             break
         header = _HEADER.match(line)
         if header and not _is_list_line(line):
-            line = line[header.end():].strip()
+            line = line[header.end() :].strip()
             if not line:
                 continue
         lines.append((line, _is_list_line(line)))
@@ -140,7 +155,7 @@ def parse_facts(text: str | None, *, truncated: bool = False, max_facts: int | N
         fact = _clean(line)
         header = _HEADER.match(fact)
         if header:
-            fact = fact[header.end():].strip()
+            fact = fact[header.end() :].strip()
         if not fact or not _LETTER.search(fact):
             continue
         if _NO_FACTS.match(fact.rstrip(".! ")) or _REFUSAL_LINE.match(fact):
@@ -161,7 +176,8 @@ def parse_facts(text: str | None, *, truncated: bool = False, max_facts: int | N
 
 _MARKUP = re.compile(r"[*_#>~|\[\](){}]+")
 _LABEL = re.compile(
-    r"^(?:(?:my|the|final|short)\s+)*(?:answer|verdict|response|output|judg(?:e)?ment|result|assessment|evaluation|decision|label)"
+    r"^(?:(?:my|the|final|short)\s+)*"
+    r"(?:answer|verdict|response|output|judg(?:e)?ment|result|assessment|evaluation|decision|label)"
     r"\s*(?:is\s*)?[:\-\u2013\u2014=]\s*"
 )
 _LEADING_JUNK = re.compile(r"^[\s\"'.,:;!?\-\u2013\u2014=]+")
@@ -173,17 +189,24 @@ _LEADING_SUPPORTED = re.compile(r"^(?:fully\s+|directly\s+)?(?:supported|yes|tru
 # The two answer options written side by side: the instruction echoed, not a verdict.
 _ECHO = re.compile(r"^(?:not\s+)?supported\s*(?:,|/|or\b|and\b)\s*(?:not\s+)?supported\b")
 _UNSURE = re.compile(
-    r"\b(?:cannot|can't|can\s+not|unable\s+to|impossible\s+to)\s+(?:be\s+)?(?:determine|determined|tell|say|decide|judge|verify|verified)\b"
+    r"\b(?:cannot|can't|can\s+not|unable\s+to|impossible\s+to)\s+(?:be\s+)?"
+    r"(?:determine|determined|tell|say|decide|judge|verify|verified)\b"
     r"|\b(?:not\s+sure|unsure|unclear|uncertain|undetermined)\b"
 )
 _MENTION = re.compile(
     r"(?P<neg>(?:\bnot|n't)\s+(?:be\s+|been\s+)?(?:fully\s+|directly\s+)?supported\b|\bunsupported\b|\bnot_supported\b"
-    r"|\bpartially\s+supported\b|\bnot\s+(?:mentioned|stated)\b|(?:\bdoes\s+not|\bdoesn't|\bdo\s+not|\bdon't)\s+(?:mention|state|support|say)\b"
+    r"|\bpartially\s+supported\b|\bnot\s+(?:mentioned|stated)\b"
+    r"|(?:\bdoes\s+not|\bdoesn't|\bdo\s+not|\bdon't)\s+(?:mention|state|support|say)\b"
     r"|\bcontradict\w*|\brefute\w*|\bfalse\b|\bno\b)"
     r"|(?P<pos>\bsupported\b|\bsupports\b|\btrue\b|\byes\b|\bentail\w*)"
 )
 _SENTENCE_END = re.compile(r"[.!?;:,\n]+\s*")
-_BARE = {"supported": SUPPORTED, "not supported": NOT_SUPPORTED, "unsupported": NOT_SUPPORTED, "not_supported": NOT_SUPPORTED}
+_BARE = {
+    "supported": SUPPORTED,
+    "not supported": NOT_SUPPORTED,
+    "unsupported": NOT_SUPPORTED,
+    "not_supported": NOT_SUPPORTED,
+}
 
 
 def _normalise(text: str) -> str:

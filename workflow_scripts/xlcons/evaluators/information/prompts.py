@@ -33,13 +33,13 @@ EXTRACTION_INSTRUCTION = (
     "relation) and can be understood and checked on its own.\n\n"
     "You are given a response and one sentence taken from it, marked with >>> and <<<. "
     "List the atomic facts stated in the marked sentence, and only those. Read the rest of "
-    "the response only to find out what words such as \"it\", \"they\" or \"this method\" "
+    'the response only to find out what words such as "it", "they" or "this method" '
     "refer to, and write the full name instead, so that every fact makes sense without the "
     "response. Do not add facts from other sentences or from your own knowledge. Greetings, "
     "opinions, offers of help, questions to the reader, headings without a claim, and "
     "statements the writer makes about itself (for example that it cannot answer) are not "
     "facts.\n\n"
-    "Write one fact per line, each line starting with \"- \". If the marked sentence states "
+    'Write one fact per line, each line starting with "- ". If the marked sentence states '
     "no fact, write only: None"
 )
 
@@ -84,8 +84,8 @@ NO_FACTS_ANSWER = "None"
 
 VERIFICATION_HEADER = "Read the following text. Afterwards you will judge one statement against it."
 VERIFICATION_INSTRUCTION = (
-    "Is the statement below supported by the text above? Answer \"Supported\" if the text "
-    "says it, or if it follows directly from what the text says. Answer \"Not supported\" if "
+    'Is the statement below supported by the text above? Answer "Supported" if the text '
+    'says it, or if it follows directly from what the text says. Answer "Not supported" if '
     "the text contradicts it or does not mention it. Judge only by the text, not by what you "
     "know yourself. Reply with exactly one of: Supported, Not supported."
 )
@@ -104,7 +104,9 @@ def _task(response: str, sentence: str) -> str:
 
 
 def _demonstrations() -> str:
-    return "\n\n".join(f"{_task(response, sentence)}\n{_facts_block(facts)}" for response, sentence, facts in EXTRACTION_DEMONSTRATIONS)
+    return "\n\n".join(
+        f"{_task(response, sentence)}\n{_facts_block(facts)}" for response, sentence, facts in EXTRACTION_DEMONSTRATIONS
+    )
 
 
 _EXTRACTION_PREFIX = f"{EXTRACTION_INSTRUCTION}\n\n{_demonstrations()}\n\n"
@@ -117,4 +119,7 @@ def extraction_prompt(response: str, sentence: str) -> str:
 
 def verification_prompt(context: str, fact: str) -> str:
     """The prompt asking whether `context` supports `fact` (context first, fact last)."""
-    return f"{VERIFICATION_HEADER}\n\nText:\n{context.strip()}\n\n{VERIFICATION_INSTRUCTION}\n\nStatement: {_one_line(fact)}\nAnswer:"
+    return (
+        f"{VERIFICATION_HEADER}\n\nText:\n{context.strip()}\n\n{VERIFICATION_INSTRUCTION}\n\nStatement: "
+        f"{_one_line(fact)}\nAnswer:"
+    )

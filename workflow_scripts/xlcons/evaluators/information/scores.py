@@ -1,6 +1,6 @@
 """Precision, recall and F1 of one item, the rule for sides without facts, and the language scores.
 
-Notation (METHODS.md §1): for item x in language l, the *English* side is r_en(x) and the
+Notation (docs/methods.md §1): for item x in language l, the *English* side is r_en(x) and the
 *translated* side is r̂_l(x) (for the translationese check: the original English response
 and its en→l→en round trip).
 
@@ -55,7 +55,7 @@ are counted by reason in the language table; a language whose items are all excl
 has null C^P, C^R, F and mean F1 and ``n_scored`` 0.
 
 **Unparseable verdicts** count as *not supported* (the verifier did not confirm the
-fact; as paper 004's normaliser, an unreadable verdict is not a positive one) and are
+fact; as Holtermann et al. 2024's normaliser, an unreadable verdict is not a positive one) and are
 counted per item (``n_unparseable``) and per language, so their share can be checked.
 """
 
@@ -70,7 +70,8 @@ from typing import Any
 import pyarrow as pa
 
 from xlcons.evaluators.information.parsing import SUPPORTED
-from xlcons.schemas import INFORMATION_ITEMS, INFORMATION_SCORES, NO_ANSWER
+from xlcons.evaluators.information.tables import INFORMATION_ITEMS, INFORMATION_SCORES
+from xlcons.schemas import NO_ANSWER
 
 FACTS = "facts"
 NO_FACTS = "no_facts"
@@ -82,8 +83,10 @@ EXCLUSION_REASONS = (EXTRACTION_FAILED, NO_ANSWER_STATUS, REFUSAL, NO_FACTS)
 
 REFUSAL_MAX_CHARS = 300
 _REFUSAL_START = re.compile(
-    r"^(?:i\s*(?:'m|am)\s+(?:so\s+|very\s+)?(?:sorry|afraid|unable|not\s+able)\b|sorry\b|my\s+apologies\b|i\s+apologi[sz]e\b"
-    r"|i\s+(?:cannot|can't|can\s+not|won't|will\s+not|must\s+decline|am\s+not\s+allowed)\b|as\s+an\s+ai\b|unfortunately,?\s+i\b)",
+    r"^(?:i\s*(?:'m|am)\s+(?:so\s+|very\s+)?(?:sorry|afraid|unable|not\s+able)\b"
+    r"|sorry\b|my\s+apologies\b|i\s+apologi[sz]e\b"
+    r"|i\s+(?:cannot|can't|can\s+not|won't|will\s+not|must\s+decline|am\s+not\s+allowed)\b"
+    r"|as\s+an\s+ai\b|unfortunately,?\s+i\b)",
     re.IGNORECASE,
 )
 _MARKUP = re.compile(r"[*_#>`\"\u201c\u201d]+")
@@ -159,7 +162,9 @@ def exclusion_reason(english_status: str, translated_status: str) -> str | None:
     return NO_FACTS
 
 
-def score_item(english_status: str, translated_status: str, english_verdicts: Sequence[str], translated_verdicts: Sequence[str]) -> ItemScore:
+def score_item(
+    english_status: str, translated_status: str, english_verdicts: Sequence[str], translated_verdicts: Sequence[str]
+) -> ItemScore:
     """P, R and F1 of one item from the sides' statuses and verdicts.
 
     `english_verdicts` are the verdicts on the English side's facts (checked against the
@@ -169,7 +174,9 @@ def score_item(english_status: str, translated_status: str, english_verdicts: Se
     for status in (english_status, translated_status):
         if status not in SIDE_STATUSES:
             raise ValueError(f"unknown side status {status!r}; known: {SIDE_STATUSES}")
-    unparseable = sum(verdict not in (SUPPORTED, "not_supported") for verdict in [*english_verdicts, *translated_verdicts])
+    unparseable = sum(
+        verdict not in (SUPPORTED, "not_supported") for verdict in [*english_verdicts, *translated_verdicts]
+    )
     supported_english = sum(verdict == SUPPORTED for verdict in english_verdicts)
     supported_translated = sum(verdict == SUPPORTED for verdict in translated_verdicts)
     reason = exclusion_reason(english_status, translated_status)
@@ -181,7 +188,16 @@ def score_item(english_status: str, translated_status: str, english_verdicts: Se
         raise ValueError("both sides have facts, so both need verdicts")
     precision = supported_translated / len(translated_verdicts)
     recall = supported_english / len(english_verdicts)
-    return ItemScore(precision, recall, f1_score(precision, recall), False, None, supported_english, supported_translated, unparseable)
+    return ItemScore(
+        precision,
+        recall,
+        f1_score(precision, recall),
+        False,
+        None,
+        supported_english,
+        supported_translated,
+        unparseable,
+    )
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -192,7 +208,9 @@ def format_reasons(reasons: Counter) -> str | None:
     """``"reason:count; ..."``, most frequent first (ties by name); None when there are none."""
     if not reasons:
         return None
-    return "; ".join(f"{reason}:{count}" for reason, count in sorted(reasons.items(), key=lambda pair: (-pair[1], pair[0])))
+    return "; ".join(
+        f"{reason}:{count}" for reason, count in sorted(reasons.items(), key=lambda pair: (-pair[1], pair[0]))
+    )
 
 
 _GROUP = ("dataset", "model", "lang", "comparison", "evaluator_model")

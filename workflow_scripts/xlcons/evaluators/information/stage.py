@@ -54,6 +54,7 @@ from xlcons.evaluators.information.scores import (
     score_item,
     side_status,
 )
+from xlcons.evaluators.information.tables import INFORMATION_FACTS, INFORMATION_ITEMS, INFORMATION_SCORES
 from xlcons.generation.base import (
     Backend,
     ModelSpec,
@@ -65,15 +66,7 @@ from xlcons.generation.base import (
 )
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.stage import check_failures, generate_missing, log_engine_stats
-from xlcons.schemas import (
-    INFORMATION_FACTS,
-    INFORMATION_ITEMS,
-    INFORMATION_SCORES,
-    NO_TEXT_REASONS,
-    RESPONSES,
-    ROUND_TRIPS,
-    TRANSLATIONS,
-)
+from xlcons.schemas import NO_TEXT_REASONS, RESPONSES, ROUND_TRIPS, TRANSLATIONS
 from xlcons.segmentation import split_sentences
 from xlcons.tables import read_table, write_table
 
@@ -132,30 +125,61 @@ class _Side:
 
 
 def pairs_from_translations(english_responses: pa.Table, translations: pa.Table) -> list[Pair]:
-    """One pair per TRANSLATIONS row, with the English RESPONSES row of the same item (rows in other languages ignored)."""
+    """One pair per TRANSLATIONS row, with the English RESPONSES row of the same item (rows in
+    other languages ignored)."""
     english: dict[tuple[str, str], Mapping[str, Any]] = {}
     for row in english_responses.select(["dataset", "model", "item_id", "lang", "response"]).to_pylist():
         if row["lang"] == "en":
             english[(row["dataset"], row["item_id"])] = row
     pairs, missing = [], []
-    for row in translations.select(["dataset", "model", "item_id", "lang", "translation", "translation_path"]).to_pylist():
+    for row in translations.select(
+        ["dataset", "model", "item_id", "lang", "translation", "translation_path"]
+    ).to_pylist():
         reference = english.get((row["dataset"], row["item_id"]))
         if reference is None:
             missing.append(f"{row['dataset']}/{row['item_id']}")
             continue
         if reference["model"] != row["model"]:
-            raise InformationError(f"translations of model '{row['model']}' compared with English responses of model '{reference['model']}'")
-        pairs.append(Pair(row["dataset"], row["model"], row["item_id"], row["lang"], TRANSLATION, reference["response"], row["translation"], row["translation_path"]))
+            raise InformationError(
+                f"translations of model '{row['model']}' compared with "
+                f"English responses of model '{reference['model']}'"
+            )
+        pairs.append(
+            Pair(
+                row["dataset"],
+                row["model"],
+                row["item_id"],
+                row["lang"],
+                TRANSLATION,
+                reference["response"],
+                row["translation"],
+                row["translation_path"],
+            )
+        )
     if missing:
-        raise InformationError(f"no English response for {sorted(set(missing))[:10]}; information consistency needs the English response of every translated item")
+        raise InformationError(
+            f"no English response for {sorted(set(missing))[:10]}; information "
+            "consistency needs the English response of every translated item"
+        )
     return pairs
 
 
 def pairs_from_round_trips(round_trips: pa.Table) -> list[Pair]:
     """One pair per ROUND_TRIPS row: the original English response against its round trip."""
     return [
-        Pair(row["dataset"], row["model"], row["item_id"], row["lang"], ROUND_TRIP, row["response"], row["round_trip"], row["translation_path"])
-        for row in round_trips.select(["dataset", "model", "item_id", "lang", "response", "round_trip", "translation_path"]).to_pylist()
+        Pair(
+            row["dataset"],
+            row["model"],
+            row["item_id"],
+            row["lang"],
+            ROUND_TRIP,
+            row["response"],
+            row["round_trip"],
+            row["translation_path"],
+        )
+        for row in round_trips.select(
+            ["dataset", "model", "item_id", "lang", "response", "round_trip", "translation_path"]
+        ).to_pylist()
     ]
 
 
@@ -205,15 +229,26 @@ class _Answerer:
         if not prompts:
             return []
         cap = effective_max_new_tokens(self.spec, max_new_tokens)
-        requests = build_requests(self.spec, [{"item_id": item, "lang": lang, "prompt": prompt} for item, lang, prompt in prompts], cap)
+        requests = build_requests(
+            self.spec, [{"item_id": item, "lang": lang, "prompt": prompt} for item, lang, prompt in prompts], cap
+        )
         missing = {request.key: request for request in requests if request.key not in self.cache}
         self.requested.update(request.key for request in requests)
         self.generated += len(missing)
-        log.info("%s: %d %s prompts (%d distinct), %d to generate", self.spec.name, len(requests), what, len({r.key for r in requests}), len(missing))
+        log.info(
+            "%s: %d %s prompts (%d distinct), %d to generate",
+            self.spec.name,
+            len(requests),
+            what,
+            len({r.key for r in requests}),
+            len(missing),
+        )
         unkept = generate_missing(self.spec, requests, self.cache, self._factory)
         results = [unkept.get(request.key) or self.cache.get(request.key) for request in requests]
         for (item, lang, _), result in zip(prompts, results):
-            self.outcomes.setdefault(result.key, (result.finish_reason, {"item_id": item, "lang": lang, "error": result.error}))
+            self.outcomes.setdefault(
+                result.key, (result.finish_reason, {"item_id": item, "lang": lang, "error": result.error})
+            )
         return results
 
     def check_failures(self, max_failed_share: float | None) -> None:
@@ -260,7 +295,12 @@ def score_pairs(
     With `max_failed_share`, more failed requests (finish reason ``error``) than that share raise
     FailedRequests once every request was made, instead of scoring the items as failed extractions."""
     if not llm_spec.decoding.greedy:
-        log.warning("%s: the information evaluator samples (temperature %s); extraction and verification are then not deterministic", llm_spec.name, llm_spec.decoding.temperature)
+        log.warning(
+            "%s: the information evaluator samples (temperature %s); "
+            "extraction and verification are then not deterministic",
+            llm_spec.name,
+            llm_spec.decoding.temperature,
+        )
     evaluator = evaluator_model_name(llm_spec)
     answerer = _Answerer(llm_spec, cache_path, backend_factory)
     try:
@@ -273,12 +313,25 @@ def score_pairs(
     items, facts = [], []
     for pair, (english, translated) in zip(pairs, sides):
         keys = (pair.dataset, pair.model, pair.item_id, pair.lang)
-        score = score_item(english.status, translated.status, [f.verdict for f in english.facts if f.verdict != UNCHECKED], [f.verdict for f in translated.facts if f.verdict != UNCHECKED])
+        score = score_item(
+            english.status,
+            translated.status,
+            [f.verdict for f in english.facts if f.verdict != UNCHECKED],
+            [f.verdict for f in translated.facts if f.verdict != UNCHECKED],
+        )
         n_calls = len(english.keys | translated.keys)
         log.info(
             "%s/%s %s [%s]: %d LLM calls, %d + %d facts, P=%s R=%s%s",
-            pair.item_id, pair.lang, pair.model, pair.comparison, n_calls, len(english.facts), len(translated.facts),
-            _fmt(score.precision), _fmt(score.recall), f" (excluded: {score.excluded_reason})" if score.excluded_reason else "",
+            pair.item_id,
+            pair.lang,
+            pair.model,
+            pair.comparison,
+            n_calls,
+            len(english.facts),
+            len(translated.facts),
+            _fmt(score.precision),
+            _fmt(score.recall),
+            f" (excluded: {score.excluded_reason})" if score.excluded_reason else "",
         )
         items.append(
             dict(
@@ -324,8 +377,15 @@ def score_pairs(
     calls = [row["n_llm_calls"] for row in items]
     if calls:
         log.info(
-            "%s: %d comparisons, %d distinct LLM prompts, %d generated in this run; LLM calls per comparison min %d, mean %.1f, max %d",
-            llm_spec.name, len(items), len(answerer.requested), answerer.generated, min(calls), sum(calls) / len(calls), max(calls),
+            "%s: %d comparisons, %d distinct LLM prompts, %d generated in "
+            "this run; LLM calls per comparison min %d, mean %.1f, max %d",
+            llm_spec.name,
+            len(items),
+            len(answerer.requested),
+            answerer.generated,
+            min(calls),
+            sum(calls) / len(calls),
+            max(calls),
         )
     return pa.Table.from_pylist(items, schema=INFORMATION_ITEMS), pa.Table.from_pylist(facts, schema=INFORMATION_FACTS)
 
@@ -334,8 +394,15 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _extract(answerer: _Answerer, pairs: Sequence[Pair], sides: Sequence[tuple[_Side, _Side]], max_new_tokens: int, max_facts: int) -> None:
-    """Fill in sentences, facts and status of every side; each distinct text's sentences are asked once, consecutively."""
+def _extract(
+    answerer: _Answerer,
+    pairs: Sequence[Pair],
+    sides: Sequence[tuple[_Side, _Side]],
+    max_new_tokens: int,
+    max_facts: int,
+) -> None:
+    """Fill in sentences, facts and status of every side; each distinct text's sentences are
+    asked once, consecutively."""
     sentences_of: dict[str, list[str]] = {}
     prompts: list[tuple[str, str, str]] = []
     slots: dict[tuple[str, int], int] = {}
@@ -359,15 +426,20 @@ def _extract(answerer: _Answerer, pairs: Sequence[Pair], sides: Sequence[tuple[_
                 if result.finish_reason in FAILED:
                     side.n_failed += 1
                     continue
-                for text in parse_facts(result.response, truncated=result.finish_reason == "length", max_facts=max_facts):
+                for text in parse_facts(
+                    result.response, truncated=result.finish_reason == "length", max_facts=max_facts
+                ):
                     if fact_key(text) not in seen:
                         seen.add(fact_key(text))
                         side.facts.append(_Fact(index, sentence, text))
             side.status = side_status(side.text, len(side.facts), side.n_failed)
 
 
-def _verify(answerer: _Answerer, pairs: Sequence[Pair], sides: Sequence[tuple[_Side, _Side]], max_new_tokens: int) -> None:
-    """Verdicts for every fact of the pairs with facts on both sides; facts sharing a context are asked consecutively."""
+def _verify(
+    answerer: _Answerer, pairs: Sequence[Pair], sides: Sequence[tuple[_Side, _Side]], max_new_tokens: int
+) -> None:
+    """Verdicts for every fact of the pairs with facts on both sides; facts sharing a context
+    are asked consecutively."""
     entries: list[tuple[str, str, Any]] = []
     for pair, (english, translated) in zip(pairs, sides):
         if not needs_verification(english.status, translated.status):
@@ -407,7 +479,9 @@ def run_information(
     **options: Any,
 ) -> tuple[pa.Table, pa.Table]:
     """(items, facts) comparing each translation with the English response of its item."""
-    return score_pairs(llm_spec, pairs_from_translations(english_responses, translations), cache_path, backend_factory, **options)
+    return score_pairs(
+        llm_spec, pairs_from_translations(english_responses, translations), cache_path, backend_factory, **options
+    )
 
 
 def run_round_trip_information(
@@ -452,7 +526,9 @@ def run_round_trip_information_job(
     **options: Any,
 ) -> tuple[Path, Path]:
     """The translationese check's job: ROUND_TRIPS file(s) in; items and facts Parquet out (comparison `round_trip`)."""
-    items, facts = run_round_trip_information(llm_spec, _read_all(round_trips_file, ROUND_TRIPS), cache_path, backend_factory, **options)
+    items, facts = run_round_trip_information(
+        llm_spec, _read_all(round_trips_file, ROUND_TRIPS), cache_path, backend_factory, **options
+    )
     return write_table(items, out_items, INFORMATION_ITEMS), write_table(facts, out_facts, INFORMATION_FACTS)
 
 
@@ -466,18 +542,27 @@ def _information_llm(smk) -> ModelSpec:
 
 
 def rule_information_consistency(smk) -> None:
-    """Rule information_consistency: one model's translated answers, facts checked both ways against its English ones."""
+    """Rule information_consistency: one model's translated answers, facts checked both ways
+    against its English ones."""
     params, inputs, output = smk.params, smk.input, smk.output
-    run_information_job(_information_llm(smk), inputs.english, inputs.translations, output.per_item, output.facts,
-                        params.cache, **params.options)
+    run_information_job(
+        _information_llm(smk),
+        inputs.english,
+        inputs.translations,
+        output.per_item,
+        output.facts,
+        params.cache,
+        **params.options,
+    )
     run_language_scores_job(output.per_item, output.scores)
 
 
 def rule_translationese_check(smk) -> None:
     """Rule translationese_check: one model's English answers against their round trips en -> l -> en."""
     params, inputs, output = smk.params, smk.input, smk.output
-    run_round_trip_information_job(_information_llm(smk), inputs.round_trips, output.per_item, output.facts,
-                                   params.cache, **params.options)
+    run_round_trip_information_job(
+        _information_llm(smk), inputs.round_trips, output.per_item, output.facts, params.cache, **params.options
+    )
     run_language_scores_job(output.per_item, output.scores)
 
 

@@ -1,4 +1,4 @@
-"""Knowledge consistency on MAKQA (Xing et al., paper 001): xSC, xAC, xTC and xC.
+"""Knowledge consistency on MAKQA (Xing et al. 2024): xSC, xAC, xTC and xC.
 
 For a model, a set of questions t = 1..n and languages i = 1..L (ans_i(t) its answer to
 question t asked in language i, gold_i(t) the gold answers in language i):
@@ -75,7 +75,8 @@ from scipy.stats import rankdata
 
 from xlcons.datasets.makqa import TIMELINESS, parse_item_id
 from xlcons.embeddings import Embedder
-from xlcons.schemas import KNOWLEDGE_ITEMS, KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES, UNANSWERED_REASONS
+from xlcons.evaluators.knowledge.tables import KNOWLEDGE_ITEMS, KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
+from xlcons.schemas import UNANSWERED_REASONS
 
 RANKINGS = ("recency", "list_position")
 DEFAULT_RANKING = "recency"
@@ -88,6 +89,7 @@ MISSING_REASONS = frozenset(UNANSWERED_REASONS)  # a failed request, a prompt to
 # cell status codes
 MISSING, OK, EMPTY = 0, 1, 2
 STATUS_NAMES = {MISSING: "missing", OK: "ok", EMPTY: "empty"}
+
 
 # -- chrF ----------------------------------------------------------------------------------
 class ChrF:
@@ -190,7 +192,9 @@ def candidate_ranks(n_candidates: int, ranking: str) -> np.ndarray:
     raise ValueError(f"unknown timeliness ranking {ranking!r}; choose one of {RANKINGS}")
 
 
-def timeliness_scores(candidate_scores: Sequence[Sequence[float]], ranking: str = DEFAULT_RANKING) -> tuple[np.ndarray, np.ndarray]:
+def timeliness_scores(
+    candidate_scores: Sequence[Sequence[float]], ranking: str = DEFAULT_RANKING
+) -> tuple[np.ndarray, np.ndarray]:
     """Tscore = best chrF / rank of the best candidate, for each answer; and that rank (0: no match).
 
     `candidate_scores[t]` holds the chrF of answer t against each candidate, in release order.
@@ -283,7 +287,8 @@ class KnowledgeResult:
 
     def value(self, metric: str, domain: str = OVERALL, variant: str | None = None) -> float:
         rows = [
-            r for r in self.scores.to_pylist()
+            r
+            for r in self.scores.to_pylist()
             if r["metric"] == metric and r["domain"] == domain and (variant is None or r["variant"] == variant)
         ]
         if len(rows) != 1:
@@ -304,7 +309,9 @@ def _one_value(rows: list[dict], column: str, given: str | None, what: str) -> s
         return given
     values = {row.get(column) for row in rows} - {None}
     if len(values) != 1:
-        raise ValueError(f"{what}: expected one {column} in the rows, found {sorted(values)}; pass {column}= explicitly")
+        raise ValueError(
+            f"{what}: expected one {column} in the rows, found {sorted(values)}; pass {column}= explicitly"
+        )
     return values.pop()
 
 
@@ -367,7 +374,9 @@ def build_grids(responses: list[dict], prompts: list[dict], *, makqa: bool = Tru
                 references[row_index][col] = refs.get((item, lang))
                 if (item, lang) in answers:
                     status[row_index, col], texts[row_index][col] = answers[(item, lang)]
-        prompted = np.array([[(item, lang) in refs for lang in languages] for item in ids], dtype=bool).reshape(status.shape)
+        prompted = np.array([[(item, lang) in refs for lang in languages] for item in ids], dtype=bool).reshape(
+            status.shape
+        )
         grids.append(Grid(variant, domain, ids, status, texts, references, prompted))
     return languages, grids
 
@@ -444,7 +453,11 @@ def score_knowledge(
     response_rows, prompt_rows = _as_rows(responses), _as_rows(prompts)
     model = _one_value(response_rows, "model", model, "responses")
     if dataset is None:
-        dataset = _one_value(prompt_rows, "dataset", None, "prompts") if any(r.get("dataset") for r in prompt_rows) else "makqa"
+        dataset = (
+            _one_value(prompt_rows, "dataset", None, "prompts")
+            if any(r.get("dataset") for r in prompt_rows)
+            else "makqa"
+        )
     languages, grids = build_grids(response_rows, prompt_rows, makqa=dataset == "makqa")
     scorer = ChrF()
     for grid in grids:
@@ -454,7 +467,12 @@ def score_knowledge(
     if embed is not None:
         texts = [text for grid in grids for row in grid.answers for text in row]
         if oracle:
-            texts += [_oracle_text(refs, grid.domain, oracle_answers) for grid in grids for row in grid.references for refs in row]
+            texts += [
+                _oracle_text(refs, grid.domain, oracle_answers)
+                for grid in grids
+                for row in grid.references
+                for refs in row
+            ]
         vectors = embed_unique(embed, texts)
     dim = next(iter(vectors.values())).shape[0] if vectors else 0
 
@@ -468,7 +486,9 @@ def score_knowledge(
         for t in range(n):
             for j in range(k):
                 if present[t, j]:
-                    text = _oracle_text(grid.references[t][j], grid.domain, oracle_answers) if gold else grid.answers[t][j]
+                    text = (
+                        _oracle_text(grid.references[t][j], grid.domain, oracle_answers) if gold else grid.answers[t][j]
+                    )
                     if text in vectors:
                         out[t, j] = vectors[text]
         return out, present
@@ -486,17 +506,30 @@ def score_knowledge(
 
     def emit(variant, metric, domain, matrix, shared, status, prompted, value, rank=None):
         matrices[(variant, metric, domain)] = matrix
-        score_rows.append({
-            "variant": variant, "metric": metric, "domain": domain, "value": value, "ranking": rank,
-            **counts(status, prompted),
-        })
+        score_rows.append(
+            {
+                "variant": variant,
+                "metric": metric,
+                "domain": domain,
+                "value": value,
+                "ranking": rank,
+                **counts(status, prompted),
+            }
+        )
         for i, lang_i in enumerate(languages):
             for j, lang_j in enumerate(languages):
                 if i != j:
-                    pair_rows.append({
-                        "variant": variant, "metric": metric, "domain": domain, "lang_i": lang_i, "lang_j": lang_j,
-                        "value": None if np.isnan(matrix[i, j]) else float(matrix[i, j]), "n_items": int(shared[i, j]),
-                    })
+                    pair_rows.append(
+                        {
+                            "variant": variant,
+                            "metric": metric,
+                            "domain": domain,
+                            "lang_i": lang_i,
+                            "lang_j": lang_j,
+                            "value": None if np.isnan(matrix[i, j]) else float(matrix[i, j]),
+                            "n_items": int(shared[i, j]),
+                        }
+                    )
 
     variants = list(dict.fromkeys(grid.variant for grid in grids))
     for variant in variants:
@@ -547,10 +580,18 @@ def score_knowledge(
                         headline["xSC"] = value
                     emit(variant, metric, OVERALL, matrix, shared, status, prompted, value)
         xc = harmonic_mean([headline["xSC"], headline["xAC"], headline["xTC"]])
-        score_rows.append({
-            "variant": variant, "metric": "xC", "domain": OVERALL, "value": None if np.isnan(xc) else xc,
-            "ranking": ranking, "n_items": None, "n_excluded": None, "n_empty": None,
-        })
+        score_rows.append(
+            {
+                "variant": variant,
+                "metric": "xC",
+                "domain": OVERALL,
+                "value": None if np.isnan(xc) else xc,
+                "ranking": ranking,
+                "n_items": None,
+                "n_excluded": None,
+                "n_empty": None,
+            }
+        )
 
     for row in score_rows:
         if row["value"] is not None and np.isnan(row["value"]):
@@ -563,13 +604,22 @@ def score_knowledge(
                     continue
                 state = int(grid.status[t, j])
                 timeliness = grid.tscore is not None
-                item_rows.append({
-                    "variant": grid.variant, "domain": grid.domain, "item_id": item, "lang": lang,
-                    "status": STATUS_NAMES[state],
-                    "chrf": None if state == MISSING or grid.acc is None or np.isnan(grid.acc[t, j]) else float(grid.acc[t, j]),
-                    "tscore": float(grid.tscore[t, j]) if timeliness and state != MISSING else None,
-                    "best_rank": int(grid.best_rank[t, j]) if timeliness and state != MISSING and grid.best_rank[t, j] else None,
-                })
+                item_rows.append(
+                    {
+                        "variant": grid.variant,
+                        "domain": grid.domain,
+                        "item_id": item,
+                        "lang": lang,
+                        "status": STATUS_NAMES[state],
+                        "chrf": None
+                        if state == MISSING or grid.acc is None or np.isnan(grid.acc[t, j])
+                        else float(grid.acc[t, j]),
+                        "tscore": float(grid.tscore[t, j]) if timeliness and state != MISSING else None,
+                        "best_rank": int(grid.best_rank[t, j])
+                        if timeliness and state != MISSING and grid.best_rank[t, j]
+                        else None,
+                    }
+                )
     stamp = {"dataset": dataset, "model": model}
     return KnowledgeResult(
         scores=pa.Table.from_pylist([{**stamp, **row} for row in score_rows], schema=KNOWLEDGE_SCORES),
@@ -581,7 +631,17 @@ def score_knowledge(
 
 
 __all__ = [
-    "ChrF", "DEFAULT_RANKING", "KnowledgeResult", "OVERALL", "RANKINGS", "chrf", "embed_unique",
-    "harmonic_mean", "mean_over_pairs", "score_knowledge", "semantic_matrix",
-    "spearman_matrix", "timeliness_scores",
+    "ChrF",
+    "DEFAULT_RANKING",
+    "KnowledgeResult",
+    "OVERALL",
+    "RANKINGS",
+    "chrf",
+    "embed_unique",
+    "harmonic_mean",
+    "mean_over_pairs",
+    "score_knowledge",
+    "semantic_matrix",
+    "spearman_matrix",
+    "timeliness_scores",
 ]

@@ -114,7 +114,9 @@ class HFBackend(Backend):
 
         location = Path(spec.location) if spec.location else None
         if location is None or not location.is_dir():
-            raise GenerationError(f"model '{spec.name}': no model directory at {spec.location!r}; fetch the model or fix its path")
+            raise GenerationError(
+                f"model '{spec.name}': no model directory at {spec.location!r}; fetch the model or fix its path"
+            )
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(location, local_files_only=True)
         except (OSError, ValueError) as error:
@@ -137,14 +139,20 @@ class HFBackend(Backend):
         # turn), and count an answer as stopped on exactly the same set.
         configured = self.model.generation_config.eos_token_id
         configured = [configured] if isinstance(configured, int) else list(configured or [])
-        self.eos_ids = set(configured) | ({self.tokenizer.eos_token_id} if self.tokenizer.eos_token_id is not None else set())
+        self.eos_ids = set(configured) | (
+            {self.tokenizer.eos_token_id} if self.tokenizer.eos_token_id is not None else set()
+        )
         if not self.eos_ids:
-            raise GenerationError(f"model '{spec.name}': neither the tokenizer nor the generation config in {location} names an eos token")
+            raise GenerationError(
+                f"model '{spec.name}': neither the tokenizer nor the generation config in {location} names an eos token"
+            )
         self.context, self.context_source = context_length(self.model.config, self.tokenizer) or (None, None)
 
     def _device(self, device: str) -> str:
         if device not in DEVICES:
-            raise GenerationError(f"model '{self.spec.name}': hf.device must be one of {', '.join(DEVICES)}, not {device!r}")
+            raise GenerationError(
+                f"model '{self.spec.name}': hf.device must be one of {', '.join(DEVICES)}, not {device!r}"
+            )
         if device == "auto":
             return "cuda" if torch.cuda.is_available() else "cpu"
         if device == "cuda" and not torch.cuda.is_available():
@@ -155,12 +163,16 @@ class HFBackend(Backend):
         if dtype == "auto":
             return torch.bfloat16 if self.device == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
         if dtype not in DTYPES:
-            raise GenerationError(f"model '{self.spec.name}': hf.dtype must be auto or one of {', '.join(DTYPES)}, not {dtype!r}")
+            raise GenerationError(
+                f"model '{self.spec.name}': hf.dtype must be auto or one of {', '.join(DTYPES)}, not {dtype!r}"
+            )
         return DTYPES[dtype]
 
     def _batch_size(self, batch_size: object) -> int:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise GenerationError(f"model '{self.spec.name}': hf.batch_size must be a positive integer, not {batch_size!r}")
+            raise GenerationError(
+                f"model '{self.spec.name}': hf.batch_size must be a positive integer, not {batch_size!r}"
+            )
         return batch_size
 
     def prompt_text(self, request: Request) -> str:
@@ -195,9 +207,13 @@ class HFBackend(Backend):
         width = max(len(ids) for _, ids in batch)
         pad_id = self.tokenizer.pad_token_id
         input_ids = torch.tensor([[pad_id] * (width - len(ids)) + ids for _, ids in batch], device=self.device)
-        attention_mask = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for _, ids in batch], device=self.device)
+        attention_mask = torch.tensor(
+            [[0] * (width - len(ids)) + [1] * len(ids) for _, ids in batch], device=self.device
+        )
         decoding = self.spec.decoding
-        sampling = {"temperature": decoding.temperature, "top_p": decoding.top_p, "top_k": 0} if not decoding.greedy else {}
+        sampling = (
+            {"temperature": decoding.temperature, "top_p": decoding.top_p, "top_k": 0} if not decoding.greedy else {}
+        )
         torch.manual_seed(decoding.seed)
         with torch.inference_mode():
             output = self.model.generate(

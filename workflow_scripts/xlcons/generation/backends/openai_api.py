@@ -73,7 +73,8 @@ def describe_error(error: BaseException) -> str:
 # vLLM ("... is longer than the maximum model length of ...", "... exceeds model's maximum
 # context length ..."), Gemini ("The input token count (...) exceeds the maximum number of tokens allowed").
 _CONTEXT_LENGTH_MESSAGE = re.compile(
-    r"maximum context length|context_length_exceeded|longer than the maximum model length|exceeds the maximum number of tokens allowed",
+    r"maximum context length|context_length_exceeded|longer than the maximum model length"
+    r"|exceeds the maximum number of tokens allowed",
     re.IGNORECASE,
 )
 
@@ -82,7 +83,9 @@ def context_length_exceeded(error: BaseException) -> bool:
     """Whether the server refused a request (HTTP 400) because its prompt is too long for the model."""
     if not isinstance(error, openai.BadRequestError):
         return False
-    return getattr(error, "code", None) == "context_length_exceeded" or bool(_CONTEXT_LENGTH_MESSAGE.search(str(error.message)))
+    return getattr(error, "code", None) == "context_length_exceeded" or bool(
+        _CONTEXT_LENGTH_MESSAGE.search(str(error.message))
+    )
 
 
 def parse_completion(key: str, completion: Any) -> Result:
@@ -148,7 +151,9 @@ class OpenAIBackend(Backend):
         options = spec.options
         self.model = options.get("model") or spec.hf_id
         if not self.model:
-            raise GenerationError(f"model '{spec.name}': backend openai needs api.model (or hf_id): the name the endpoint expects")
+            raise GenerationError(
+                f"model '{spec.name}': backend openai needs api.model (or hf_id): the name the endpoint expects"
+            )
         key_env = options.get("api_key_env") or "OPENAI_API_KEY"
         if problem := key_env_problem("api.api_key_env", key_env):
             raise GenerationError(f"model '{spec.name}': {problem}")
@@ -206,7 +211,12 @@ class OpenAIBackend(Backend):
             ) from None
         except Exception as error:  # noqa: BLE001 - every other failure becomes a recorded error result
             if context_length_exceeded(error):
-                return Result(request.key, "", PROMPT_TOO_LONG, error=f"the endpoint found the prompt too long for the model: {describe_error(error)}")
+                return Result(
+                    request.key,
+                    "",
+                    PROMPT_TOO_LONG,
+                    error=f"the endpoint found the prompt too long for the model: {describe_error(error)}",
+                )
             attempts = retrying.statistics.get("attempt_number", 1)
             suffix = f" (gave up after {attempts} attempts)" if _retryable(error) and attempts > 1 else ""
             return Result(request.key, "", "error", error=describe_error(error) + suffix)

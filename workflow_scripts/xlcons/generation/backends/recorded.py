@@ -56,12 +56,17 @@ def read_recorded(path: Path | str) -> dict[tuple[str, str], dict]:
     if path.is_dir() and table is None:
         files = list(path.glob("*.csv"))
         if len(files) != 1:
-            raise GenerationError(f"{path}: a folder of recorded responses holds one CSV file, or a release: {folder_formats()}")
+            raise GenerationError(
+                f"{path}: a folder of recorded responses holds one CSV file, or a release: {folder_formats()}"
+            )
         path = files[0]  # a fetched LCB release: resources/data/lcb-released-<model>/<model>.csv
     if table is None:
         reader = READERS.get(path.suffix.lower())
         if reader is None:
-            raise GenerationError(f"{path}: recorded responses must be .csv, .jsonl or .parquet, or a folder of a release ({folder_formats()})")
+            raise GenerationError(
+                f"{path}: recorded responses must be .csv, .jsonl or "
+                f".parquet, or a folder of a release ({folder_formats()})"
+            )
         try:
             table = _as_text(reader(path), path)
         except (pa.ArrowInvalid, OSError) as error:  # not UTF-8, malformed lines, not Parquet
@@ -93,11 +98,15 @@ def unused_records(records: Mapping[tuple[str, str], dict], wanted: Iterable[tup
     notes = []
     if other_languages:
         n = sum(1 for _, lang in extra if lang not in languages)
-        notes.append(f"{n} rows in languages this data set does not run in ({', '.join(other_languages[:10])}"
-                     f"{', ...' if len(other_languages) > 10 else ''}; add them to datasets.<name>.languages to score them)")
+        notes.append(
+            f"{n} rows in languages this data set does not run in ({', '.join(other_languages[:10])}"
+            f"{', ...' if len(other_languages) > 10 else ''}; add them to datasets.<name>.languages to score them)"
+        )
     if other_items:
-        notes.append(f"rows for {len(other_items)} items that are not among this run's prompts (first: {other_items[:5]}; "
-                     f"a typo in an id, another version of the prompt set, or left out by items.limit / items.ids)")
+        notes.append(
+            f"rows for {len(other_items)} items that are not among this run's prompts (first: {other_items[:5]}; "
+            f"a typo in an id, another version of the prompt set, or left out by items.limit / items.ids)"
+        )
     return notes
 
 

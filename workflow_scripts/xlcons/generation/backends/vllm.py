@@ -139,13 +139,17 @@ class VLLMBackend(Backend):
         self.chunk_size = int(spec.options.get("chunk_size", self.chunk_size))
         self.llm = vllm.LLM(**engine_kwargs(spec))
         self.context = int(self.llm.model_config.max_model_len)
-        self.context_source = "vllm.max_model_len" if spec.options.get("max_model_len") else "the model's max_model_len in vLLM"
+        self.context_source = (
+            "vllm.max_model_len" if spec.options.get("max_model_len") else "the model's max_model_len in vLLM"
+        )
         self.tokenizer = self.llm.get_tokenizer()
 
     def prompt_tokens(self, request: Request) -> int:
         """The length of the prompt `LLM.chat` sends for a request: the chat template's text,
         tokenized without special tokens (the template writes them)."""
-        text = self.tokenizer.apply_chat_template([dict(message) for message in request.messages], add_generation_prompt=True, tokenize=False)
+        text = self.tokenizer.apply_chat_template(
+            [dict(message) for message in request.messages], add_generation_prompt=True, tokenize=False
+        )
         return len(self.tokenizer.encode(text, add_special_tokens=False))
 
     def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
@@ -168,7 +172,9 @@ class VLLMBackend(Backend):
         ]
         outputs = self.llm.chat(conversations, sampling_params=params, use_tqdm=len(requests) > 1)
         if len(outputs) != len(requests):
-            raise GenerationError(f"model '{self.spec.name}': vLLM returned {len(outputs)} outputs for {len(requests)} requests")
+            raise GenerationError(
+                f"model '{self.spec.name}': vLLM returned {len(outputs)} outputs for {len(requests)} requests"
+            )
         for request, output in zip(requests, outputs):
             yield parse_request_output(request.key, output)
 

@@ -1,0 +1,100 @@
+"""What an evaluator's registry entry is made of, and the helpers that build one.
+
+An entry (`EvaluatorInfo`) says what the evaluator needs from a data set (checked against
+the data set registry before anything is scheduled, with the evaluator and the data set
+named), which models it loads (config keys under its section), what it reads (the answers,
+or their English translations: a data set scored by such an evaluator has its answers
+translated), the rule file that runs it, the files one (data set, model) job writes under
+``evaluations/<data set>/<model>/``, and how the results stage reads them (per-item table
+schema, adapter to ITEM_SCORES, derived metrics), as "module:name" strings resolved when the
+results job runs, its config section (the JSON schema of ``evaluators.<section>``, which
+xlcons.config.load_schema adds to the schema file) and the function each of its rules runs
+(through the one evaluator script, workflow_scripts/evaluate.py). Which data sets it scores
+is config (``evaluators.<name>.datasets``, defaulting to what its section declares).
+
+Each evaluator declares its entries beside its code, in a module of its own that imports
+this one (``evaluators/<name>_entry.py``, or ``entry.py`` in its package), and
+:mod:`xlcons.evaluators.registry` collects them. Standard library only, here and in the
+entry modules: the Snakefile reads the registry while it builds the DAG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from xlcons.config_sections import closed_section
+from xlcons.item_scores import OWN_ANSWER
+
+# Beyond the data set capabilities: English is among the languages the set runs in
+# (the English answer is the reference the other languages are compared with).
+ENGLISH_ANSWERS = "english_answers"
+
+RESPONSES = "responses"
+TRANSLATIONS = "translations"
+
+
+@dataclass(frozen=True)
+class ResultsSource:
+    """One output the results stage reads: per-item rows (ITEM_SCORES) or corpus rows (RESULTS)."""
+
+    output: str  # an entry of EvaluatorInfo.outputs
+    schema: str  # "module:NAME" of its pyarrow schema
+    adapter: str  # "module:function" from that table to ITEM_SCORES (corpus: RESULTS) rows
+    corpus: bool = False
+
+
+def _always(section: Mapping[str, Any]) -> bool:
+    return True
+
+
+def _no_models(section: Mapping[str, Any]) -> tuple[str, ...]:
+    return ()
+
+
+@dataclass(frozen=True)
+class EvaluatorInfo:
+    name: str  # its key in the plan and the results inputs
+    section: str  # evaluators.<section> in the config: its options and its `datasets`
+    rule_file: str  # rules/<file>, included by the Snakefile
+    outputs: tuple[str, ...]  # files of one (data set, model) job: evaluations/<d>/<m>/<output>.parquet
+    target: str  # the output the run asks for (the others come with it)
+    reads: str = RESPONSES
+    needs: frozenset[str] = frozenset()
+    models: Callable[[Mapping[str, Any]], tuple[str, ...]] = _no_models  # model keys under the section
+    results: tuple[ResultsSource, ...] = ()
+    derived: tuple[str, ...] = ()  # "module:NAME" of DerivedMetric objects of the results table
+    active: Callable[[Mapping[str, Any]], bool] = _always  # runs at all, given its section
+    tokenizer_models_only: bool = False  # scores the generators that have a local tokenizer only
+    answers: tuple[str, ...] = (OWN_ANSWER,)  # whose failed requests exclude an item (see OWN_ANSWER)
+    # The JSON schema of its config section, evaluators.<section> (built by `config_section`); None for
+    # an entry that shares another's section. The config schema's `evaluators` is assembled from these.
+    options: Mapping[str, Any] | None = None
+    # What each of its rules runs: rule name -> "module:function", called by the one evaluator
+    # script (workflow_scripts/evaluate.py) with the Snakemake job object.
+    jobs: Mapping[str, str] = field(default_factory=dict)
+    # Its scores rest on the primary translator's output although it reads no translation table
+    # (the translationese round trips): the results' `translator` column names it.
+    through_primary_translator: bool = False
+    # Its place among the evaluators: in the config schema's `evaluators`, the config reference,
+    # the rule files the Snakefile includes and the results inputs (ascending, then by entry
+    # module name; the built-in evaluators hold 10 to 80, a new one may leave the default).
+    position: int = 1000
+
+    def model_keys(self, section: Mapping[str, Any]) -> tuple[str, ...]:
+        """Config keys of the models it loads: `models` gives them under its own section, or whole."""
+        return tuple(key if "." in key else f"evaluators.{self.section}.{key}" for key in self.models(section))
+
+
+def llm(section: Mapping[str, Any]) -> tuple[str, ...]:
+    """`models` of an evaluator that runs the LLM of its section's `llm` key."""
+    return ("llm",)
+
+
+def config_section(
+    description: str, datasets: list[str] | str, datasets_description: str, properties: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The schema of an evaluator's config section: its options, and `datasets` (the sets it scores by default)."""
+    datasets_key = {"description": datasets_description, "$ref": "#/$defs/dataset_names", "default": datasets}
+    return closed_section(description, {**properties, "datasets": datasets_key})

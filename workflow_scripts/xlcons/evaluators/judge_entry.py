@@ -1,0 +1,43 @@
+"""The registry entry of the LLM judge (`judge`): run by xlcons.evaluators.judge, its per-item
+table and adapter in xlcons.evaluators.judge_tables.
+
+Standard library only: the registry imports it while the Snakefile builds the DAG.
+"""
+
+from __future__ import annotations
+
+from xlcons.datasets import ENGLISH_QUESTION
+from xlcons.evaluators.info import EvaluatorInfo, ResultsSource, config_section, llm
+
+# Holtermann et al. 2024: is the answer correct, judged by an LLM against the English question?
+JUDGE_ENTRY = EvaluatorInfo(
+    "judge",
+    "judge",
+    "evaluate_judge.smk",
+    ("judgments",),
+    "judgments",
+    needs=frozenset({ENGLISH_QUESTION}),
+    models=llm,
+    results=(
+        ResultsSource(
+            "judgments", "xlcons.evaluators.judge_tables:JUDGMENTS", "xlcons.evaluators.judge_tables:to_item_scores"
+        ),
+    ),
+    options=config_section(
+        "The LLM judge of MultiQ answer correctness (Holtermann et al. 2024's yes/no instruction).",
+        ["multiq"],
+        "Data sets whose answers the judge scores; each needs an English "
+        "question per item (English rows, or a `question_en` column).",
+        {
+            "llm": {
+                "description": "The judge model; any generation backend.",
+                "$ref": "#/$defs/llm",
+                "default": {"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "vllm"},
+            }
+        },
+    ),
+    jobs={"judge": "xlcons.evaluators.judge:rule_judge"},
+    position=20,
+)
+
+ENTRIES = (JUDGE_ENTRY,)

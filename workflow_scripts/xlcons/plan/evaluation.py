@@ -1,0 +1,97 @@
+"""The evaluation jobs of a run and their files: which (data set, model, translator) each
+evaluator scores, and every file the results stage reads."""
+
+from __future__ import annotations
+
+from xlcons.evaluators.registry import EVALUATORS, QE_INPUT, RESPONSES_INPUT, TRANSLATIONS
+from xlcons.plan.layout import Layout
+from xlcons.plan.models import ModelSources
+from xlcons.plan.quality import QualityPlan
+from xlcons.plan.scoring import EvaluatorPlan
+from xlcons.plan.translation import TranslationPlan
+from xlcons.translation.quality_backends import QE_PATHS_INPUT
+
+
+class EvaluationPlan:
+    def __init__(
+        self,
+        models: ModelSources,
+        layout: Layout,
+        evaluators: EvaluatorPlan,
+        translation: TranslationPlan,
+        quality: QualityPlan,
+    ):
+        self.models, self.layout, self.evaluators = models, layout, evaluators
+        self.translation, self.quality = translation, quality
+
+    def evaluated_models(self, evaluator: str) -> list[str]:
+        return (
+            self.models.tokenizer_models() if EVALUATORS[evaluator].tokenizer_models_only else self.models.generators()
+        )
+
+    def evaluator_vias(self, evaluator: str, dataset: str) -> list[str]:
+        """The translators an evaluator scores a data set's answers through: each one for an
+        evaluator that reads translations, else none (the primary's plain paths)."""
+        return self.translation.translator_vias(dataset) if EVALUATORS[evaluator].reads == TRANSLATIONS else [""]
+
+    def evaluation_jobs(self, evaluator: str) -> list[tuple[str, str, str]]:
+        """(data set, model, via) of every job of an evaluator."""
+        return [
+            (d, m, via)
+            for d in self.evaluators.evaluator_datasets(evaluator)
+            for m in self.evaluated_models(evaluator)
+            for via in self.evaluator_vias(evaluator, d)
+        ]
+
+    def evaluation_files(self, evaluator: str, output: str | None = None) -> list[str]:
+        """One output (by default the target) of an evaluator, for every data set it scores and every model."""
+        output = output or EVALUATORS[evaluator].target
+        return [self.layout.evaluation_file(d, m, output, via) for d, m, via in self.evaluation_jobs(evaluator)]
+
+    def evaluation_targets(self) -> list[str]:
+        return [path for info in self.evaluators.evaluators() for path in self.evaluation_files(info.name)]
+
+    def file_translators(self) -> dict[str, str]:
+        """The translator behind each per-item file of an evaluator that reads translations (or
+        round trips), and behind each QE table (the results' `translator` column)."""
+        translator_of, layout = self.translation.translator_of, self.layout
+        files: dict[str, str] = {}
+        for info in self.evaluators.evaluators():
+            if info.reads == TRANSLATIONS or info.through_primary_translator:
+                for dataset, model, via in self.evaluation_jobs(info.name):
+                    files |= {
+                        layout.evaluation_file(dataset, model, source.output, via): translator_of(via)
+                        for source in info.results
+                    }
+        for dataset, model, via in self.quality.qe_jobs():
+            files |= dict.fromkeys(layout.qe_files(dataset, model, via), translator_of(via))
+            files |= dict.fromkeys(layout.translation_files(dataset, model, via=via), translator_of(via))
+        return files
+
+    def results_inputs(self) -> dict[str, list[str]]:
+        """Every file the results stage reads, by registered output (see xlcons.reports.aggregate)."""
+        inputs: dict[str, list[str]] = {}
+        scored: dict[tuple[str, str], None] = {}
+        for info in self.evaluators.evaluators():
+            for source in info.results:
+                files = self.evaluation_files(info.name, source.output)
+                if files:
+                    inputs[source.output] = files
+                    if not source.corpus:
+                        scored |= dict.fromkeys(
+                            (d, m)
+                            for d in self.evaluators.evaluator_datasets(info.name)
+                            for m in self.evaluated_models(info.name)
+                        )
+        if scored:  # their failed requests: the scores resting on them are not the model's
+            inputs[RESPONSES_INPUT] = [self.layout.response_table(dataset, model) for dataset, model in scored]
+        qe = self.quality.all_qe_files()
+        if qe:  # the quality of each item's translation: QE means and the scores on passing items
+            inputs[QE_INPUT] = qe
+            # and the translation path of each answer: an untranslatable one has no QE, and fails it
+            inputs[QE_PATHS_INPUT] = [
+                path
+                for dataset, model, via in self.quality.qe_jobs()
+                for path in self.layout.translation_files(dataset, model, via=via)
+            ]
+        return inputs

@@ -1,0 +1,126 @@
+"""The models of a run: every configured model source, where its files are, what loading it needs.
+
+A model is a config key (`models.<name>`, `translator.model`, `evaluators.judge.llm`, ...)
+with its source (a Hub id, a local path, a URL, released outputs or a served endpoint). The
+generation backend registry decides which sources are files a job reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from xlcons.config.checks import iter_model_sources
+from xlcons.config.models import resource_name
+from xlcons.data_sources import released_source_name, url_file_name
+from xlcons.fingerprint import local_content
+from xlcons.generation.registry import backend_info, model_fields
+from xlcons.plan.patterns import alternation
+
+
+def needs_weights(source: Mapping[str, Any]) -> bool:
+    """The model is a local file or folder the job reads (not a served endpoint)."""
+    local = backend_info(source["backend"]).local_files if "backend" in source else True
+    return local and bool(source.get("hf_id") or source.get("path") or source.get("released") or source.get("url"))
+
+
+def released_source(source: Mapping[str, Any]) -> str | None:
+    """The data source of a model's fetched released outputs, if it is one."""
+    return released_source_name(source["released"]) if source.get("released") else None
+
+
+class ModelSources:
+    """Every model of the config by its key, and the files, digests and fields a job of one reads."""
+
+    def __init__(self, config: Mapping[str, Any]):
+        self.config = config
+        self.sources = dict(iter_model_sources(config))
+        # The folder name under resources/models/ of every model that has files somewhere.
+        self.names = {
+            key: resource_name(key, source)
+            for key, source in self.sources.items()
+            if source.get("hf_id") or source.get("path") or source.get("url")
+        }
+
+    def generators(self) -> list[str]:
+        """The models under test (`models`), in config order."""
+        return list(self.config["models"])
+
+    def tokenizer_models(self) -> list[str]:
+        """Generators whose tokenizer is on disk (not API models, not recorded responses)."""
+        return [name for name, spec in self.config["models"].items() if backend_info(spec["backend"]).has_tokenizer]
+
+    def needs_weights(self, key: str) -> bool:
+        return needs_weights(self.sources[key])
+
+    def hub_models(self) -> dict[str, dict[str, Any]]:
+        """Every configured model that comes from the Hub, by its folder name."""
+        return {
+            self.names[key]: {field: source.get(field) for field in ("hf_id", "revision", "hf_file", "url", "sha256")}
+            for key, source in self.sources.items()
+            if (source.get("hf_id") or source.get("url")) and not source.get("path") and needs_weights(source)
+        }
+
+    def hub_model_pattern(self) -> str:
+        return alternation(self.hub_models())
+
+    def model_location(self, key: str, resources: str) -> str:
+        """What a job waits for: the configured path, the released data's manifest or the fetch marker."""
+        source = self.sources[key]
+        if source.get("path"):
+            return source["path"]
+        if source.get("released"):
+            return f"{resources}/data/{released_source(source)}/MANIFEST.json"
+        return f"{resources}/models/{self.names[key]}/.xlcons-fetched.json"
+
+    def local_path(self, key: str, resources: str) -> str | None:
+        """Where a model's files are on disk: its configured path, or its fetched folder (or the
+        fetched file, for single-file models such as GlotLID); None for an API model."""
+        source = self.sources.get(key)
+        if source is None:
+            return None
+        if source.get("path"):
+            return source["path"]
+        if not needs_weights(source):
+            return None
+        if source.get("released"):
+            return f"{resources}/data/{released_source(source)}"
+        folder = f"{resources}/models/{self.names[key]}"
+        if source.get("url"):
+            return f"{folder}/{url_file_name(source['url'])}"
+        return f"{folder}/{source['hf_file']}" if source.get("hf_file") else folder
+
+    def model_inputs(self, key: str, resources: str) -> list[str]:
+        """The marker or local path of a model a job loads (nothing for an API model, or none configured)."""
+        source = self.sources.get(key)
+        return [self.model_location(key, resources)] if source is not None and needs_weights(source) else []
+
+    def llm_spec(self, key: str, resources: str) -> dict[str, Any]:
+        """What the generation backends need to run an LLM: the fields that change its answers,
+        plus `location` (reporting-only keys stay out, so editing them reruns nothing) and, for
+        a local `path`, the digest of its files: a job's params change, and Snakemake reruns
+        it, when the checkpoint (or the responses file) there is replaced or retrained."""
+        return {
+            **model_fields(self.sources[key]),
+            "location": self.local_path(key, resources),
+            "content": self.content(key),
+        }
+
+    def content(self, key: str) -> str | None:
+        """The digest of a local `path` model's files (xlcons.fingerprint); None for a Hub,
+        served or fetched model, a model the config does not have, or a path that is not
+        there (validation names it). In a job's params: a checkpoint replaced or retrained in
+        place reruns the job, a moved one does not."""
+        return local_content(self.sources.get(key, {}).get("path"))
+
+    def backend_env(self, key: str, envs_dir: Path | str) -> str:
+        """The conda env file of a job that runs this LLM, as its backend entry names it."""
+        return str(Path(envs_dir) / f"{backend_info(self.sources[key]['backend']).env}.yaml")
+
+    def backend_gpus(self, key: str) -> int:
+        source = self.sources[key]
+        return backend_info(source["backend"]).gpus(source)
+
+    def backend_mem_mb(self, key: str) -> int:
+        return backend_info(self.sources[key]["backend"]).mem_mb

@@ -1,0 +1,38 @@
+"""The run's own options that jobs pass on as params: output formats, the results' statistics,
+the share of failed requests a job may leave, the generators' training languages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+class RunOptions:
+    def __init__(self, config: Mapping[str, Any]):
+        self.config = config
+
+    def table_formats(self) -> list[str]:
+        return self.config["output"]["table_formats"]
+
+    def figure_formats(self) -> list[str]:
+        return self.config["output"]["figure_formats"]
+
+    def bootstrap_resamples(self) -> int:
+        """Resamples of the results' bootstrap intervals."""
+        return self.config["output"]["bootstrap_resamples"]
+
+    def seed(self) -> int:
+        """The seed of the results' bootstrap."""
+        return self.config["output"]["seed"]
+
+    def comparisons(self) -> Any:
+        """The model comparisons the results table is asked for (`output.comparisons`)."""
+        return self.config["output"]["comparisons"]
+
+    def training_languages(self) -> dict[str, list[str] | None]:
+        """Each generator's training languages, as the config lists them (None: not listed)."""
+        return {name: spec.get("training_languages") for name, spec in self.config["models"].items()}
+
+    def max_failed_share(self) -> float:
+        """Share of a generation or judge job's requests that may fail with the job still done."""
+        return self.config["generation"]["max_failed_share"]
