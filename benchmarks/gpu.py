@@ -277,8 +277,9 @@ def translation(args: argparse.Namespace) -> dict:
         return {"translation": f"skipped: {reason}"}
     from benchmarks.translation import build_responses, run_stage
     from xlcons.lid import LanguageIdentifier
+    from xlcons.translation.ctranslate2_conversion import convert, quantization_for
     from xlcons.translation.spec import TranslatorSpec
-    from xlcons.translation.translators import convert, load_translator, quantization_for
+    from xlcons.translation.translators import load_translator
 
     responses, _ = build_responses(args.data, args.nllb_languages, 0)
     identifier = LanguageIdentifier(args.lid, "lid176")

@@ -22,7 +22,8 @@ import numpy as np
 from xlcons.datasets.makqa import LANGUAGES, load
 from xlcons.datasets.makqa_released import read_released
 from xlcons.embeddings import sentence_transformer_embedder
-from xlcons.evaluators.knowledge.metrics import score_knowledge, semantic_matrix
+from xlcons.evaluators.knowledge.measures import semantic_matrix
+from xlcons.evaluators.knowledge.metrics import score_knowledge
 
 REPO = Path(__file__).resolve().parent.parent
 

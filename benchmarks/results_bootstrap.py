@@ -18,8 +18,8 @@ import time
 import numpy as np
 import polars as pl
 
-from xlcons.evaluators.information.tables import INFORMATION_F
-from xlcons.languages import PAPER_000_LANGUAGES
+from xlcons.evaluators.information.derived import INFORMATION_F
+from xlcons.languages import GUPTA2025_LANGUAGES
 from xlcons.reports.comparison import compare_models
 from xlcons.reports.groups import group_averages
 from xlcons.reports.results import results_table
@@ -30,7 +30,7 @@ EMPATHY = ("consistency", "ER", "IP")
 
 def synthetic_item_scores(models: int, languages: int, items: int, seed: int = 0) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
-    langs = ["en", *PAPER_000_LANGUAGES][: languages + 1]
+    langs = ["en", *GUPTA2025_LANGUAGES][: languages + 1]
     frames = []
     for evaluator, metrics, dataset in (("information", INFORMATION, "info_prompts"), ("empathy", EMPATHY, "epitome")):
         shape = (models, len(langs), items, len(metrics))

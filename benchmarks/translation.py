@@ -71,9 +71,11 @@ from xlcons.languages import LanguageRegistry
 from xlcons.lid import LanguageIdentifier
 from xlcons.schemas import RESPONSES
 from xlcons.translation.cache import TranslationCache
+from xlcons.translation.ctranslate2_conversion import convert
+from xlcons.translation.response_translation import translate_responses
+from xlcons.translation.sentence_translator import DegenerationSpec, SentenceTranslator
 from xlcons.translation.spec import TranslatorSpec
-from xlcons.translation.stage import DegenerationSpec, SentenceTranslator, translate_responses
-from xlcons.translation.translators import convert, load_translator
+from xlcons.translation.translators import load_translator
 
 if __package__ in (None, ""):  # run as a script: the repository root, for devtools.offline_models
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

@@ -249,7 +249,7 @@ def get_conversion_checkpoint_dir(wildcards):
 
 
 def get_ctranslate2_quantization(wildcards):
-    from xlcons.translation.translators import quantization_for
+    from xlcons.translation.ctranslate2_conversion import quantization_for
 
     section = PLAN.translator_section(converted_translator(wildcards))
     return quantization_for(section["compute_type"])

@@ -15,7 +15,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from xlcons.data_sources import DataFile, DataSource
+from xlcons.data_sources.spec import DataFile, DataSource
 
 # Where ../shared/data holds a copy of each source (the released outputs of GPT-3.5 sit inside
 # the MAKQA folder there); the other models' released outputs have no copy here.

@@ -118,17 +118,17 @@ class TestShippedConfigs:
         assert all(spec.get("path") for spec in config["models"].values())
 
     def test_gupta2025_config_asks_for_the_30_languages(self, repo_root):
-        from xlcons.languages import PAPER_000_LANGUAGES
+        from xlcons.languages import GUPTA2025_LANGUAGES
 
         config = load_config(repo_root / "config/paper/gupta2025-translate-then-evaluate.yaml", base_dir=repo_root)
-        assert sorted(config["datasets"]["information"]["languages"]) == sorted(["en", *PAPER_000_LANGUAGES])
+        assert sorted(config["datasets"]["information"]["languages"]) == sorted(["en", *GUPTA2025_LANGUAGES])
         assert len(config["models"]) == 12
 
     def test_xing2024_config_asks_for_the_12_languages(self, repo_root):
-        from xlcons.languages import PAPER_001_LANGUAGES
+        from xlcons.languages import XING2024_LANGUAGES
 
         config = load_config(repo_root / "config/paper/xing2024-knowledge.yaml", base_dir=repo_root)
-        assert sorted(config["datasets"]["makqa"]["languages"]) == sorted(PAPER_001_LANGUAGES)
+        assert sorted(config["datasets"]["makqa"]["languages"]) == sorted(XING2024_LANGUAGES)
         assert config["evaluators"]["knowledge"]["timeliness_ranking"] == "list_position"
 
 

@@ -1,4 +1,4 @@
-"""Correlations with few points (xlcons.reports.results.correlate): Fisher-z intervals whose
+"""Correlations with few points (xlcons.reports.correlations.correlate): Fisher-z intervals whose
 coverage holds at small n, exact permutation p-values, and no interval where none exists."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import pearsonr, spearmanr
 
-from xlcons.reports.results import (
+from xlcons.reports.correlations import (
     MIN_INTERVAL_POINTS,
     correlate,
     correlation_intervals,

@@ -21,27 +21,14 @@ import yaml
 
 from local_server import SHARED_COPIES, LocalServer, shared_copy
 from xlcons import REPO_ROOT
-from xlcons.data_sources import (
-    DATA_SOURCES,
-    MAKQA_DOMAINS,
-    RELEASED_MODELS,
-    RELEASED_NAMES,
-    DataFile,
-    DataSource,
-    released_source_name,
-)
-from xlcons.fetch import (
-    MANIFEST_NAME,
-    MODEL_INCOMPLETE_NAME,
-    MODEL_MARKER_NAME,
-    DataVerificationError,
-    FetchError,
-    check_structure,
-    fetch_dataset,
-    fetch_model,
-    hf_offline_env,
-    verify_dataset,
-)
+from xlcons.data_sources import DATA_SOURCES, RELEASED_NAMES
+from xlcons.data_sources.catalog import MAKQA_DOMAINS, RELEASED_MODELS
+from xlcons.data_sources.names import released_source_name
+from xlcons.data_sources.spec import DataFile, DataSource
+from xlcons.fetch.dataset import MANIFEST_NAME, fetch_dataset, verify_dataset
+from xlcons.fetch.errors import DataVerificationError, FetchError
+from xlcons.fetch.model import MODEL_INCOMPLETE_NAME, MODEL_MARKER_NAME, fetch_model, hf_offline_env
+from xlcons.fetch.structure import check_structure
 
 ALL_FILES = [(s.name, f) for s in DATA_SOURCES.values() for f in s.files]
 SHARED_FILES = [(name, f) for name, f in ALL_FILES if name in SHARED_COPIES]

@@ -51,7 +51,8 @@ def test_a_checkpoint_retrained_in_place_gets_a_new_digest(tmp_path):
 
 def test_bookkeeping_files_are_not_the_model(tmp_path):
     from devtools.offline_models import STAMP_NAME
-    from xlcons.fetch import MANIFEST_NAME, MODEL_INCOMPLETE_NAME, MODEL_MARKER_NAME
+    from xlcons.fetch.dataset import MANIFEST_NAME
+    from xlcons.fetch.model import MODEL_INCOMPLETE_NAME, MODEL_MARKER_NAME
     from xlcons.translation.spec import CT2_MARKER
 
     assert {MANIFEST_NAME, MODEL_MARKER_NAME, MODEL_INCOMPLETE_NAME, STAMP_NAME, CT2_MARKER} == BOOKKEEPING_FILES

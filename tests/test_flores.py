@@ -12,7 +12,8 @@ from xlcons.datasets import BUILT_IN, PROMPT_LANGUAGE_ANSWERS, TRANSLATION_REQUE
 from xlcons.datasets.flores import FloresError, load, parse_item_id, prompt_text, read_split
 from xlcons.datasets.item_ids import flores_selection_problems
 from xlcons.evaluators.registry import EVALUATORS
-from xlcons.fetch import DataVerificationError, check_structure
+from xlcons.fetch.errors import DataVerificationError
+from xlcons.fetch.structure import check_structure
 from xlcons.languages import LanguageRegistry
 from xlcons.plan import Plan
 

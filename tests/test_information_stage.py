@@ -1,4 +1,4 @@
-"""The information-consistency jobs (xlcons.evaluators.information.stage).
+"""The information-consistency jobs (xlcons.evaluators.information.stage and the modules it runs).
 
 A scripted evaluator (a `Backend` answering from canned tables keyed by the prompt's
 content) makes the numbers known in advance: the tests check the item and language scores
@@ -17,9 +17,9 @@ import pyarrow as pa
 import pytest
 
 from builders import response_rows
+from xlcons.evaluators.information.pairs import InformationError
+from xlcons.evaluators.information.scores import language_scores
 from xlcons.evaluators.information.stage import (
-    InformationError,
-    language_scores,
     run_information,
     run_information_job,
     run_language_scores_job,
@@ -513,8 +513,8 @@ def test_the_jobs_read_and_write_files(tmp_path):
 
 def seed_extractions(spec: ModelSpec, cache_path, texts) -> None:
     """Put the scripted extraction answers for every sentence of `texts` into a job's cache."""
+    from xlcons.evaluators.information.fact_checking import EXTRACTION_MAX_NEW_TOKENS
     from xlcons.evaluators.information.prompts import extraction_prompt
-    from xlcons.evaluators.information.stage import EXTRACTION_MAX_NEW_TOKENS
     from xlcons.generation.base import build_requests, effective_max_new_tokens
     from xlcons.generation.cache import ResponseCache
     from xlcons.segmentation import split_sentences

@@ -18,16 +18,16 @@ from scipy.stats import spearmanr
 from xlcons.datasets.makqa import LANGUAGES, load
 from xlcons.datasets.makqa_released import read_released
 from xlcons.embeddings import sentence_transformer_embedder
-from xlcons.evaluators.knowledge.metrics import (
+from xlcons.evaluators.knowledge.measures import (
     ChrF,
     chrf,
     harmonic_mean,
     mean_over_pairs,
-    score_knowledge,
     semantic_matrix,
     spearman_matrix,
     timeliness_scores,
 )
+from xlcons.evaluators.knowledge.metrics import score_knowledge
 from xlcons.evaluators.knowledge.tables import KNOWLEDGE_ITEMS, KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
 
 

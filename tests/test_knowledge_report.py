@@ -7,7 +7,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from xlcons.data_sources import RELEASED_MODELS
+from xlcons.data_sources.catalog import RELEASED_MODELS
 from xlcons.evaluators.knowledge.tables import KNOWLEDGE_SCORES
 from xlcons.reports.knowledge import (
     PUBLISHED_TABLE6,

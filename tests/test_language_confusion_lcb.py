@@ -20,7 +20,8 @@ from local_server import LocalServer
 from xlcons.evaluators import lcb_rule
 from xlcons.evaluators.language_id import run_language_confusion_lcb
 from xlcons.evaluators.lcb_rule import score_language_confusion_lcb
-from xlcons.fetch import FetchError, fetch_url_file
+from xlcons.fetch.errors import FetchError
+from xlcons.fetch.model import fetch_url_file
 from xlcons.languages import LanguageRegistry
 from xlcons.reports import lcb
 from xlcons.schemas import NO_ANSWER, RESPONSES

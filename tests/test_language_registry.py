@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from xlcons.languages import (
-    PAPER_000_LANGUAGES,
-    PAPER_001_LANGUAGES,
+    GUPTA2025_LANGUAGES,
     REGISTRY_PATH,
+    XING2024_LANGUAGES,
     LanguageRegistry,
     NotTranslatableError,
     UnknownLanguageError,
@@ -26,13 +26,13 @@ from xlcons.languages import (
 REGISTRY = LanguageRegistry.load()
 
 # Gupta et al. 2025's aggregation groups, as docs/methods.md states them.
-PAPER_000_SCRIPT_GROUPS = {
+GUPTA2025_SCRIPT_GROUPS = {
     "Latin": {"cs", "de", "es", "fr", "id", "it", "nl", "pl", "pt", "ro", "tr", "vi"},
     "Indic": {"bn", "gu", "hi", "kn", "ml", "pa", "ta", "te"},
     "Perso-Arabic": {"ar", "fa", "ur"},
     "Other": {"el", "iw", "ja", "ko", "ru", "th", "zh"},
 }
-PAPER_000_FAMILY_GROUPS = {
+GUPTA2025_FAMILY_GROUPS = {
     "Rom": {"de", "es", "fr", "it", "nl", "pt", "ro"},
     "Slav": {"cs", "pl", "ru"},
     "Indo-Aryan": {"bn", "fa", "gu", "hi", "pa", "ur"},
@@ -98,15 +98,15 @@ def test_iso_codes_and_glotlid_labels_are_those_of_the_multiq_mapping(registry, 
 # --- translation ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("code", sorted(set(PAPER_000_LANGUAGES) | set(PAPER_001_LANGUAGES)))
+@pytest.mark.parametrize("code", sorted(set(GUPTA2025_LANGUAGES) | set(XING2024_LANGUAGES)))
 def test_every_paper_language_can_be_translated(registry, code):
     assert registry[code].translatable
     assert registry.nllb_code(code) == registry[code].nllb
 
 
 def test_paper_language_lists_are_as_published():
-    assert len(PAPER_000_LANGUAGES) == len(set(PAPER_000_LANGUAGES)) == 30
-    assert len(PAPER_001_LANGUAGES) == len(set(PAPER_001_LANGUAGES)) == 12
+    assert len(GUPTA2025_LANGUAGES) == len(set(GUPTA2025_LANGUAGES)) == 30
+    assert len(XING2024_LANGUAGES) == len(set(XING2024_LANGUAGES)) == 12
 
 
 def test_every_nllb_code_is_a_flores200_code(registry):
@@ -142,18 +142,18 @@ def test_meitei_is_not_mapped_to_nllbs_bengali_script_meitei(registry):
 
 
 def test_script_groups_of_the_paper_languages_are_the_papers(registry):
-    groups = registry.script_groups(PAPER_000_LANGUAGES)
-    assert {group: set(codes) for group, codes in groups.items()} == PAPER_000_SCRIPT_GROUPS
+    groups = registry.script_groups(GUPTA2025_LANGUAGES)
+    assert {group: set(codes) for group, codes in groups.items()} == GUPTA2025_SCRIPT_GROUPS
 
 
 def test_family_groups_of_the_paper_languages_are_the_papers(registry):
-    groups = registry.family_groups(PAPER_000_LANGUAGES)
-    assert {group: set(codes) for group, codes in groups.items()} == PAPER_000_FAMILY_GROUPS
+    groups = registry.family_groups(GUPTA2025_LANGUAGES)
+    assert {group: set(codes) for group, codes in groups.items()} == GUPTA2025_FAMILY_GROUPS
 
 
 def test_only_paper_languages_and_their_duplicates_have_a_family_group(registry):
     grouped = {lang.code for lang in registry if lang.family_group is not None}
-    assert grouped == set(PAPER_000_LANGUAGES) | {"he", "zh-CN"}
+    assert grouped == set(GUPTA2025_LANGUAGES) | {"he", "zh-CN"}
     assert registry["he"].family_group == registry["iw"].family_group
     assert registry["zh-CN"].family_group == registry["zh"].family_group
     assert registry["zh-TW"].family_group is None

@@ -22,8 +22,9 @@ from local_server import ChatEndpoint
 from xlcons.schemas import NO_ANSWER, RESPONSES, TRANSLATED_SENTENCES, TRANSLATIONS
 from xlcons.tables import write_table
 from xlcons.translation.llm_translator import LLMTranslator, clean_answer, language_name
+from xlcons.translation.response_translation import run_translation_job
+from xlcons.translation.sentence_translator import DegenerationSpec, SentenceTranslator
 from xlcons.translation.spec import DEFAULT_PROMPT, SamplingSpec, TranslationError, TranslatorSpec
-from xlcons.translation.stage import DegenerationSpec, SentenceTranslator, run_translation_job
 from xlcons.translation.translators import load_translator
 
 KEY_ENV = "XLCONS_TEST_TRANSLATOR_KEY"

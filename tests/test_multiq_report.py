@@ -1,4 +1,4 @@
-"""The MultiQ report (xlcons.reports.multiq): tables from hand-made scored responses.
+"""The MultiQ report (xlcons.reports.multiq and multiq_*): tables from hand-made scored responses.
 
 Two models, four items (gpt-41 is a numeric question), hand-labelled verdicts, fidelity
 classes and tokenization classes; every expected number is worked out in the comments.
@@ -14,17 +14,15 @@ from xlcons.evaluators.fidelity import FIDELITY
 from xlcons.evaluators.judge_tables import JUDGMENTS
 from xlcons.evaluators.tokenization_tables import TOKENIZATION
 from xlcons.reports.formats import to_latex, to_markdown
-from xlcons.reports.multiq import (
+from xlcons.reports.multiq import build_report, report_outputs, run_report
+from xlcons.reports.multiq_tables import (
     accuracy_by_fidelity,
     accuracy_by_language,
     accuracy_by_tokenization,
     accuracy_table,
-    build_report,
     fidelity_shares,
     language_matrix,
     per_language,
-    report_outputs,
-    run_report,
 )
 from xlcons.tables import write_table
 
@@ -173,7 +171,7 @@ def test_failed_requests_are_counted_and_left_out_of_the_denominator():
 
 
 def test_other_language_answers_by_family_and_the_most_frequent_fallbacks():
-    from xlcons.reports.multiq import other_language_fallbacks, other_language_families
+    from xlcons.reports.multiq_tables import other_language_fallbacks, other_language_families
 
     families = rows_by_model(other_language_families(fidelity()))
     # A: de -> fr (both Indo-European), zh -> a GlotLID label outside the registry (family unknown)
@@ -195,7 +193,7 @@ def test_other_language_answers_by_family_and_the_most_frequent_fallbacks():
 
 
 def test_figure5_sorts_the_languages_by_the_median_accuracy_over_the_models():
-    from xlcons.reports.multiq import languages_by_median_accuracy
+    from xlcons.reports.multiq_figures import languages_by_median_accuracy
 
     by_language = pl.DataFrame(
         {
@@ -373,7 +371,7 @@ def test_unknown_output_formats_are_refused(tmp_path):
 
 
 def test_the_papers_models_are_shown_beside_the_published_table3_and_fidelity():
-    from xlcons.reports.multiq import versus_published
+    from xlcons.reports.multiq_published import versus_published
 
     accuracy = pl.DataFrame(
         {

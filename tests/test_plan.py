@@ -183,9 +183,9 @@ def test_english_only_prompt_sets_are_translated_into_every_other_language_with_
 
 
 def test_all_languages_of_an_english_only_prompt_set_are_gupta2025s_thirty_plus_english():
-    from xlcons.languages import PAPER_000_LANGUAGES
+    from xlcons.languages import GUPTA2025_LANGUAGES
 
-    assert plan_of({"datasets": {"information": {}}}).languages("information") == ["en", *PAPER_000_LANGUAGES]
+    assert plan_of({"datasets": {"information": {}}}).languages("information") == ["en", *GUPTA2025_LANGUAGES]
 
 
 def test_the_translationese_check_runs_per_model_for_the_configured_pivot_languages():
@@ -271,7 +271,7 @@ def test_an_unknown_released_model_without_a_folder_names_the_released_ones():
 
 
 def test_all_of_xing2024s_released_models_or_a_list_of_them_in_one_run():
-    from xlcons.data_sources import RELEASED_MODELS
+    from xlcons.data_sources.catalog import RELEASED_MODELS
 
     every = plan_of({"released_model": "all", "datasets": {"makqa": {}}})
     assert every.generators() == list(RELEASED_MODELS) and len(RELEASED_MODELS) == 11

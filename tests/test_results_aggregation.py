@@ -13,9 +13,9 @@ import pytest
 from scipy import stats
 
 from xlcons.derived_metrics import DerivedMetric, harmonic_mean
-from xlcons.evaluators.information.tables import INFORMATION_F
+from xlcons.evaluators.information.derived import INFORMATION_F
+from xlcons.reports.bootstrap import cell_rng
 from xlcons.reports.results import (
-    cell_rng,
     read_results,
     results_table,
     write_results,

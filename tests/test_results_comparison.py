@@ -9,9 +9,10 @@ import pyarrow as pa
 import pytest
 from scipy import stats
 
-from xlcons.evaluators.information.tables import INFORMATION_F
+from xlcons.evaluators.information.derived import INFORMATION_F
+from xlcons.reports.bootstrap import cell_rng
 from xlcons.reports.comparison import compare_models, compare_pairs
-from xlcons.reports.results import cell_rng, results_table
+from xlcons.reports.results import results_table
 from xlcons.schemas import COMPARISONS, ITEM_SCORES, POOLED
 from xlcons.tables import conform
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from xlcons import segmentation
-from xlcons.languages import PAPER_000_LANGUAGES, LanguageRegistry
+from xlcons.languages import GUPTA2025_LANGUAGES, LanguageRegistry
 from xlcons.segmentation import (
     Segment,
     split,
@@ -42,7 +42,7 @@ from xlcons.segmentation import (
 )
 
 CHECKOUT = Path(__file__).resolve().parent.parent / "workflow_scripts"
-LANGUAGES = (*PAPER_000_LANGUAGES, "en")
+LANGUAGES = (*GUPTA2025_LANGUAGES, "en")
 QUESTIONS_PER_PARAGRAPH = 5
 
 
@@ -502,7 +502,7 @@ def test_urdu_closing_quotes_stay_with_their_sentence_and_urls_are_not_split():
 # Hindi rules; Meetei Mayek by spaCy), so nothing falls back.
 EXPECTED_FALLBACKS: set[str] = set()
 
-PAPER_000_SPLITTERS = {
+GUPTA2025_SPLITTERS = {
     "pysbd:ar": "ar",
     "indicnlp:bn": "bn",
     "spacy:blank-cs+sentencizer": "cs",
@@ -544,7 +544,7 @@ def no_trained_pipelines(fresh_splitters, monkeypatch):
 
 
 def test_paper_languages_get_the_expected_splitters(no_trained_pipelines):
-    assert {splitter_name(lang): lang for lang in LANGUAGES} == PAPER_000_SPLITTERS
+    assert {splitter_name(lang): lang for lang in LANGUAGES} == GUPTA2025_SPLITTERS
 
 
 def test_every_language_is_served_by_its_registry_splitter_or_a_reported_fallback(

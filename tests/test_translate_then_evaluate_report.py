@@ -21,6 +21,8 @@ import pyarrow as pa
 import pytest
 
 from xlcons.reports import translate_then_evaluate as tte
+from xlcons.reports import translate_then_evaluate_published as paper
+from xlcons.reports import translate_then_evaluate_tables as tables
 from xlcons.schemas import RESULTS
 
 LLAMA, MINE = "llama-3.1-8b", "my-model"
@@ -114,7 +116,7 @@ def report(tmp_path_factory):
 
 
 def test_group_values_are_the_hand_computed_means():
-    table = tte.averaged_table(results(), training_languages=TRAINING)
+    table = tables.averaged_table(results(), training_languages=TRAINING)
     assert table["model"].to_list() == [LLAMA, MINE]
     llama = model_row(table, LLAMA)
     expected = {
@@ -149,7 +151,7 @@ def test_group_values_are_the_hand_computed_means():
 
 
 def test_published_average_and_difference_for_a_paper_model():
-    table = tte.averaged_table(results(), training_languages=TRAINING)
+    table = tables.averaged_table(results(), training_languages=TRAINING)
     llama = model_row(table, LLAMA)
     assert llama["information published"] == pytest.approx(0.32)
     assert llama["information difference"] == pytest.approx(2.4 / 7 - 0.32)
@@ -161,11 +163,11 @@ def test_published_average_and_difference_for_a_paper_model():
 
 
 def test_paper_model_names():
-    assert tte.paper_model("llama-3.1-8b") == "Llama-3.1-8B"
-    assert tte.paper_model("gemini-2.0-flash-lite") == "gemini-2.0-lite"
-    assert tte.paper_model("Llama-3.1-8B") == "Llama-3.1-8B"
-    assert tte.paper_model("my-model") is None
-    assert set(tte.PAPER_MODELS.values()) == set(tte.PUBLISHED_AVERAGES)
+    assert paper.paper_model("llama-3.1-8b") == "Llama-3.1-8B"
+    assert paper.paper_model("gemini-2.0-flash-lite") == "gemini-2.0-lite"
+    assert paper.paper_model("Llama-3.1-8B") == "Llama-3.1-8B"
+    assert paper.paper_model("my-model") is None
+    assert set(paper.PAPER_MODELS.values()) == set(paper.PUBLISHED_AVERAGES)
 
 
 def test_unknown_training_languages_are_a_dash(report):
@@ -181,7 +183,7 @@ def test_unknown_training_languages_are_a_dash(report):
 
 
 def test_averaged_metrics():
-    table = tte.metrics_table(results())
+    table = tables.metrics_table(results())
     llama = model_row(table, LLAMA)
     assert llama["information F"] == pytest.approx(2.4 / 7)
     assert llama["information precision"] == pytest.approx((0.65 + 0.45 + 0.35 + 0.35 + 0.15 + 0.25 + 0.55) / 7)
@@ -193,7 +195,7 @@ def test_averaged_metrics():
 
 
 def test_self_consistency_table_with_published_llama_row():
-    table = tte.self_consistency_table(results())
+    table = tables.self_consistency_table(results())
     # our pivots plus the paper's, by script group then code
     assert table.columns == ["model", "source", "Avg", "cs", "es", "fr", "sw", "hi", "ml", "ta", "ar", "fa", "ja", "ru"]
     assert table.select("model", "source").rows() == [
@@ -208,7 +210,7 @@ def test_self_consistency_table_with_published_llama_row():
     published = model_row(table, LLAMA, source="published")
     assert {
         code: published[code] for code in ("ar", "cs", "fr", "hi", "ja", "ml", "fa", "ru", "es", "ta")
-    } == tte.PUBLISHED_SELF_CONSISTENCY["Llama-3.1-8B"]
+    } == paper.PUBLISHED_SELF_CONSISTENCY["Llama-3.1-8B"]
     assert published["sw"] is None
     difference = model_row(table, LLAMA, source="difference")
     assert difference["fr"] == pytest.approx(0.02) and difference["hi"] == pytest.approx(-0.01)
@@ -246,7 +248,7 @@ def test_per_language_table(report):
 
 
 def test_classifier_table_beside_the_paper():
-    table = tte.classifier_table(EVALUATIONS)
+    table = tables.classifier_table(EVALUATIONS)
     assert table["mechanism"].to_list() == ["ER", "IP", "EX"]
     er = table.row(0, named=True)
     assert (

@@ -22,13 +22,8 @@ from xlcons.evaluators.translation_ability import (
     scored_text,
     to_results,
 )
-from xlcons.reports.translation_ability import (
-    consistency_by_language,
-    correlation,
-    correlations,
-    report_outputs,
-    run_report,
-)
+from xlcons.reports.translation_ability import report_outputs, run_report
+from xlcons.reports.translation_ability_tables import consistency_by_language, correlation, correlations
 from xlcons.schemas import PROMPTS
 from xlcons.tables import read_table, write_table
 
@@ -325,7 +320,7 @@ def test_an_undefined_xsc_pair_is_left_out_of_the_means_as_the_metric_leaves_it_
     / 10 = 0.62 (counted as 0 it would be 6.2 / 12 = 0.517); so do the report's means."""
     import numpy as np
 
-    from xlcons.evaluators.knowledge.metrics import mean_over_pairs
+    from xlcons.evaluators.knowledge.measures import mean_over_pairs
 
     languages = ["en", "de", "zh", "ja"]
     values = {

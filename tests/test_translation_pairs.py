@@ -23,7 +23,8 @@ from xlcons.evaluators.translation_ability import (
     run_translation_ability,
     score_items,
 )
-from xlcons.reports.translation_ability import correlations, models_table, pair_cells, report_outputs, run_report
+from xlcons.reports.translation_ability import report_outputs, run_report
+from xlcons.reports.translation_ability_tables import correlations, models_table, pair_cells
 from xlcons.schemas import PROMPTS
 from xlcons.tables import read_table, write_table
 

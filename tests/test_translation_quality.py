@@ -14,20 +14,12 @@ import pyarrow as pa
 import pytest
 
 from builders import sentences
-from xlcons.evaluators.information.tables import INFORMATION_F
+from xlcons.evaluators.information.derived import INFORMATION_F
+from xlcons.reports.qe_round_trip import item_correlation, qe_round_trip_table
+from xlcons.reports.qe_scores import passing_scores, qe_item_scores, sensitivity_metrics
 from xlcons.reports.results import primary_rows, results_table, with_translator, write_results
-from xlcons.reports.translation_quality import (
-    item_correlation,
-    passing_scores,
-    plot_qe_heatmap,
-    qe_item_scores,
-    qe_round_trip_table,
-    report_outputs,
-    run_report,
-    sensitivity_metrics,
-    sensitivity_table,
-    spread_table,
-)
+from xlcons.reports.translation_quality import plot_qe_heatmap, report_outputs, run_report, sensitivity_table
+from xlcons.reports.translator_spread import spread_table
 from xlcons.schemas import ITEM_SCORES, TRANSLATED_SENTENCES, TRANSLATION_QE
 from xlcons.tables import read_table, write_table
 from xlcons.translation.quality import estimate, make_scorer, run_qe_job
@@ -571,7 +563,7 @@ def test_a_cell_under_two_translators_with_different_items_is_resampled_by_item_
     the union of the ids, 0-5, once for both, and each translator's mean takes its own scores
     of the drawn ids; with the same seed, its interval is this plain loop's."""
     from xlcons.derived_metrics import harmonic_mean
-    from xlcons.reports.results import cell_rng
+    from xlcons.reports.bootstrap import cell_rng
 
     nllb = {str(i): v for i, v in enumerate([0.2, 0.9, 0.4, 0.7, 0.1])}
     madlad = {str(i + 1): v for i, v in enumerate([0.8, 0.5, 0.6, 0.3, 1.0])}
@@ -630,7 +622,7 @@ def test_the_difference_spread_gives_each_model_pairs_difference_under_each_tran
     """F: m1 0.50 / 0.60 and m2 0.45 / 0.62 under nllb / madlad: differences m1 - m2 of +0.05 and
     -0.02, range 0.07, the sign flips. ER: m1 0.5 / 0.6, m2 0.4 / 0.5: each score moves 0.1 with
     the translator, the difference (0.1) not at all."""
-    from xlcons.reports.translation_quality import difference_spread_table
+    from xlcons.reports.translator_spread import difference_spread_table
 
     values = {
         ("information", "F"): {

@@ -15,8 +15,9 @@ import pytest
 from builders import sentences
 from xlcons.config import ConfigError, validate_config
 from xlcons.plan import Plan
+from xlcons.reports.qe_scores import passing_scores, qe_item_scores
 from xlcons.reports.results import results_table
-from xlcons.reports.translation_quality import passing_scores, qe_item_scores, sensitivity_table
+from xlcons.reports.translation_quality import sensitivity_table
 from xlcons.schemas import ITEM_SCORES, TRANSLATED_SENTENCES, TRANSLATION_QE, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 from xlcons.translation.quality import estimate, run_qe_job

@@ -16,27 +16,23 @@ import pyarrow.parquet as pq
 import pytest
 
 from builders import response_rows
-from xlcons.schemas import NO_ANSWER, PROMPTS
-from xlcons.tables import write_table
-from xlcons.translation.cache import TranslationCache
-from xlcons.translation.spec import TranslatorSpec
-from xlcons.translation.stage import (
+from xlcons.schemas import (
+    NO_ANSWER,
+    PROMPTS,
     REVIEW_COLUMNS,
     ROUND_TRIPS,
     TRANSLATED_SENTENCES,
     TRANSLATION_PATHS,
     TRANSLATIONS,
-    DegenerationSpec,
-    SentenceTranslator,
-    round_trip,
-    run_prompt_translation_job,
-    run_round_trip_job,
-    run_translation_job,
-    translate_prompts,
-    translate_responses,
-    translation_counts,
 )
-from xlcons.translation.translators import convert
+from xlcons.tables import write_table
+from xlcons.translation.cache import TranslationCache
+from xlcons.translation.ctranslate2_conversion import convert
+from xlcons.translation.prompt_translation import run_prompt_translation_job, translate_prompts
+from xlcons.translation.response_translation import run_translation_job, translate_responses, translation_counts
+from xlcons.translation.round_trip import round_trip, run_round_trip_job
+from xlcons.translation.sentence_translator import DegenerationSpec, SentenceTranslator
+from xlcons.translation.spec import TranslatorSpec
 
 SPEC = TranslatorSpec(location="scripted", model_id="scripted", device="cpu")
 LOOP = " ".join(["again"] * 12)
@@ -472,7 +468,7 @@ def test_english_prompts_become_prompts_in_the_language_with_a_review_file(tmp_p
     assert {src for _, src, _, _ in scripted.calls} == {"eng_Latn"}
 
     path = tmp_path / "review" / "de.tsv"
-    from xlcons.translation.stage import write_review
+    from xlcons.translation.prompt_translation import write_review
 
     write_review(review, path)
     with open(path, encoding="utf-8", newline="") as handle:

@@ -12,15 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from xlcons.translation.ctranslate2_conversion import convert, quantization_for
+from xlcons.translation.ctranslate2_translator import CTranslate2Translator
 from xlcons.translation.spec import CT2_MARKER, SamplingSpec, TranslationError, TranslatorSpec
-from xlcons.translation.translators import (
-    CTranslate2Translator,
-    TransformersTranslator,
-    convert,
-    load_translator,
-    quantization_for,
-    translator_class,
-)
+from xlcons.translation.transformers_translator import TransformersTranslator
+from xlcons.translation.translators import load_translator, translator_class
 
 CAP = 6  # new tokens per sentence: small keeps the suite fast on two cores
 

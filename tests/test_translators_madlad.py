@@ -21,11 +21,13 @@ import pytest
 
 from builders import response_rows
 from devtools.offline_models import build_all, build_tiny_madlad, read_stamp
-from xlcons.schemas import NO_ANSWER, RESPONSES
+from xlcons.schemas import NO_ANSWER, RESPONSES, TRANSLATIONS
 from xlcons.tables import write_table
+from xlcons.translation.ctranslate2_conversion import convert
+from xlcons.translation.response_translation import run_translation_job
+from xlcons.translation.sentence_translator import DegenerationSpec
 from xlcons.translation.spec import CT2_MARKER, SamplingSpec, TranslationError, TranslatorSpec
-from xlcons.translation.stage import TRANSLATIONS, DegenerationSpec, run_translation_job
-from xlcons.translation.translators import convert, load_translator, madlad_tags
+from xlcons.translation.translators import load_translator, madlad_tags
 
 CAP = 6  # new tokens per sentence
 

@@ -11,14 +11,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from xlcons.datasets.user import (
-    FILE_SUFFIXES,
-    UserDatasetError,
-    UserRows,
-    check_user_dataset,
-    load,
-    read_user_rows,
-)
+from xlcons.datasets.user import check_user_dataset, load, read_user_rows
+from xlcons.datasets.user.problems import UserDatasetError
+from xlcons.datasets.user.source import FILE_SUFFIXES
+from xlcons.datasets.user.validation import UserRows
 from xlcons.languages import LanguageRegistry
 from xlcons.schemas import PROMPTS
 

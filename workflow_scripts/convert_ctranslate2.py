@@ -1,7 +1,7 @@
 """Rule convert_translator: the dense NLLB checkpoint converted to CTranslate2, once.
 
 Expects params.checkpoint (checkpoint directory), params.quantization (None, int8, float16 or
-bfloat16; xlcons.translation.translators.quantization_for(compute_type)); output.model
+bfloat16; xlcons.translation.ctranslate2_conversion.quantization_for(compute_type)); output.model
 (a directory()). params.content (a local checkpoint's digest) is there to rerun the job.
 """
 
@@ -12,7 +12,7 @@ def main(smk) -> None:
     from xlcons.job import start_job
 
     start_job(smk)
-    from xlcons.translation.translators import convert
+    from xlcons.translation.ctranslate2_conversion import convert
 
     convert(smk.params.checkpoint, smk.output.model, smk.params.quantization)
 

@@ -9,7 +9,7 @@ def main(smk) -> None:
 
     start_job(smk, offline=False)
     from xlcons.data_sources import DATA_SOURCES
-    from xlcons.fetch import fetch_dataset
+    from xlcons.fetch.dataset import fetch_dataset
 
     params = smk.params.fetch
     fetch_dataset(

@@ -8,7 +8,7 @@ def main(smk) -> None:
     from xlcons.job import start_job
 
     start_job(smk, offline=False)
-    from xlcons.fetch import fetch_model, fetch_url_file
+    from xlcons.fetch.model import fetch_model, fetch_url_file
 
     source = smk.params.source
     if source.get("url"):

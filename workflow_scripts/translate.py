@@ -13,7 +13,8 @@ def main(smk) -> None:
     from xlcons.job import start_job
 
     start_job(smk)
-    from xlcons.translation.stage import job_translator, run_translation_job
+    from xlcons.translation.response_translation import run_translation_job
+    from xlcons.translation.sentence_translator import job_translator
 
     params = smk.params
     section = params.translator

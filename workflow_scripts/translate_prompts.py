@@ -12,7 +12,8 @@ def main(smk) -> None:
     from xlcons.job import start_job
 
     start_job(smk)
-    from xlcons.translation.stage import job_translator, run_prompt_translation_job
+    from xlcons.translation.prompt_translation import run_prompt_translation_job
+    from xlcons.translation.sentence_translator import job_translator
 
     params = smk.params
     spec, degeneration = job_translator(params, smk.threads)

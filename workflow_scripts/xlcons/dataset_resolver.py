@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from xlcons.datasets import ENGLISH_QUESTION, PROMPT_LANGUAGE_ANSWERS, DatasetInfo, dataset_registry
-from xlcons.datasets.user import UserDatasetError, check_user_dataset, read_user_rows
+from xlcons.datasets.user import check_user_dataset, read_user_rows
+from xlcons.datasets.user.problems import UserDatasetError
 from xlcons.evaluators.registry import ENGLISH_ANSWERS, EVALUATORS, TRANSLATIONS
 from xlcons.languages import LanguageRegistry
 

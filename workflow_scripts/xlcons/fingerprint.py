@@ -31,7 +31,7 @@ _CHUNK = 1 << 20
 WHOLE_FILE_LIMIT = 64 << 20  # larger files are sampled, not read whole
 _SLICES = 16  # evenly spaced 1 MiB slices between the first and the last one
 # Written by the Hub's local-dir downloads, by xlcons's fetch rules (xlcons.fetch), the
-# CTranslate2 conversion (xlcons.translation.translators) and the offline-model builder
+# CTranslate2 conversion (xlcons.translation.ctranslate2_conversion) and the offline-model builder
 # (devtools.offline_models): not the model. Named here so that this module imports nothing
 # heavy (and nothing from the development tools); a test holds the names to those modules' own.
 BOOKKEEPING_DIRS = {".cache"}

@@ -63,10 +63,10 @@ _SHARED_WITH_CANONICAL = ("nllb", "iso639_3", "script", "glotlid_labels", "lid17
 # first word of the Unicode names of their letters: what `written_script` can tell apart.
 SCRIPT_OF_LETTERS = {"LATIN": "Latn", "CYRILLIC": "Cyrl", "ARABIC": "Arab", "DEVANAGARI": "Deva", "GURMUKHI": "Guru"}
 
-PAPER_000_LANGUAGES = tuple(
+GUPTA2025_LANGUAGES = tuple(
     "ar bn cs de el es fa fr gu hi id it iw ja kn ko ml nl pa pl pt ro ru ta te th tr ur vi zh".split()
 )
-PAPER_001_LANGUAGES = tuple("zh en fr es ru ja it de pt ko el nl".split())
+XING2024_LANGUAGES = tuple("zh en fr es ru ja it de pt ko el nl".split())
 
 
 class UnknownLanguageError(ValueError):

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from xlcons.data_sources import url_file_name
+from xlcons.data_sources.names import url_file_name
 from xlcons.generation.registry import backend_info
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from xlcons.config.schema import load_schema
 from xlcons.config.validation import ConfigError
-from xlcons.data_sources import RELEASED_MODELS
+from xlcons.data_sources.catalog import RELEASED_MODELS
 
 
 def holds_released_outputs(folder: Path) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from xlcons.languages import PAPER_000_LANGUAGES, PAPER_001_LANGUAGES
+from xlcons.languages import GUPTA2025_LANGUAGES, XING2024_LANGUAGES
 
 # What a data set can offer an evaluator (xlcons.evaluators.registry states which it needs).
 ENGLISH_QUESTION = "english_question"  # each item's question in English: an `en` row or `question_en`
@@ -115,7 +115,7 @@ BUILT_IN = {
         DatasetInfo(
             "makqa",
             "xlcons.datasets.makqa",
-            PAPER_001_LANGUAGES,
+            XING2024_LANGUAGES,
             64,
             "makqa",
             ("domains", "few_shot", "variants", "seed"),
@@ -171,7 +171,7 @@ BUILT_IN = {
         DatasetInfo(
             "information",
             "xlcons.datasets.information",
-            ("en", *PAPER_000_LANGUAGES),
+            ("en", *GUPTA2025_LANGUAGES),
             1024,
             translated_from="en",
             provides=frozenset({ENGLISH_QUESTION}),
@@ -182,7 +182,7 @@ BUILT_IN = {
         DatasetInfo(
             "empathy",
             "xlcons.datasets.empathy",
-            ("en", *PAPER_000_LANGUAGES),
+            ("en", *GUPTA2025_LANGUAGES),
             512,
             "epitome",
             translated_from="en",
@@ -198,7 +198,7 @@ BUILT_IN = {
         DatasetInfo(
             "flores",
             "xlcons.datasets.flores",
-            PAPER_001_LANGUAGES,
+            XING2024_LANGUAGES,
             256,
             "flores200",
             ("split", "directions", "few_shot", "seed"),

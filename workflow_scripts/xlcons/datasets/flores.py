@@ -31,7 +31,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from xlcons.data_sources import FLORES_ARCHIVE, FLORES_ROOT_FOLDER
+from xlcons.data_sources.catalog import FLORES_ARCHIVE, FLORES_ROOT_FOLDER
 from xlcons.datasets.item_ids import FLORES_SPLIT_SIZES
 from xlcons.languages import LanguageRegistry
 from xlcons.schemas import PROMPTS

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from xlcons.datasets.epitome import FILES as EPITOME_FILES
-from xlcons.languages import PAPER_001_LANGUAGES
+from xlcons.languages import XING2024_LANGUAGES
 
 # The release files these read; the MultiQ and MAKQA loaders take their names from here (they
 # import pyarrow, which the config check does without).
@@ -127,7 +127,7 @@ def flores_selection_problems(name: str, spec: Mapping[str, Any]) -> list[str]:
                 f"config key 'datasets.{name}.items.ids[{index}]': {value!r} is not a line number of "
                 f"the {spec.get('split') or 'devtest'} split (1 to {size})"
             )
-    languages = PAPER_001_LANGUAGES if spec.get("languages") in (None, "all") else spec["languages"]
+    languages = XING2024_LANGUAGES if spec.get("languages") in (None, "all") else spec["languages"]
     for index, pair in enumerate([] if spec.get("directions") in (None, "all") else spec["directions"]):
         source, target = pair
         if source == target:

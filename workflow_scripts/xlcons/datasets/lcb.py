@@ -32,7 +32,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from xlcons.data_sources import LCB_OUTPUT_COLUMNS
+from xlcons.data_sources.catalog import LCB_OUTPUT_COLUMNS
 from xlcons.datasets.item_ids import LCB_ARCHIVE
 from xlcons.schemas import PROMPTS
 

@@ -66,7 +66,7 @@ from typing import Any
 import pyarrow as pa
 
 from xlcons.datasets.item_ids import MAKQA_FILE
-from xlcons.languages import PAPER_001_LANGUAGES
+from xlcons.languages import XING2024_LANGUAGES
 from xlcons.schemas import PROMPTS
 
 DATASET = "makqa"
@@ -75,7 +75,7 @@ TIMELINESS = "timeliness"
 # The six domains xSC and xAC are computed on (xTC uses timeliness).
 KNOWLEDGE_DOMAINS = tuple(domain for domain in DOMAINS if domain != TIMELINESS)
 # The paper's 12 languages, in the order of the release.
-LANGUAGES = PAPER_001_LANGUAGES
+LANGUAGES = XING2024_LANGUAGES
 QUESTIONS_FILE = MAKQA_FILE
 EXAMPLES_FILE = "QA_example_merged_data_dict_{domain}.json"
 MAX_EXAMPLE_ANSWERS = 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from xlcons.data_sources import LCB_WORDS_SHA256, LCB_WORDS_URL, LID176_SHA256, LID176_URL
+from xlcons.data_sources.catalog import LCB_WORDS_SHA256, LCB_WORDS_URL, LID176_SHA256, LID176_URL
 from xlcons.datasets import PROMPT_LANGUAGE_ANSWERS
 from xlcons.evaluators.info import EvaluatorInfo, ResultsSource, config_section
 from xlcons.evaluators.language_id_entry import lid_model

@@ -3,7 +3,7 @@
 The Language Confusion Benchmark (LCB; Marchisio et al. 2024, *Understanding and Mitigating
 Language Confusion in LLMs*) publishes its scorer, ``compute_metrics.py``, in
 ``github.com/for-ai/language-confusion`` (commit ``0cfdbb4``,
-:data:`xlcons.data_sources.LCB_COMMIT`). This module restates that scorer's rules in our own
+:data:`xlcons.data_sources.catalog.LCB_COMMIT`). This module restates that scorer's rules in our own
 code, so that xlcons's line- and word-level pass rates are the benchmark's numbers (checked on
 its released completions: ``docs/validation.md``):
 
@@ -42,7 +42,7 @@ from typing import Protocol
 
 import pyarrow as pa
 
-from xlcons.data_sources import LCB_WORDS_SHA256, LCB_WORDS_URL
+from xlcons.data_sources.catalog import LCB_WORDS_SHA256, LCB_WORDS_URL
 from xlcons.evaluators.language_confusion import (
     DEFAULT_MIN_CONFIDENCE,
     LANGUAGE_CONFUSION,
@@ -54,7 +54,7 @@ from xlcons.evaluators.lcb_tokens import LineTokenizer
 from xlcons.languages import Language, LanguageRegistry, written_script
 from xlcons.schemas import NO_ANSWER
 
-# The benchmark's word list, pinned by content (xlcons.data_sources, with lid.176.bin's URL:
+# The benchmark's word list, pinned by content (xlcons.data_sources.catalog, with lid.176.bin's URL:
 # the config's defaults are read without this module's imports).
 WORDS_URL = LCB_WORDS_URL
 WORDS_SHA256 = LCB_WORDS_SHA256

@@ -6,6 +6,8 @@ the other jobs that read its results import xlcons.evaluators.language_confusion
 
 from __future__ import annotations
 
+from typing import Any
+
 # Tokenizers by the language's lid.176 label; every other language is split on whitespace.
 JIEBA_LABEL = "zh"
 FUGASHI_LABEL = "ja"
@@ -19,8 +21,9 @@ class LineTokenizer:
     """
 
     def __init__(self) -> None:
-        self._jieba = None
-        self._tagger = None
+        # The jieba module and a fugashi Tagger once loaded (third-party, read as Any).
+        self._jieba: Any = None
+        self._tagger: Any = None
         self._memo: dict[tuple[str, str], list[str]] = {}
 
     def _split_chinese(self, line: str) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from xlcons.config.checks import iter_model_sources
 from xlcons.config.models import resource_name
-from xlcons.data_sources import released_source_name, url_file_name
+from xlcons.data_sources.names import released_source_name, url_file_name
 from xlcons.fingerprint import local_content
 from xlcons.generation.registry import backend_info, model_fields
 from xlcons.plan.patterns import alternation

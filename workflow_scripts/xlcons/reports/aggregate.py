@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 import polars as pl
 
@@ -28,8 +29,8 @@ from xlcons.evaluators.registry import QE_INPUT, RESPONSES_INPUT, RESULTS_SOURCE
 from xlcons.item_scores import failed_requests, mark_failed
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
+from xlcons.reports.qe_scores import passing_scores, qe_item_scores, sensitivity_metrics
 from xlcons.reports.results import results_table, sort_item_scores, sort_results, with_translator, write_results
-from xlcons.reports.translation_quality import passing_scores, qe_item_scores, sensitivity_metrics
 from xlcons.schemas import COMPARISONS, ITEM_SCORES, NO_TRANSLATOR, RESPONSES, TRANSLATION_QE, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 from xlcons.translation.quality_backends import QE_PATHS_INPUT
@@ -57,7 +58,8 @@ def collect_scores(
     failed = collect_failures(inputs.get(RESPONSES_INPUT, ()))
     if failed.height:
         log.info("results: %d failed requests; the scores resting on them are excluded as `error`", failed.height)
-    items, corpus = [], []
+    items: list[pl.DataFrame] = []
+    corpus: list[pl.DataFrame] = []
     for output, paths in inputs.items():
         if output in (RESPONSES_INPUT, QE_INPUT, QE_PATHS_INPUT):
             continue
@@ -143,7 +145,8 @@ def run_results_job(
     per_language = results.filter(pl.col("kind") != "corpus")
     groups = group_averages(per_language, training_languages=dict(training_languages))
     written += write_group_tables(groups, out / "groups", table_formats)
-    pairs = [tuple(pair) for pair in comparisons]  # none configured: an empty table
+    # Each of two names (the config schema's minItems/maxItems); none configured: an empty table.
+    pairs = cast("list[tuple[str, str]]", [tuple(pair) for pair in comparisons])
     compared = compare_pairs(scores, pairs, derived=derived, n_resamples=n_resamples, seed=seed)
     written.append(write_table(compared.to_arrow(), out / "comparisons.parquet", COMPARISONS))
     with atomic_path(out / "comparisons.csv") as temporary:

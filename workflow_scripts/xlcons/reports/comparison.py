@@ -17,7 +17,7 @@ in the group table when every language pairs the same items):
 Confidence interval
     paired percentile bootstrap: the items of each language are resampled with
     replacement (the same drawn items for both models; per language, stratified when
-    pooled), ``n_resamples`` times; quantiles as in xlcons.reports.results.
+    pooled), ``n_resamples`` times; quantiles as in xlcons.reports.bootstrap.
 p-value
     two-sided paired permutation test: under the null the two models' scores of an item
     are exchangeable, so each resample swaps them on a random subset of the items (for a
@@ -44,7 +44,7 @@ Multiple comparisons
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -53,14 +53,8 @@ import polars as pl
 import pyarrow as pa
 
 from xlcons.derived_metrics import DerivedMetric
-from xlcons.reports.results import (
-    CI_LEVEL,
-    N_RESAMPLES,
-    cell_rng,
-    item_scores_frame,
-    percentile_interval,
-    resampled_means,
-)
+from xlcons.reports.bootstrap import CI_LEVEL, N_RESAMPLES, cell_rng, percentile_interval, resampled_means
+from xlcons.reports.results import item_scores_frame
 from xlcons.schemas import COMPARISONS, ITEM_STATUS_OK, POOLED
 
 N_PERMUTATIONS = 10_000
@@ -126,10 +120,11 @@ def _swap_null(strata: Sequence[PairedItems], function: Callable, swaps: np.ndar
     total = np.zeros(swaps.shape[0])
     offset = 0
     for s in strata:
-        block = swaps[:, offset : offset + s.n].astype(np.float64)
+        block: np.ndarray = swaps[:, offset : offset + s.n].astype(np.float64)
         offset += s.n
         wa, wb = np.where(s.ma, s.va, 0.0), np.where(s.mb, s.vb, 0.0)
-        ma, mb = s.ma.astype(np.float64), s.mb.astype(np.float64)
+        ma: np.ndarray = s.ma.astype(np.float64)
+        mb: np.ndarray = s.mb.astype(np.float64)
         k = wa.shape[1]
         moved = block @ np.hstack([wb - wa, mb - ma])  # what the swapped items move from b to a: sums, counts
         a = _means(wa.sum(0) + moved[:, :k], ma.sum(0) + moved[:, k:])
@@ -190,6 +185,7 @@ def paired_test(
         )
     if n_permutations > 0 and result["difference"] is not None:
         exact = n < 63 and 2**n <= n_permutations
+        blocks: Iterable[np.ndarray]  # P × n swap masks: one array when exact, else lazily drawn
         if exact:
             count = 2**n
             codes = np.arange(count, dtype=np.int64)[:, None]

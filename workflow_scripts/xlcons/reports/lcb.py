@@ -25,7 +25,9 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from xlcons.data_sources import DATA_SOURCES, LCB_RELEASED, released_source_name
+from xlcons.data_sources import DATA_SOURCES
+from xlcons.data_sources.catalog import LCB_RELEASED
+from xlcons.data_sources.names import released_source_name
 from xlcons.datasets.lcb import OUTPUT_COLUMNS, item_id
 from xlcons.languages import LanguageRegistry
 
@@ -74,10 +76,10 @@ def read_outputs(path: Path | str) -> pa.Table:
 
 
 def fetch_released(models: Iterable[str], dest: Path | str, mirror: str | None = None) -> list[Path]:
-    """The released completions of `models` (names of :data:`xlcons.data_sources.LCB_RELEASED`, or
+    """The released completions of `models` (names of :data:`xlcons.data_sources.catalog.LCB_RELEASED`, or
     ``all``), fetched as the workflow fetches them (`released: lcb-<model>`: size, sha256 and columns
     checked) into ``dest/<model>/<model>.csv``, from the pinned commit or a mirror with its layout."""
-    from xlcons.fetch import fetch_dataset
+    from xlcons.fetch.dataset import fetch_dataset
 
     names = list(LCB_RELEASED) if list(models) == ["all"] else list(models)
     unknown = [name for name in names if name not in LCB_RELEASED]

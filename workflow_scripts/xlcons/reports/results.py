@@ -35,21 +35,18 @@ Random numbers
     which other models, languages or metrics the table holds.
 Several translators
     the generator is seeded without the translator, and a cell's rows under several
-    translators are paired by item id (:func:`paired_intervals`): the draws are over the
-    union of the item ids they scored, once for all of them, and each translator's means
-    take its own scores of the drawn ids. With one translator, or when every translator
-    scored the same items, this is the plain bootstrap above.
-Correlations
-    :func:`correlate` (used by the reports that correlate two scores): Fisher-z intervals,
-    exact permutation p-values at small n, no interval below MIN_INTERVAL_POINTS points or
-    for a coefficient of exactly +-1.
+    translators are paired by item id (:func:`xlcons.reports.bootstrap.paired_intervals`):
+    the draws are over the union of the item ids they scored, once for all of them, and
+    each translator's means take its own scores of the drawn ids. With one translator, or
+    when every translator scored the same items, this is the plain bootstrap above.
+
+The bootstrap itself is xlcons.reports.bootstrap; the correlations some reports draw from
+these tables are xlcons.reports.correlations.
 """
 
 from __future__ import annotations
 
-import zlib
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +55,7 @@ import pyarrow as pa
 
 from xlcons.atomic import atomic_path
 from xlcons.derived_metrics import DerivedMetric
+from xlcons.reports.bootstrap import CI_LEVEL, N_RESAMPLES, cell_rng, paired_intervals
 from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, NO_TRANSLATOR, RESULTS
 from xlcons.tables import SchemaError, conform, read_table, write_table
 
@@ -71,11 +69,6 @@ _KIND_ORDER = {"mean": 0, "derived": 1, "corpus": 2}
 # evaluator, model, language, metric) under two translators draws the same item ids (paired).
 _RNG_CELL_KEYS = [key for key in CELL_KEYS if key != "translator"]
 _RNG_KEYS = [*_RNG_CELL_KEYS, "metric"]
-CI_LEVEL = 0.95
-N_RESAMPLES = 1000
-
-
-# -- Derived metrics ------------------------------------------------------------------
 
 
 # -- Input ----------------------------------------------------------------------------
@@ -122,223 +115,6 @@ def read_item_scores(paths: Sequence[Path | str]) -> pa.Table:
     return pa.concat_tables(tables) if tables else ITEM_SCORES.empty_table()
 
 
-# -- Bootstrap ------------------------------------------------------------------------
-
-
-def cell_rng(seed: int, *key: str) -> np.random.Generator:
-    """The generator of one table row: seeded by `seed` and a stable hash of the row's key."""
-    digest = zlib.crc32("\x1f".join(key).encode("utf-8"))
-    return np.random.default_rng([int(seed) % 2**63, digest])
-
-
-def resampled_means(values: np.ndarray, mask: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """Means of each column of `values` (n × k) over its `mask`ed items, per row of `indices` (B × n): B × k.
-
-    NaN where a resample drew no scored item of a column.
-    """
-    means = np.empty((indices.shape[0], values.shape[1]))
-    for column in range(values.shape[1]):
-        scored = np.ascontiguousarray(mask[:, column])
-        weighted = np.where(scored, values[:, column], 0.0)
-        sums = np.take(weighted, indices).sum(axis=1)
-        if scored.all():
-            means[:, column] = sums / indices.shape[1]
-            continue
-        counts = np.take(scored.astype(np.float64), indices).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            means[:, column] = sums / counts
-    return means
-
-
-def percentile_interval(samples: np.ndarray, ci_level: float = CI_LEVEL) -> tuple[float | None, float | None]:
-    """The (1-level)/2 and (1+level)/2 quantiles of the finite samples (linear interpolation); None when none."""
-    samples = np.asarray(samples, dtype=float)
-    samples = samples[np.isfinite(samples)]
-    if samples.size == 0:
-        return None, None
-    alpha = 1.0 - ci_level
-    low, high = np.quantile(samples, [alpha / 2, 1 - alpha / 2])
-    return float(low), float(high)
-
-
-# -- Correlations ---------------------------------------------------------------------
-
-CORRELATIONS = ("spearman", "pearson")
-MIN_CORRELATION_POINTS = 3  # fewer: no correlation (two points always lie on a line)
-MIN_INTERVAL_POINTS = 5  # fewer: a correlation and its p-value, but no interval
-EXACT_PERMUTATION_POINTS = 8  # up to this many points the p-value runs every one of the n! pairings
-_PERFECT = 1.0 - 1e-12  # |r| at least this: a perfect correlation (rounding aside), no Fisher-z interval
-
-
-@dataclass(frozen=True)
-class Correlation:
-    """One correlation of paired values: the coefficient, its two-sided p-value (`exact`: from
-    every pairing), its Fisher-z interval (None, None where there is none) and why not (`note`)."""
-
-    value: float | None
-    p_value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    exact: bool = False
-    note: str | None = None
-
-
-def _coefficients(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    """Spearman's rho (as scipy's spearmanr: Pearson's r of the average ranks, scipy's
-    rankdata) and Pearson's r (numpy's corrcoef), clipped to [-1, 1]."""
-    from scipy.stats import rankdata
-
-    def pearson(a: np.ndarray, b: np.ndarray) -> float:
-        return float(np.clip(np.corrcoef(a, b)[0, 1], -1.0, 1.0))
-
-    return {"spearman": pearson(rankdata(x), rankdata(y)), "pearson": pearson(x, y)}
-
-
-def fisher_z_interval(
-    r: float, n: int, standard_error: float, ci_level: float = CI_LEVEL
-) -> tuple[float | None, float | None]:
-    """tanh(atanh(r) -/+ q * standard_error), q the normal (1+level)/2 quantile: the Fisher-z
-    interval. None, None where it does not exist: |r| = 1 (atanh is infinite) or n below
-    MIN_INTERVAL_POINTS."""
-    from statistics import NormalDist
-
-    if n < MIN_INTERVAL_POINTS or not np.isfinite(r) or abs(r) >= _PERFECT:
-        return None, None
-    z, q = np.arctanh(r), NormalDist().inv_cdf((1 + ci_level) / 2)
-    return float(np.tanh(z - q * standard_error)), float(np.tanh(z + q * standard_error))
-
-
-def correlation_intervals(
-    x: Sequence[float], y: Sequence[float], ci_level: float = CI_LEVEL
-) -> dict[str, tuple[float | None, float | None]]:
-    """Fisher-z intervals of Pearson's r (standard error 1/sqrt(n-3)) and Spearman's rho
-    (Bonett and Wright 2000: sqrt((1 + rho^2/2)/(n-3))) of paired values, by name. None, None
-    for fewer than MIN_INTERVAL_POINTS pairs, a constant side, or a coefficient of exactly +-1."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    n = x.size
-    if n < MIN_INTERVAL_POINTS or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return {name: (None, None) for name in CORRELATIONS}
-    coefficients = _coefficients(x, y)
-    rho, r = coefficients["spearman"], coefficients["pearson"]
-    return {
-        "spearman": fisher_z_interval(rho, n, np.sqrt((1 + rho * rho / 2) / (n - 3)), ci_level),
-        "pearson": fisher_z_interval(r, n, 1 / np.sqrt(n - 3), ci_level),
-    }
-
-
-def correlation_pvalues(x: Sequence[float], y: Sequence[float]) -> dict[str, tuple[float, bool]]:
-    """Two-sided p-values of Spearman's rho and Pearson's r against no correlation, with
-    whether each is exact: up to EXACT_PERMUTATION_POINTS pairs a permutation test over all n!
-    pairings (scipy's pearsonr with a PermutationMethod, of the values and, for Spearman, of
-    their average ranks, so ties are handled), else scipy's spearmanr and pearsonr
-    (Student's t). Needs at least MIN_CORRELATION_POINTS pairs and neither side constant."""
-    from scipy.stats import PermutationMethod, pearsonr, rankdata, spearmanr
-
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.size < MIN_CORRELATION_POINTS or np.ptp(x) == 0 or np.ptp(y) == 0:
-        raise ValueError(
-            f"no correlation of {x.size} pairs with a constant side or fewer than {MIN_CORRELATION_POINTS}"
-        )
-    if x.size > EXACT_PERMUTATION_POINTS:
-        return {"spearman": (float(spearmanr(x, y).pvalue), False), "pearson": (float(pearsonr(x, y).pvalue), False)}
-    every = PermutationMethod(n_resamples=np.inf)  # n! <= n_resamples: scipy runs every pairing
-    return {
-        "spearman": (float(pearsonr(rankdata(x), rankdata(y), method=every).pvalue), True),
-        "pearson": (float(pearsonr(x, y, method=every).pvalue), True),
-    }
-
-
-def _grouped_inference(
-    values: dict[str, float], groups: int, ci_level: float
-) -> tuple[dict[str, tuple[float | None, bool]], dict[str, tuple[float | None, float | None]]]:
-    """p-values (Student's t with groups - 2 degrees of freedom) and Fisher-z intervals of
-    coefficients computed on every point, with the number of independent groups as n."""
-    from scipy.stats import t as student
-
-    pvalues: dict[str, tuple[float | None, bool]] = {}
-    for name, r in values.items():
-        if groups < MIN_CORRELATION_POINTS:
-            pvalues[name] = (None, False)
-        elif abs(r) >= _PERFECT:
-            pvalues[name] = (0.0, False)
-        else:
-            pvalues[name] = (float(2 * student.sf(abs(r) * np.sqrt((groups - 2) / (1 - r * r)), groups - 2)), False)
-    se = {
-        "spearman": np.sqrt((1 + values["spearman"] ** 2 / 2) / max(groups - 3, 1)),
-        "pearson": 1 / np.sqrt(max(groups - 3, 1)),
-    }
-    return pvalues, {name: fisher_z_interval(values[name], groups, se[name], ci_level) for name in CORRELATIONS}
-
-
-def correlate(
-    x: Sequence[float],
-    y: Sequence[float],
-    ci_level: float = CI_LEVEL,
-    *,
-    intervals: bool = True,
-    groups: Sequence[str] | None = None,
-) -> dict[str, Correlation]:
-    """Spearman's rho and Pearson's r of paired values, each with its p-value
-    (:func:`correlation_pvalues`) and, with `intervals`, its Fisher-z interval
-    (:func:`correlation_intervals`). Fewer than MIN_CORRELATION_POINTS pairs or a constant
-    side: nothing (nulls) with the reason in `note`; fewer than MIN_INTERVAL_POINTS, or a
-    coefficient of exactly +-1: no interval, with the reason.
-
-    `groups` labels points that are not independent of each other (one label per point):
-    the coefficients use every point, but the p-value (Student's t) and the interval take
-    the number of distinct labels as n. Every label distinct: the same as no groups."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    n = x.size
-    clusters = n if groups is None else len(set(groups))
-    if groups is not None and len(groups) != n:
-        raise ValueError(f"{len(groups)} group labels for {n} points")
-    if n < MIN_CORRELATION_POINTS:
-        return {
-            name: Correlation(None, None, None, None, note=f"{n} points, fewer than {MIN_CORRELATION_POINTS}")
-            for name in CORRELATIONS
-        }
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        return {name: Correlation(None, None, None, None, note="a side is constant") for name in CORRELATIONS}
-    values = _coefficients(x, y)
-    if clusters == n:
-        pvalues = correlation_pvalues(x, y)
-        bounds = correlation_intervals(x, y, ci_level)
-    else:
-        pvalues, bounds = _grouped_inference(values, clusters, ci_level)
-    if not intervals:
-        bounds = {name: (None, None) for name in CORRELATIONS}
-    unit = "points" if clusters == n else "groups"
-    out = {}
-    for name in CORRELATIONS:
-        note = None
-        if clusters < MIN_CORRELATION_POINTS:
-            note = f"{clusters} {unit}: no p-value or interval below {MIN_CORRELATION_POINTS}"
-        elif intervals and clusters < MIN_INTERVAL_POINTS:
-            note = f"{clusters} {unit}: no interval below {MIN_INTERVAL_POINTS}"
-        elif intervals and abs(values[name]) >= _PERFECT:
-            note = f"{name} = {values[name]:+.0f}: no interval (Fisher z is infinite)"
-        out[name] = Correlation(values[name], pvalues[name][0], *bounds[name], exact=pvalues[name][1], note=note)
-    return out
-
-
-def bootstrap_interval(
-    values: np.ndarray,
-    mask: np.ndarray,
-    function: Callable[..., np.ndarray] | None,
-    n_resamples: int,
-    rng: np.random.Generator,
-    ci_level: float = CI_LEVEL,
-) -> tuple[float | None, float | None]:
-    """Percentile CI of `function(*column means)` (the single column's mean when None), items resampled jointly."""
-    n = values.shape[0]
-    if n_resamples <= 0 or n < 2:
-        return None, None
-    indices = rng.integers(0, n, size=(n_resamples, n))
-    means = resampled_means(values, mask, indices)
-    samples = means[:, 0] if function is None else function(*means.T)
-    return percentile_interval(samples, ci_level)
-
-
 # -- The results table ----------------------------------------------------------------
 
 
@@ -351,43 +127,6 @@ def _reasons(statuses: Iterable[str]) -> str | None:
     return "; ".join(
         f"{reason}:{count}" for reason, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     )
-
-
-def paired_intervals(
-    members: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
-    function: Callable[..., np.ndarray] | None,
-    n_resamples: int,
-    rng: np.random.Generator,
-    ci_level: float = CI_LEVEL,
-) -> list[tuple[float | None, float | None]]:
-    """:func:`bootstrap_interval` of one cell under several translators, paired by item id.
-
-    Each member is (item ids, values n × k, mask n × k) of one translator. The resamples draw
-    from the union of their item ids (sorted), ``rng.integers(0, N, size=(n_resamples, N))``
-    once for all members, and each member's means take its own rows of the drawn ids (a drawn
-    id it has no row for adds nothing; a resample in which it has no scored item is left out).
-    One member: exactly :func:`bootstrap_interval` of its own items. A member with fewer than
-    two items has no interval."""
-    if len(members) == 1:
-        _, values, mask = members[0]
-        return [bootstrap_interval(values, mask, function, n_resamples, rng, ci_level)]
-    union = np.unique(np.concatenate([np.asarray(ids, dtype=str) for ids, _, _ in members]))
-    if n_resamples <= 0 or union.size < 2:
-        return [(None, None)] * len(members)
-    indices = rng.integers(0, union.size, size=(n_resamples, union.size))
-    intervals = []
-    for ids, values, mask in members:
-        if len(ids) < 2:
-            intervals.append((None, None))
-            continue
-        at = np.searchsorted(union, np.asarray(ids, dtype=str))
-        spread = np.full((union.size, values.shape[1]), np.nan)
-        spread[at] = values
-        present = np.zeros((union.size, values.shape[1]), dtype=bool)
-        present[at] = mask
-        means = resampled_means(spread, present, indices)
-        intervals.append(percentile_interval(means[:, 0] if function is None else function(*means.T), ci_level))
-    return intervals
 
 
 def _by_rng_key(keys: list[dict], rng_keys: Sequence[str]) -> list[list[int]]:

@@ -1,7 +1,7 @@
 """An instruction-tuned LLM as the translator (``translator.backend: llm``).
 
 The translation stage asks a translator for sentences, NLLB codes in and out
-(``xlcons.translation.stage.SentenceTranslator``); ``LLMTranslator`` answers by prompting a
+(``xlcons.translation.sentence_translator.SentenceTranslator``); ``LLMTranslator`` answers by prompting a
 chat model through the generation backends (``xlcons.generation``): transformers (``hf``) or
 any OpenAI-compatible endpoint in the workflow, whose translation env holds no vLLM (the
 config check says so; vLLM works here where it is installed), configured exactly like an evaluator's LLM
@@ -57,6 +57,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import ClassVar
 
 from xlcons.generation.base import (
     Backend,
@@ -166,7 +167,7 @@ def clean_answer(answer: str, source: str, target: str) -> str:
 class LLMTranslator:
     """Translates sentences by prompting a chat model; one instance per job (loads in __init__)."""
 
-    name = LLM_BACKEND
+    name: ClassVar[str] = LLM_BACKEND
 
     def __init__(self, spec: TranslatorSpec, registry: LanguageRegistry | None = None):
         self.spec = spec

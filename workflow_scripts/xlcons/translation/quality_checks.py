@@ -5,7 +5,7 @@ An embedding backend gives a sentence copied through unchanged the highest score
 (the cosine of a text with itself is 1), and neither backend is asked which language the
 translation is in. So every translated sentence is also checked here, whatever the backend,
 and an item with a flagged sentence fails QE whatever its scores
-(xlcons.reports.translation_quality).
+(xlcons.reports.qe_scores).
 
 ``copy``
     the translation equals its source after :func:`normalise` (Unicode NFKC, case-folded,

@@ -44,12 +44,12 @@ TRANSLATOR_BACKENDS: dict[str, TranslatorBackendInfo] = {
     for info in (
         TranslatorBackendInfo(
             "transformers",
-            "xlcons.translation.translators",
+            "xlcons.translation.transformers_translator",
             summary="any NLLB, including the MoE, spread over the job's GPUs",
         ),
         TranslatorBackendInfo(
             "ctranslate2",
-            "xlcons.translation.translators",
+            "xlcons.translation.ctranslate2_translator",
             summary="fast, dense NLLB converted once into resources/",
             converted=True,
         ),

@@ -122,8 +122,9 @@ class EncoderClassifier(PairClassifier):
         if unknown:
             raise ClassifierError(f"unknown encoder option(s) {unknown}; known: {sorted(DEFAULTS)}")
         super().__init__(mechanism, merged)
-        self.model = None
-        self.tokenizer = None
+        # transformers' model and tokenizer once trained or loaded (third-party, read as Any).
+        self.model: Any = None
+        self.tokenizer: Any = None
         self.history: list[dict[str, Any]] = []
 
     def _encode(self, seekers: Sequence[str], responses: Sequence[str]) -> dict[str, list]:
@@ -215,7 +216,7 @@ class EncoderClassifier(PairClassifier):
         self.model.to(device).eval()
         encoded = self._encode(seekers, responses)
         order = sorted(range(len(seekers)), key=lambda i: -len(encoded["input_ids"][i]))
-        predicted = np.zeros(len(seekers), dtype=np.int64)
+        predicted: np.ndarray = np.zeros(len(seekers), dtype=np.int64)
         size = int(self.options["eval_batch_size"])
         with torch.inference_mode():
             for start in range(0, len(order), size):

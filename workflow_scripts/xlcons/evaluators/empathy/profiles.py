@@ -30,8 +30,9 @@ rows of the translations table (l = en) are the reference itself and are skipped
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
 
@@ -40,11 +41,21 @@ from xlcons.evaluators.empathy.tables import EMPATHY_EXCLUSIONS, EMPATHY_ITEMS, 
 from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 
+if TYPE_CHECKING:
+    from xlcons.evaluators.empathy.base import PairClassifier
+
 LOWER = {mechanism: mechanism.lower() for mechanism in MECHANISMS}
 
 
 class EmpathyError(ValueError):
     """The inputs of the empathy job do not fit together; the message says how."""
+
+
+class PairPredictor(Protocol):
+    """What profiling asks of a mechanism's classifier (a PairClassifier, or a stand-in):
+    0/1 per (seeker post, response) pair, in order."""
+
+    def predict(self, seekers: Sequence[str], responses: Sequence[str]) -> Iterable[int]: ...
 
 
 def classifier_name(classifiers: Mapping[str, object]) -> str:
@@ -59,7 +70,7 @@ def classifier_name(classifiers: Mapping[str, object]) -> str:
 
 
 def profile_pairs(
-    pairs: list[tuple[str, str]], classifiers: Mapping[str, object]
+    pairs: list[tuple[str, str]], classifiers: Mapping[str, PairPredictor]
 ) -> dict[tuple[str, str], dict[str, int]]:
     """(seeker post, response) -> {mechanism: 0/1}, each distinct pair classified once per mechanism."""
     missing = [mechanism for mechanism in MECHANISMS if mechanism not in classifiers]
@@ -84,7 +95,7 @@ def _is_no_answer(text: str | None) -> bool:
 
 
 def empathy_items(
-    prompts: pa.Table, english: pa.Table, translations: pa.Table, classifiers: Mapping[str, object]
+    prompts: pa.Table, english: pa.Table, translations: pa.Table, classifiers: Mapping[str, PairPredictor]
 ) -> pa.Table:
     """One EMPATHY_ITEMS row per (data set, model, item, language ≠ en); see the module doc for the rules."""
     seeker = {(row["dataset"], row["item_id"]): row["prompt"] for row in prompts.to_pylist() if row["lang"] == "en"}
@@ -212,7 +223,7 @@ def language_scores(items: pa.Table) -> pa.Table:
     return pa.Table.from_pylist(out, schema=EMPATHY_SCORES)
 
 
-def load_classifiers(classifier_dirs: Mapping[str, Path | str]) -> dict[str, object]:
+def load_classifiers(classifier_dirs: Mapping[str, Path | str]) -> dict[str, PairClassifier]:
     from xlcons.evaluators.empathy.base import load_classifier
 
     missing = [mechanism for mechanism in MECHANISMS if mechanism not in classifier_dirs]

@@ -13,6 +13,11 @@ Modules, one job each:
 - `parsing`: reading the fact lists and verdicts the LLM writes.
 - `scores`: per-item precision/recall/F1, the rule for responses without facts, and the
   per-language aggregation.
-- `stage`: the jobs (translations or round trips in, per-item and per-fact tables out),
-  all LLM calls through the generation machinery and its resumable cache.
+- `pairs`: the comparisons (English response against translation or round trip) from the
+  job's tables.
+- `answerer`: the LLM calls, through the generation machinery and its resumable cache, one
+  backend per job.
+- `fact_checking`: the scoring pass (extraction, verification, the per-item and per-fact rows).
+- `stage`: the jobs and rules (translations or round trips in, per-item, per-fact and
+  per-language tables out).
 """

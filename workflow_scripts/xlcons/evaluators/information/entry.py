@@ -36,7 +36,7 @@ INFORMATION_ENTRY = EvaluatorInfo(
             "xlcons.evaluators.information.tables:to_item_scores",
         ),
     ),
-    derived=("xlcons.evaluators.information.tables:INFORMATION_F",),
+    derived=("xlcons.evaluators.information.derived:INFORMATION_F",),
     answers=(OWN_ANSWER, ENGLISH_ANSWER),
     options=config_section(
         "Information consistency (atomic fact extraction and verification by an LLM).",

@@ -10,7 +10,6 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
-from xlcons.derived_metrics import DerivedMetric, harmonic_mean
 from xlcons.item_scores import excluded_unless, long_table
 from xlcons.schemas import DATASET, ITEM_ID, ITEM_SCORES, LANG, MODEL
 
@@ -121,7 +120,7 @@ def to_item_scores(table: pa.Table) -> pl.DataFrame:
     ``information``, ``round_trip`` rows as ``translationese``. ``precision``, ``recall`` and ``f1``
     per item as the stage scored them; an item it excluded (no answer on both sides, no facts,
     failed extraction) is excluded here with the same reason. Gupta et al. 2025's score ``F`` is derived
-    from the means (:data:`INFORMATION_F`)."""
+    from the means (:data:`xlcons.evaluators.information.derived.INFORMATION_F`)."""
     frame = pl.from_arrow(table)
     parts = []
     for comparison, evaluator in (("translation", "information"), ("round_trip", "translationese")):
@@ -130,8 +129,3 @@ def to_item_scores(table: pa.Table) -> pl.DataFrame:
             metrics = {name: pl.col(name) for name in ("precision", "recall", "f1")}
             parts.append(long_table(rows, evaluator, metrics, excluded_unless(pl.col("excluded_reason").is_null())))
     return pl.concat(parts) if parts else pl.from_arrow(ITEM_SCORES.empty_table())
-
-
-# Gupta et al. 2025's information-consistency score F(l) = 2·C^P·C^R / (C^P + C^R), in every cell
-# with precision and recall rows (whatever the adapter calls the evaluator).
-INFORMATION_F = DerivedMetric("F", ("precision", "recall"), harmonic_mean)

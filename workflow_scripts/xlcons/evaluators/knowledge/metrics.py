@@ -60,221 +60,47 @@ Other data sets
     also gets xAC, and xTC when it has a ``timeliness`` category. Items are grouped by their
     ``category`` (``uncategorised`` without one), all non-timeliness groups pooled under
     ``all``. MultiQ has no gold answers, so it gets xSC only, and xC stays missing.
+
+This module scores one model (`score_knowledge`); the measures it is made of (chrF,
+Spearman, Tscore, cosine, harmonic mean) are in :mod:`xlcons.evaluators.knowledge.measures`,
+and the answers' (question x language) grids in :mod:`xlcons.evaluators.knowledge.grids`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from sacrebleu.metrics import CHRF
-from scipy.stats import rankdata
 
-from xlcons.datasets.makqa import TIMELINESS, parse_item_id
+from xlcons.datasets.makqa import TIMELINESS
 from xlcons.embeddings import Embedder
+from xlcons.evaluators.knowledge.grids import (
+    EMPTY,
+    MISSING,
+    OK,
+    STATUS_NAMES,
+    Grid,
+    build_grids,
+    has_gold,
+    oracle_text,
+    score_chrf,
+)
+from xlcons.evaluators.knowledge.measures import (
+    DEFAULT_RANKING,
+    RANKINGS,
+    ChrF,
+    embed_unique,
+    harmonic_mean,
+    mean_over_pairs,
+    semantic_matrix,
+    spearman_matrix,
+)
 from xlcons.evaluators.knowledge.tables import KNOWLEDGE_ITEMS, KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
-from xlcons.schemas import UNANSWERED_REASONS
 
-RANKINGS = ("recency", "list_position")
-DEFAULT_RANKING = "recency"
 OVERALL = "all"
-UNCATEGORISED = "uncategorised"
-GENERIC_VARIANT = "default"  # the prompts as the data set gives them (MAKQA names its variants)
 ORACLE_ANSWERS = ("joined", "first")
-EMPTY_REASONS = frozenset({"empty", "refused"})
-MISSING_REASONS = frozenset(UNANSWERED_REASONS)  # a failed request, a prompt too long for the model
-# cell status codes
-MISSING, OK, EMPTY = 0, 1, 2
-STATUS_NAMES = {MISSING: "missing", OK: "ok", EMPTY: "empty"}
-
-
-# -- chrF ----------------------------------------------------------------------------------
-class ChrF:
-    """sacrebleu chrF (char order 6, word order 0, beta 2, lowercased), with a cache of pairs."""
-
-    def __init__(self) -> None:
-        self.metric = CHRF(lowercase=True)
-        self._multi: dict[tuple[str, tuple[str, ...]], float] = {}
-        self._single: dict[tuple[str, str], float] = {}
-
-    def score(self, hypothesis: str, references: Sequence[str]) -> float:
-        """chrF of one answer against the gold answers as multiple references (their maximum)."""
-        references = tuple(references)
-        if not references:
-            raise ValueError("chrF needs at least one reference")
-        key = (hypothesis, references)
-        if key not in self._multi:
-            self._multi[key] = self.metric.corpus_score([hypothesis], [[g] for g in references]).score
-        return self._multi[key]
-
-    def per_reference(self, hypothesis: str, references: Sequence[str]) -> np.ndarray:
-        """chrF of one answer against each reference separately."""
-        out = np.empty(len(references))
-        for index, reference in enumerate(references):
-            key = (hypothesis, reference)
-            if key not in self._single:
-                self._single[key] = self.metric.sentence_score(hypothesis, [reference]).score
-            out[index] = self._single[key]
-        return out
-
-
-def chrf(hypothesis: str, references: Sequence[str]) -> float:
-    """chrF of `hypothesis` against `references` (multi-reference: the best one), 0-100."""
-    return ChrF().score(hypothesis, references)
-
-
-# -- correlations --------------------------------------------------------------------------
-def _pearson_columns(values: np.ndarray) -> np.ndarray:
-    """Pearson correlation between the columns of `values`; NaN where a column is constant."""
-    centred = values - values.mean(axis=0)
-    norms = np.sqrt((centred * centred).sum(axis=0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        corr = (centred.T @ centred) / np.outer(norms, norms)
-    corr[(norms == 0)[:, None] | (norms == 0)[None, :]] = np.nan
-    return np.clip(corr, -1.0, 1.0)
-
-
-def spearman_matrix(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Spearman correlation of every pair of columns (languages) over the rows (questions).
-
-    NaN entries are missing answers: a pair uses the rows both columns have. Returns the
-    (L, L) correlations (NaN where undefined and on the diagonal) and the (L, L) counts of
-    shared rows. Columns without missing values are done in one matrix product.
-    """
-    values = np.asarray(values, dtype=float)
-    if values.ndim != 2:
-        raise ValueError(f"expected a (questions, languages) matrix, got shape {values.shape}")
-    present = ~np.isnan(values)
-    counts = present.T.astype(np.int64) @ present.astype(np.int64)
-    k = values.shape[1]
-    rho = np.full((k, k), np.nan)
-    complete = np.flatnonzero(present.all(axis=0))
-    if values.shape[0] >= 2 and complete.size:
-        rho[np.ix_(complete, complete)] = _pearson_columns(rankdata(values[:, complete], axis=0))
-    full = present.all(axis=0)
-    for i in range(k):
-        for j in range(i + 1, k):
-            if full[i] and full[j]:
-                continue
-            rows = present[:, i] & present[:, j]
-            if rows.sum() >= 2:
-                rho[i, j] = rho[j, i] = _pearson_columns(rankdata(values[rows][:, [i, j]], axis=0))[0, 1]
-    np.fill_diagonal(rho, np.nan)
-    return rho, counts
-
-
-def mean_over_pairs(matrix: np.ndarray, nan_as_zero: bool = True) -> float:
-    """Mean of the off-diagonal entries (ordered pairs i != j).
-
-    `nan_as_zero`: a NaN entry counts as 0 (the correlations, as METHODS says); otherwise
-    NaN entries (pairs without a shared question, for xSC) are left out of the mean.
-    """
-    matrix = np.asarray(matrix, dtype=float)
-    k = matrix.shape[0]
-    if k < 2:
-        return float("nan")
-    off = matrix[~np.eye(k, dtype=bool)]
-    if nan_as_zero:
-        return float(np.nan_to_num(off, nan=0.0).mean())
-    return float(off[~np.isnan(off)].mean()) if (~np.isnan(off)).any() else float("nan")
-
-
-# -- timeliness ----------------------------------------------------------------------------
-def candidate_ranks(n_candidates: int, ranking: str) -> np.ndarray:
-    """Rank of each candidate, in release order (oldest first)."""
-    if ranking == "recency":
-        return np.arange(n_candidates, 0, -1)
-    if ranking == "list_position":
-        return np.arange(1, n_candidates + 1)
-    raise ValueError(f"unknown timeliness ranking {ranking!r}; choose one of {RANKINGS}")
-
-
-def timeliness_scores(
-    candidate_scores: Sequence[Sequence[float]], ranking: str = DEFAULT_RANKING
-) -> tuple[np.ndarray, np.ndarray]:
-    """Tscore = best chrF / rank of the best candidate, for each answer; and that rank (0: no match).
-
-    `candidate_scores[t]` holds the chrF of answer t against each candidate, in release order.
-    Ties go to the smaller rank.
-    """
-    n = len(candidate_scores)
-    width = max((len(s) for s in candidate_scores), default=0)
-    scores = np.full((n, max(width, 1)), -np.inf)
-    ranks = np.full((n, max(width, 1)), np.inf)
-    for row, values in enumerate(candidate_scores):
-        if len(values) == 0:
-            raise ValueError(f"answer {row} has no timeliness candidates")
-        scores[row, : len(values)] = values
-        ranks[row, : len(values)] = candidate_ranks(len(values), ranking)
-    best = scores.max(axis=1) if n else np.zeros(0)
-    rank = np.where(scores == best[:, None], ranks, np.inf).min(axis=1) if n else np.zeros(0)
-    matched = best > 0
-    tscore = np.where(matched, best / np.where(matched, rank, 1.0), 0.0)
-    return tscore, np.where(matched, rank, 0).astype(np.int64)
-
-
-# -- semantic ------------------------------------------------------------------------------
-def normalise_rows(vectors: np.ndarray) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float64)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
-
-
-def embed_unique(embed: Embedder, texts: Iterable[str]) -> dict[str, np.ndarray]:
-    """Embed every distinct non-blank text once; text -> unit vector."""
-    unique = list(dict.fromkeys(text for text in texts if text and text.strip()))
-    if not unique:
-        return {}
-    vectors = normalise_rows(np.asarray(embed(unique)))
-    if vectors.shape[0] != len(unique):
-        raise ValueError(f"the embedder returned {vectors.shape[0]} vectors for {len(unique)} texts")
-    return dict(zip(unique, vectors))
-
-
-def semantic_matrix(vectors: np.ndarray, present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """C_ij = mean over the questions both languages answered of cos(v_i, v_j).
-
-    `vectors` (n, L, d) holds unit vectors, zero for an empty answer (cosine 0 with
-    anything); `present` (n, L) says which (question, language) has an answer at all.
-    """
-    vectors = np.asarray(vectors, dtype=np.float64) * np.asarray(present, dtype=np.float64)[..., None]
-    n, k, d = vectors.shape
-    stacked = vectors.transpose(1, 0, 2).reshape(k, n * d)
-    sums = stacked @ stacked.T
-    counts = present.T.astype(np.int64) @ present.astype(np.int64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        matrix = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    np.fill_diagonal(matrix, np.nan)
-    return matrix, counts
-
-
-def harmonic_mean(values: Sequence[float | None]) -> float:
-    """xC: NaN if a component is missing; 0 if one is <= 0; else the harmonic mean."""
-    if any(v is None or not np.isfinite(v) for v in values):
-        return float("nan")
-    if any(v <= 0 for v in values):
-        return 0.0
-    return len(values) / sum(1.0 / v for v in values)
-
-
-# -- scoring a model -----------------------------------------------------------------------
-@dataclass
-class Grid:
-    """One (variant, domain): questions x languages."""
-
-    variant: str
-    domain: str
-    item_ids: list[str]
-    status: np.ndarray  # (n, L) MISSING / OK / EMPTY
-    answers: list[list[str]]  # (n, L), "" where missing or empty
-    references: list[list[list[str] | None]]  # (n, L), None where there are no gold answers
-    prompted: np.ndarray = field(default=None)  # (n, L) bool: the item was asked in that language
-    acc: np.ndarray = field(default=None)  # (n, L) chrF, NaN where missing; None without gold answers
-    tscore: np.ndarray = field(default=None)
-    best_rank: np.ndarray = field(default=None)
 
 
 @dataclass
@@ -315,119 +141,6 @@ def _one_value(rows: list[dict], column: str, given: str | None, what: str) -> s
     return values.pop()
 
 
-def _group_of(row: dict, makqa: bool) -> tuple[str, str]:
-    """(variant, domain) of a prompt row: MAKQA's come from its item ids, others' from the category."""
-    if makqa:
-        variant, domain, _ = parse_item_id(row["item_id"])
-        return variant, row.get("category") or domain
-    return GENERIC_VARIANT, row.get("category") or UNCATEGORISED
-
-
-def has_gold(grid: Grid) -> bool:
-    return any(refs is not None for row in grid.references for refs in row)
-
-
-def build_grids(responses: list[dict], prompts: list[dict], *, makqa: bool = True) -> tuple[list[str], list[Grid]]:
-    languages = list(dict.fromkeys(row["lang"] for row in prompts))
-    column = {lang: index for index, lang in enumerate(languages)}
-    refs: dict[tuple[str, str], list[str] | None] = {}
-    layout: dict[tuple[str, str], list[str]] = {}
-    for row in prompts:
-        variant, domain = _group_of(row, makqa)
-        key = (row["item_id"], row["lang"])
-        if key in refs:
-            raise ValueError(f"prompts: item {key[0]!r} in language {key[1]!r} appears twice")
-        refs[key] = list(row["references"]) if row.get("references") is not None else None
-        ids = layout.setdefault((variant, domain), [])
-        if not ids or ids[-1] != row["item_id"]:
-            ids.append(row["item_id"])
-    layout = {key: list(dict.fromkeys(ids)) for key, ids in layout.items()}
-
-    answers: dict[tuple[str, str], tuple[int, str]] = {}
-    unknown = []
-    for row in responses:
-        lang = row.get("lang", row.get("language"))
-        key = (str(row["item_id"]), str(lang))
-        if key not in refs:
-            unknown.append(key)
-            continue
-        if key in answers:
-            raise ValueError(f"responses: item {key[0]!r} in language {key[1]!r} appears twice")
-        reason = row.get("finish_reason")
-        text = row.get("response")
-        if reason in MISSING_REASONS or text is None:
-            continue
-        if reason in EMPTY_REASONS or not str(text).strip():
-            answers[key] = (EMPTY, "")
-        else:
-            answers[key] = (OK, str(text))
-    if unknown:
-        raise ValueError(f"responses: {len(unknown)} (item, language) pairs are not in the prompts, e.g. {unknown[:5]}")
-
-    grids = []
-    for (variant, domain), ids in layout.items():
-        status = np.zeros((len(ids), len(languages)), dtype=np.int8)
-        texts = [["" for _ in languages] for _ in ids]
-        references = [[None for _ in languages] for _ in ids]
-        for row_index, item in enumerate(ids):
-            for lang, col in column.items():
-                references[row_index][col] = refs.get((item, lang))
-                if (item, lang) in answers:
-                    status[row_index, col], texts[row_index][col] = answers[(item, lang)]
-        prompted = np.array([[(item, lang) in refs for lang in languages] for item in ids], dtype=bool).reshape(
-            status.shape
-        )
-        grids.append(Grid(variant, domain, ids, status, texts, references, prompted))
-    return languages, grids
-
-
-def _score_chrf(grid: Grid, scorer: ChrF, ranking: str) -> None:
-    if not has_gold(grid):
-        return
-    n, k = grid.status.shape
-    grid.acc = np.full((n, k), np.nan)
-    timeliness = grid.domain == TIMELINESS
-    candidates: list[np.ndarray] = []
-    cells: list[tuple[int, int]] = []
-    for t in range(n):
-        for j in range(k):
-            state = grid.status[t, j]
-            if state == MISSING:
-                continue
-            golds = grid.references[t][j]
-            if not golds:  # a user set may give gold answers for some items only: the others stay out of xAC
-                continue
-            if state == EMPTY:
-                grid.acc[t, j] = 0.0
-                if timeliness:
-                    candidates.append(np.zeros(len(golds)))
-                    cells.append((t, j))
-                continue
-            if timeliness:
-                per = scorer.per_reference(grid.answers[t][j], golds)
-                grid.acc[t, j] = per.max()  # == the multi-reference chrF
-                candidates.append(per)
-                cells.append((t, j))
-            else:
-                grid.acc[t, j] = scorer.score(grid.answers[t][j], golds)
-    if timeliness:
-        grid.tscore = np.full((n, k), np.nan)
-        grid.best_rank = np.zeros((n, k), dtype=np.int64)
-        if cells:
-            tscore, rank = timeliness_scores(candidates, ranking)
-            rows, cols = np.array(cells).T
-            grid.tscore[rows, cols] = tscore
-            grid.best_rank[rows, cols] = rank
-
-
-def _oracle_text(golds: list[str] | None, domain: str, mode: str) -> str:
-    if not golds:
-        return ""
-    if domain == TIMELINESS:
-        return golds[-1]
-    return golds[0] if mode == "first" else ", ".join(golds)
-
-
 def score_knowledge(
     responses: Any,
     prompts: Any,
@@ -461,14 +174,14 @@ def score_knowledge(
     languages, grids = build_grids(response_rows, prompt_rows, makqa=dataset == "makqa")
     scorer = ChrF()
     for grid in grids:
-        _score_chrf(grid, scorer, ranking)
+        score_chrf(grid, scorer, ranking)
 
     vectors: dict[str, np.ndarray] = {}
     if embed is not None:
         texts = [text for grid in grids for row in grid.answers for text in row]
         if oracle:
             texts += [
-                _oracle_text(refs, grid.domain, oracle_answers)
+                oracle_text(refs, grid.domain, oracle_answers)
                 for grid in grids
                 for row in grid.references
                 for refs in row
@@ -487,7 +200,7 @@ def score_knowledge(
             for j in range(k):
                 if present[t, j]:
                     text = (
-                        _oracle_text(grid.references[t][j], grid.domain, oracle_answers) if gold else grid.answers[t][j]
+                        oracle_text(grid.references[t][j], grid.domain, oracle_answers) if gold else grid.answers[t][j]
                     )
                     if text in vectors:
                         out[t, j] = vectors[text]
@@ -631,17 +344,7 @@ def score_knowledge(
 
 
 __all__ = [
-    "ChrF",
-    "DEFAULT_RANKING",
-    "KnowledgeResult",
     "OVERALL",
-    "RANKINGS",
-    "chrf",
-    "embed_unique",
-    "harmonic_mean",
-    "mean_over_pairs",
+    "KnowledgeResult",
     "score_knowledge",
-    "semantic_matrix",
-    "spearman_matrix",
-    "timeliness_scores",
 ]

@@ -198,8 +198,8 @@ class HFBackend(Backend):
         # One cap per batch (the request's, or less where the context leaves less): group by it,
         # then sort by length within the group.
         encoded.sort(key=lambda entry: (entry[2], -len(entry[1])))
-        for cap, group in groupby(encoded, key=lambda entry: entry[2]):
-            group = [(request, ids) for request, ids, _ in group]
+        for cap, entries in groupby(encoded, key=lambda entry: entry[2]):
+            group = [(request, ids) for request, ids, _ in entries]
             for start in range(0, len(group), self.batch_size):
                 yield from self._generate_batch(group[start : start + self.batch_size], cap)
 

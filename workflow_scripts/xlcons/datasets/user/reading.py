@@ -1,0 +1,123 @@
+"""Reading a user set's source, whatever its format (CSV, TSV, JSONL, TXT, Parquet, a Hugging
+Face split), into one raw table of records; a text file's bytes must be UTF-8, and each bad
+byte is reported by line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from xlcons.datasets.user.delimited import read_delimited
+from xlcons.datasets.user.problems import Problems
+from xlcons.datasets.user.source import TXT_COLUMNS, RawTable, Source
+from xlcons.datasets.user.values import describe
+
+
+def _decode(data: bytes, problems: Problems) -> str:
+    """Strict UTF-8 with every bad byte reported by line; the rest is still read (with
+    replacement characters) so that its other problems are reported in the same run."""
+    position = 0
+    while True:
+        try:
+            data[position:].decode("utf-8")
+            break
+        except UnicodeDecodeError as error:
+            offset = position + error.start
+            line = data.count(b"\n", 0, offset) + 1
+            column = offset - (data.rfind(b"\n", 0, offset) + 1)
+            problems.at(
+                f"line {line}",
+                None,
+                f"not UTF-8: byte 0x{data[offset]:02x} at byte {column + 1} of the "
+                f"line (byte offset {offset} in the file); save the file as UTF-8",
+            )
+            position = position + error.end
+    return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+
+def _read_jsonl(text: str, problems: Problems) -> RawTable:
+    columns: dict[str, None] = {}
+    records: list[tuple[str, dict]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            problems.at(
+                where,
+                None,
+                f"not valid JSON ({error.msg} at character {error.colno}); each line must be one JSON object",
+            )
+            continue
+        if not isinstance(value, dict):
+            problems.at(
+                where,
+                None,
+                f"is {describe(value)}, not a JSON object; each line must be "
+                'one object such as {"id": ..., "lang": ..., "prompt": ...}',
+            )
+            continue
+        columns.update(dict.fromkeys(value))
+        records.append((where, value))
+    return RawTable(list(columns), records, delimited=False)
+
+
+def _read_txt(text: str) -> RawTable:
+    records: list[tuple[str, dict]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            records.append(
+                (f"line {number}", {TXT_COLUMNS["id"]: str(len(records) + 1), TXT_COLUMNS["prompt"]: line.strip()})
+            )
+    return RawTable(list(TXT_COLUMNS.values()), records, delimited=True)
+
+
+def _read_parquet(path: Path, problems: Problems) -> RawTable:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as error:
+        problems.of_file(f"not a readable Parquet file: {error}")
+        return RawTable([], [], delimited=False)
+    return _rows_table(table.column_names, table.to_pylist())
+
+
+def _read_hub(source: Source, problems: Problems) -> RawTable:
+    try:
+        from datasets import load_dataset
+    except ImportError:
+        problems.of_file("loading a Hugging Face data set needs the `datasets` package: pip install datasets")
+        return RawTable([], [], delimited=False)
+    try:
+        dataset = load_dataset(source.hf_dataset, split=source.split)
+    except Exception as error:  # noqa: BLE001 - the hub raises many kinds; the user needs the text
+        problems.of_file(f"could not be loaded: {type(error).__name__}: {error}")
+        return RawTable([], [], delimited=False)
+    records = [dict(record) for record in dataset]
+    columns = list(getattr(dataset, "column_names", None) or dict.fromkeys(key for record in records for key in record))
+    return _rows_table(columns, records)
+
+
+def _rows_table(columns: list[str], records: Iterable[dict]) -> RawTable:
+    return RawTable(
+        columns, [(f"row {number}", record) for number, record in enumerate(records, start=1)], delimited=False
+    )
+
+
+def read_raw(source: Source, problems: Problems) -> RawTable:
+    if source.path is None:
+        return _read_hub(source, problems)
+    if source.suffix == ".parquet":
+        return _read_parquet(source.path, problems)
+    text = _decode(source.path.read_bytes(), problems)
+    if source.suffix == ".jsonl":
+        return _read_jsonl(text, problems)
+    if source.suffix == ".txt":
+        return _read_txt(text)
+    delimiter, kind = ("\t", "TSV") if source.suffix == ".tsv" else (",", "CSV")
+    return read_delimited(text, delimiter, kind, problems)

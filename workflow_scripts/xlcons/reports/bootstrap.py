@@ -1,0 +1,121 @@
+"""Percentile bootstrap intervals over items, and the generator each table row draws with.
+
+Used by the results table (xlcons.reports.results) and the paired model comparisons
+(xlcons.reports.comparison):
+
+Confidence interval
+    percentile bootstrap over items (``n_resamples`` resamples of a cell's items with
+    replacement, the 2.5% and 97.5% quantiles with numpy's linear interpolation, as
+    scipy's ``bootstrap(method="percentile")``). Several means of one cell (the inputs of a
+    derived metric) are resampled *jointly*: every mean of one resample comes from the same
+    drawn items (a drawn item without a score for an input adds nothing to that input's
+    mean; a resample in which an input has no scored item at all is left out of the
+    quantiles). Null with 0 resamples or fewer than two items.
+Random numbers
+    each row has its own generator, ``cell_rng(seed, *key)``, seeded by a stable hash of the
+    row's key, so a row's interval does not depend on which other rows the table holds.
+Several translators
+    :func:`paired_intervals` draws once over the union of the item ids the translators
+    scored, and each translator's means take its own scores of the drawn ids.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+CI_LEVEL = 0.95
+N_RESAMPLES = 1000
+
+
+def cell_rng(seed: int, *key: str) -> np.random.Generator:
+    """The generator of one table row: seeded by `seed` and a stable hash of the row's key."""
+    digest = zlib.crc32("\x1f".join(key).encode("utf-8"))
+    return np.random.default_rng([int(seed) % 2**63, digest])
+
+
+def resampled_means(values: np.ndarray, mask: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Means of each column of `values` (n × k) over its `mask`ed items, per row of `indices` (B × n): B × k.
+
+    NaN where a resample drew no scored item of a column.
+    """
+    means = np.empty((indices.shape[0], values.shape[1]))
+    for column in range(values.shape[1]):
+        scored = np.ascontiguousarray(mask[:, column])
+        weighted = np.where(scored, values[:, column], 0.0)
+        sums: np.ndarray = np.take(weighted, indices).sum(axis=1)
+        if scored.all():
+            means[:, column] = sums / indices.shape[1]
+            continue
+        counts: np.ndarray = np.take(scored.astype(np.float64), indices).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            means[:, column] = sums / counts
+    return means
+
+
+def percentile_interval(samples: np.ndarray, ci_level: float = CI_LEVEL) -> tuple[float | None, float | None]:
+    """The (1-level)/2 and (1+level)/2 quantiles of the finite samples (linear interpolation); None when none."""
+    samples = np.asarray(samples, dtype=float)
+    samples = samples[np.isfinite(samples)]
+    if samples.size == 0:
+        return None, None
+    alpha = 1.0 - ci_level
+    low, high = np.quantile(samples, [alpha / 2, 1 - alpha / 2])
+    return float(low), float(high)
+
+
+def bootstrap_interval(
+    values: np.ndarray,
+    mask: np.ndarray,
+    function: Callable[..., np.ndarray] | None,
+    n_resamples: int,
+    rng: np.random.Generator,
+    ci_level: float = CI_LEVEL,
+) -> tuple[float | None, float | None]:
+    """Percentile CI of `function(*column means)` (the single column's mean when None), items resampled jointly."""
+    n = values.shape[0]
+    if n_resamples <= 0 or n < 2:
+        return None, None
+    indices = rng.integers(0, n, size=(n_resamples, n))
+    means = resampled_means(values, mask, indices)
+    samples = means[:, 0] if function is None else function(*means.T)
+    return percentile_interval(samples, ci_level)
+
+
+def paired_intervals(
+    members: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    function: Callable[..., np.ndarray] | None,
+    n_resamples: int,
+    rng: np.random.Generator,
+    ci_level: float = CI_LEVEL,
+) -> list[tuple[float | None, float | None]]:
+    """:func:`bootstrap_interval` of one cell under several translators, paired by item id.
+
+    Each member is (item ids, values n × k, mask n × k) of one translator. The resamples draw
+    from the union of their item ids (sorted), ``rng.integers(0, N, size=(n_resamples, N))``
+    once for all members, and each member's means take its own rows of the drawn ids (a drawn
+    id it has no row for adds nothing; a resample in which it has no scored item is left out).
+    One member: exactly :func:`bootstrap_interval` of its own items. A member with fewer than
+    two items has no interval."""
+    if len(members) == 1:
+        _, values, mask = members[0]
+        return [bootstrap_interval(values, mask, function, n_resamples, rng, ci_level)]
+    union = np.unique(np.concatenate([np.asarray(ids, dtype=str) for ids, _, _ in members]))
+    if n_resamples <= 0 or union.size < 2:
+        return [(None, None)] * len(members)
+    indices = rng.integers(0, union.size, size=(n_resamples, union.size))
+    intervals: list[tuple[float | None, float | None]] = []
+    for ids, values, mask in members:
+        if len(ids) < 2:
+            intervals.append((None, None))
+            continue
+        at = np.searchsorted(union, np.asarray(ids, dtype=str))
+        spread = np.full((union.size, values.shape[1]), np.nan)
+        spread[at] = values
+        present = np.zeros((union.size, values.shape[1]), dtype=bool)
+        present[at] = mask
+        means = resampled_means(spread, present, indices)
+        intervals.append(percentile_interval(means[:, 0] if function is None else function(*means.T), ci_level))
+    return intervals
