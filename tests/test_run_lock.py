@@ -88,6 +88,22 @@ def test_a_job_of_the_killed_run_that_still_runs_keeps_the_lock(tmp_path):
         job.wait()
 
 
+def test_a_job_of_the_killed_run_that_has_exited_but_not_been_collected_does_not_keep_the_lock(tmp_path):
+    """After `kill -9` the killed jobs are zombies until init collects them, which in a
+    container can take a while: they run nothing, so they do not hold the lock."""
+    locks = tmp_path / "locks"
+    pid = lock_of_a_killed_run(locks)
+    record = next(locks.glob(f"{RECORD_PREFIX}*.json"))
+    job = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    try:
+        while Path(f"/proc/{job.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            pass  # it exits; this process, its parent, does not collect it yet
+        record.write_text(json.dumps({**json.loads(record.read_text()), "process_group": job.pid}))
+        assert release_stale_lock(locks) and not (locks / "0.output.lock").exists(), pid
+    finally:
+        job.wait()
+
+
 def test_a_lock_file_written_anew_since_the_record_is_not_removed(tmp_path):
     locks = tmp_path / "locks"
     lock_of_a_killed_run(locks)

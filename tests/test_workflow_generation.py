@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -251,11 +252,12 @@ def test_a_run_killed_with_sigkill_mid_job_resumes_with_the_same_command(workdir
     config["models"]["api-run"]["path"] = str(recorded)
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     target = "results/responses/multiq/api-run/en.parquet"
+    output = workdir / "killed-run.log"
     started = subprocess.Popen(
         [*SNAKEMAKE, *run, target],
         start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=output.open("w"),
+        stderr=subprocess.STDOUT,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )
     try:
@@ -263,7 +265,7 @@ def test_a_run_killed_with_sigkill_mid_job_resumes_with_the_same_command(workdir
         job_log = workdir / "logs" / "generate" / "multiq" / "api-run.log"
         while not job_log.exists():  # the generation job has started
             assert started.poll() is None and time.monotonic() < deadline, (
-                "the run ended before its generation job started"
+                "the run ended before its generation job started:\n" + output.read_text()[-3000:]
             )
             time.sleep(0.02)
         os.kill(started.pid, signal.SIGSTOP)  # Snakemake stops; its job goes on and writes its output
@@ -271,7 +273,8 @@ def test_a_run_killed_with_sigkill_mid_job_resumes_with_the_same_command(workdir
             assert time.monotonic() < deadline, "the generation job wrote no output"
             time.sleep(0.02)
     finally:
-        os.killpg(started.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):  # a run that ended early has no group left
+            os.killpg(started.pid, signal.SIGKILL)
         started.wait()
     assert list((workdir / ".snakemake" / "locks").glob("*.output.lock")) and any(
         (workdir / ".snakemake" / "incomplete").iterdir()

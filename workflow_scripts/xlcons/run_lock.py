@@ -68,11 +68,14 @@ def _ancestors(pid: int) -> set[int]:
 
 
 def _group_members(group: int) -> set[int]:
+    """The live processes of a process group. A zombie (state Z or X: it has exited, and
+    waits for its parent, or for init after its parent was killed, to collect its status)
+    runs nothing and is not counted."""
     members = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            fields = _stat(entry.name)
-            if fields and int(fields[2]) == group:  # field 5: process group
+            fields = _stat(entry.name)  # field 3: state; field 5: process group
+            if fields and fields[0] not in ("Z", "X") and int(fields[2]) == group:
                 members.add(int(entry.name))
     return members
 
