@@ -441,8 +441,8 @@ def measure(args: argparse.Namespace) -> dict:
             specs[ct2_name], loaded[ct2_name], bare, bare_batching, responses, identifier, workdir, args.rounds
         )
         times["bare ctranslate2 float32"] = min(bare_s for _, _, bare_s in rounds)
+        from xlcons.translation.qe_embedding import embedding_scorer
         from xlcons.translation.quality import estimate
-        from xlcons.translation.quality_embedding import embedding_scorer
 
         scorer, load_s["QE model"] = timed(lambda: embedding_scorer(args.qe_model, batch_size=64))
         _, times["QE, embedding"] = timed(

@@ -1,26 +1,10 @@
-"""Every shipped config schedules the jobs it scheduled before data sets, evaluators and
-backends became registry entries (tests/data/dag/*.txt, recorded from the workflow before
-the change): the same jobs with the same outputs. The one addition is language confusion,
-which runs on every data set by default (its heatmaps, and, where nothing else used it, the
-language-ID model it loads: lid.176 and the benchmark's English word list since it follows
-the Language Confusion Benchmark's rule, so xing2024-knowledge, where only language
-confusion used GlotLID, no longer fetches GlotLID: that line was taken out of its snapshot).
-Beside the per-language files, the prompts of a data set and the
-answers of a model also come as one table each (what the evaluators read); the snapshots,
-recorded before those tables, are compared without them. xing2024-released's snapshot was
-recorded again when it began to fetch and score GPT-3.5's released outputs by itself
-(`released_model: gpt35`; before, it scheduled nothing without `--config released_outputs=`).
-The knowledge report's line of every snapshot was recorded again when it began to write
-Xing et al. 2024's Table 5 (`table5_variants`), and the MultiQ report's when it began to draw
-Holtermann et al. 2024's Figure 5 (`figure5_accuracy_by_language`) and its other-language tables;
-xing2024-knowledge's whole snapshot when it came to list all 11 models of Xing et al. 2024's Table 6,
-and again when it came to translate FLORES-200 (Xing et al. 2024 §5: the `flores` prompts, answers,
-chrF jobs and their report); its FLORES report's line again when that report began to write
-the per-model table with the share of answers the extraction changed (`translation_models`)
-and Xing et al. 2024's Figure 2 pair by pair (`translation_pairs`, `figure2_pairs_vs_consistency`).
-The second addition is the quality estimation of translated
-sentences (translator.qe, on by default): a QE job per translated (data set, model), its
-report, and the LaBSE fetch where nothing else used it."""
+"""Every shipped config schedules the jobs of its snapshot (tests/data/dag/<config>.txt, one
+line per job: its outputs), no job fewer and no other outputs. The one-table-per-(data set,
+model) prompt and answer files are left out of the comparison. Jobs beyond the snapshot are
+allowed only for what the snapshots predate: language confusion (its scores, heatmaps and
+the language-ID model and word list it fetches), quality estimation of translated sentences
+(its QE files, report and LaBSE), and the offline config's second translator. A change that
+means to change the jobs records the snapshot again and says why in CHANGELOG.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Each evaluator is declared beside its code: its registry entry in its own entry module, its
 per-item table and adapter in its own module; the registry only collects the entries. Adding an
-evaluator touches its module or package, its rule file and its tests (and one line of
-`ENTRY_MODULES`), never the registry's entries, the shared schemas or the reports."""
+evaluator touches its module or package, its rule file and its tests, never the registry, the
+shared schemas or the reports."""
 
 from __future__ import annotations
 

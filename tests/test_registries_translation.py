@@ -1,11 +1,17 @@
-"""Each fact about a translator backend or a QE backend lives in its registry entry
-(xlcons.translation.registry, xlcons.translation.quality_backends), and the config schema,
-the config checks and the translation job read it from there: a new entry is offered,
-described and checked without another file naming it."""
+"""Each fact about a translator backend or a QE backend lives in its entry, declared beside the
+backend's code (`BACKEND` of `translation/<name>_translator_entry.py`, `QE_BACKEND` of
+`translation/qe_<name>.py`) and collected by its registry (xlcons.translation.registry,
+xlcons.translation.quality_backends), which finds those modules by file name; the config
+schema, the config checks and the translation job read it from there: a new entry is found,
+offered, described and checked without another file naming it."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,10 +19,20 @@ import yaml
 
 from xlcons.config import ConfigError, load_schema, validate_config
 from xlcons.config.validation import validate_schema
-from xlcons.translation.quality_backends import NO_QE, QE_BACKENDS, QEBackend, qe_threshold
-from xlcons.translation.registry import LLM_TRANSLATOR, TRANSLATOR_BACKENDS, TranslatorBackendInfo, checkpoint_backends
+from xlcons.translation import quality_backends, registry
+from xlcons.translation.quality_backends import NO_QE, QE_BACKENDS, QE_MODULES, QEBackend, qe_modules, qe_threshold
+from xlcons.translation.registry import (
+    ENTRY_MODULES,
+    LLM_TRANSLATOR,
+    TRANSLATOR_BACKENDS,
+    TranslatorBackendInfo,
+    checkpoint_backends,
+    entry_modules,
+)
 
 REPO = Path(__file__).resolve().parent.parent
+LIBRARY = REPO / "workflow_scripts"
+TRANSLATION_DIR = LIBRARY / "xlcons" / "translation"
 RAW = yaml.safe_load((REPO / "config" / "schema" / "config.schema.yaml").read_text())
 SCHEMA = load_schema()
 TRANSLATOR = SCHEMA["properties"]["translator"]["properties"]
@@ -104,7 +120,7 @@ def test_only_the_ctranslate2_backend_converts_its_checkpoint():
 
 
 def test_a_new_translator_backend_is_offered_and_checked_from_its_entry_alone(monkeypatch):
-    marian = TranslatorBackendInfo("marian", "xlcons.translation.marian", summary="Marian NMT checkpoints")
+    marian = TranslatorBackendInfo("marian", summary="Marian NMT checkpoints", module="xlcons.translation.marian")
     monkeypatch.setitem(TRANSLATOR_BACKENDS, "marian", marian)
     schema = fresh_schema()
     primary = schema["properties"]["translator"]["properties"]["backend"]
@@ -118,8 +134,8 @@ def test_a_new_translator_backend_is_offered_and_checked_from_its_entry_alone(mo
 def test_a_new_generation_backend_brings_its_model_key_and_options_and_they_are_refused_elsewhere(monkeypatch):
     chat = TranslatorBackendInfo(
         "chat",
-        "xlcons.translation.chat",
         summary="a chat model translates",
+        module="xlcons.translation.chat",
         generation=True,
         model_key="chat",
         generation_backends=("openai",),
@@ -176,7 +192,7 @@ def test_a_new_qe_backend_is_offered_with_its_defaults_and_used_by_the_checks(mo
         "lucadiliello/BLEURT-20",
         0.6,
         "qe-bleurt",
-        "xlcons.translation.quality_bleurt",
+        module="xlcons.translation.qe_bleurt",
         summary="a learned metric, reference-free here",
     )
     monkeypatch.setitem(QE_BACKENDS, "bleurt", bleurt)
@@ -206,6 +222,114 @@ def test_the_qe_table_of_docs_translation_md_agrees_with_the_registry():
         [row] = [line for line in text.splitlines() if line.startswith(f"| `{name}` |")]
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         assert cells[1].startswith(f"`{info.default_model}`") and cells[3] == str(info.threshold), row
+
+
+# --------------------------------------------------------------------------------------
+# Each entry beside its backend's code, found by file name and collected
+# --------------------------------------------------------------------------------------
+
+
+def test_the_registries_declare_no_backend_and_only_collect_the_backends_modules():
+    for module, infos in [(registry, TRANSLATOR_BACKENDS), (quality_backends, QE_BACKENDS)]:
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        assert not calls & {"TranslatorBackendInfo", "QEBackend"}, module.__name__
+        named = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        assert not named & set(infos), f"{module.__name__} names a backend"
+    assert registry.collect_backends() == TRANSLATOR_BACKENDS
+    assert quality_backends.collect_backends() == QE_BACKENDS
+
+
+def test_every_translator_entry_module_is_collected_and_names_the_module_beside_it():
+    found = sorted(f"xlcons.translation.{path.stem}" for path in TRANSLATION_DIR.glob("*_translator_entry.py"))
+    assert found == sorted(ENTRY_MODULES) and len(found) == len(TRANSLATOR_BACKENDS)
+    for module in ENTRY_MODULES:
+        info = importlib.import_module(module).BACKEND
+        assert isinstance(info, TranslatorBackendInfo) and not info.module, module
+        assert TRANSLATOR_BACKENDS[info.name].module == module.removesuffix("_entry"), module
+        assert (LIBRARY / (module.removesuffix("_entry").replace(".", "/") + ".py")).is_file(), module
+
+
+def test_every_qe_module_is_collected_and_is_its_entrys_module():
+    found = sorted(f"xlcons.translation.{path.stem}" for path in TRANSLATION_DIR.glob("qe_*.py"))
+    assert found == sorted(QE_MODULES) and len(found) == len(QE_BACKENDS)
+    for module in QE_MODULES:
+        info = importlib.import_module(module).QE_BACKEND
+        assert isinstance(info, QEBackend) and not info.module, module
+        assert QE_BACKENDS[info.name].module == module
+
+
+def test_a_new_backend_module_is_found_by_its_name_alone_in_the_order_of_the_names(tmp_path):
+    for name in ["zeta_translator_entry.py", "alpha_translator_entry.py", "alpha_translator.py", "qe_zeta.py"]:
+        (tmp_path / name).write_text("")
+    for name in ["qe_alpha.py", "quality_helpers.py", "sentence_translator.py", "helpers_entry.py"]:
+        (tmp_path / name).write_text("")
+    assert entry_modules(tmp_path, "pkg") == ("pkg.alpha_translator_entry", "pkg.zeta_translator_entry")
+    assert qe_modules(tmp_path, "pkg") == ("pkg.qe_alpha", "pkg.qe_zeta")
+
+
+def test_the_backends_keep_the_order_their_positions_give_whatever_the_names_of_their_modules():
+    assert list(TRANSLATOR_BACKENDS) == ["transformers", "ctranslate2", LLM_TRANSLATOR]
+    assert [info.position for info in TRANSLATOR_BACKENDS.values()] == [10, 20, 30]
+    assert list(QE_BACKENDS) == ["embedding", "comet"]
+    positions = [info.position for info in QE_BACKENDS.values()]
+    assert positions == sorted(positions)
+
+
+def test_a_new_backend_module_is_collected_by_its_position_and_else_after_the_built_in_ones(tmp_path, monkeypatch):
+    package = tmp_path / "more_backends"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "aaa_translator_entry.py").write_text(
+        "from xlcons.translation.backend_info import TranslatorBackendInfo\n"
+        "BACKEND = TranslatorBackendInfo('aaa', summary='last: no position')\n"
+    )
+    (package / "zzz_translator_entry.py").write_text(
+        "from xlcons.translation.backend_info import TranslatorBackendInfo\n"
+        "BACKEND = TranslatorBackendInfo('zzz', summary='second', position=15)\n"
+    )
+    (package / "qe_aaa.py").write_text(
+        "from xlcons.translation.backend_info import QEBackend\n"
+        "QE_BACKEND = QEBackend('aaa', 'org/aaa', 0.1, 'evaluate', position=15)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = registry.collect_backends((*entry_modules(package, "more_backends"), *ENTRY_MODULES))
+    assert list(found) == ["transformers", "zzz", "ctranslate2", LLM_TRANSLATOR, "aaa"]
+    assert found["zzz"].module == "more_backends.zzz_translator"
+    qe = quality_backends.collect_backends((*qe_modules(package, "more_backends"), *QE_MODULES))
+    assert list(qe) == ["embedding", "aaa", "comet"] and qe["aaa"].module == "more_backends.qe_aaa"
+    with pytest.raises(ValueError, match="backend 'ctranslate2' is declared twice"):
+        registry.collect_backends((*ENTRY_MODULES, ENTRY_MODULES[0]))
+
+
+def modules_loaded_by(statement: str) -> list[str]:
+    """The top-level packages outside the standard library (and xlcons) that `statement` loads."""
+    probe = (
+        f"import sys; {statement}; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'xlcons'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(LIBRARY), "PATH": ""},
+        cwd=REPO,
+    )
+    return [name for name in eval(result.stdout) if not name.startswith("_")]  # a printed list of names
+
+
+@pytest.mark.parametrize("registry_module", ["xlcons.translation.registry", "xlcons.translation.quality_backends"])
+def test_importing_a_registry_loads_no_package_outside_the_standard_library(registry_module):
+    """The config checks and the plan read the registries (and so every entry and scorer module)
+    while the Snakefile builds the DAG."""
+    assert not modules_loaded_by(f"import {registry_module}")
+
+
+@pytest.mark.parametrize("module", [*ENTRY_MODULES, *QE_MODULES])
+def test_importing_a_backends_entry_first_loads_no_package_outside_the_standard_library(module):
+    """Whichever is imported first, the registry or an entry's module, no import cycle breaks it."""
+    assert not modules_loaded_by(f"import {module}, {module.rsplit('.', 1)[0]}.registry")
 
 
 # --------------------------------------------------------------------------------------

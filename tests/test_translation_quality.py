@@ -22,10 +22,10 @@ from xlcons.reports.translation_quality import plot_qe_heatmap, report_outputs, 
 from xlcons.reports.translator_spread import spread_table
 from xlcons.schemas import ITEM_SCORES, TRANSLATED_SENTENCES, TRANSLATION_QE
 from xlcons.tables import read_table, write_table
+from xlcons.translation.qe_comet import comet_checkpoint
+from xlcons.translation.qe_embedding import embedding_scorer
 from xlcons.translation.quality import estimate, make_scorer, run_qe_job
 from xlcons.translation.quality_backends import QE_BACKENDS, qe_threshold
-from xlcons.translation.quality_comet import comet_checkpoint
-from xlcons.translation.quality_embedding import embedding_scorer
 
 
 def test_each_distinct_pair_is_scored_once_and_every_sentence_gets_its_score():

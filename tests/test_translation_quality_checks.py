@@ -188,7 +188,7 @@ def test_a_copy_is_a_non_english_source_given_back_and_off_target_is_a_confident
 
 def test_a_copied_sentence_scores_one_with_the_embedding_backend_yet_its_item_fails(offline_models, lid176):
     from xlcons.lid import LanguageIdentifier
-    from xlcons.translation.quality_embedding import embedding_scorer
+    from xlcons.translation.qe_embedding import embedding_scorer
 
     # Item 1: NLLB gave the German back. Item 2: an English sentence quoted in a German answer,
     # rightly given back as it is. Item 3: translated.

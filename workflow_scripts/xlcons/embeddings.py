@@ -2,7 +2,7 @@
 
 An `Embedder` turns texts into one unit-length vector each (rows of a numpy array). The
 knowledge evaluator's xSC (:mod:`xlcons.evaluators.knowledge.metrics`) and the embedding QE
-backend (:mod:`xlcons.translation.quality_embedding`) both use
+backend (:mod:`xlcons.translation.qe_embedding`) both use
 :func:`sentence_transformer_embedder`. Importing this module loads nothing heavy;
 sentence-transformers is loaded when an embedder is built.
 """

@@ -1,63 +1,67 @@
-"""The QE backends, one entry each: every fact the workflow needs about a backend
-(xlcons.translation.quality scores with them): what it is, its default model and threshold,
-the conda env of the QE job and the module of its scorer.
+"""The QE backends, one entry each, collected from the backends themselves: every fact the
+workflow needs about a backend (xlcons.translation.quality scores with them): what it is, its
+default model and threshold, the conda env of the QE job and the module of its scorer.
+
+Each backend declares its entry (`QEBackend`, xlcons.translation.backend_info) as `QE_BACKEND`
+of its scorer module, `translation/qe_<name>.py`, which also holds its
+`scorer(model, *, batch_size, gpus)`. This module only finds the scorer modules by their file
+names and collects them, ordered by each entry's `position`.
 
 The config schema offers them from here: xlcons.config.load_schema adds the
 `translator.qe.backend` enum and its description, and each backend's default model and
-threshold to the descriptions of `model` and `threshold`. Adding a backend is an entry here,
-its scorer module (`translation/quality_<name>.py`) and its tests (docs/extending.md).
-Standard library only: the plan reads it while the Snakefile builds the DAG."""
+threshold to the descriptions of `model` and `threshold`. Adding a backend is its scorer
+module, its tests, its row in docs/translation.md's table (and an env file if it needs
+packages); nothing here changes (docs/extending.md). Standard library only: the plan reads it
+while the Snakefile builds the DAG, and the scorer modules import their packages in their
+functions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+from xlcons.translation.backend_info import QEBackend, Scorer, collect, find_modules
+
+__all__ = [
+    "DEFAULT_KEY",
+    "NO_QE",
+    "QE_BACKENDS",
+    "QE_MODULES",
+    "QE_PATHS_INPUT",
+    "QEBackend",
+    "Scorer",
+    "collect_backends",
+    "describe_backends",
+    "describe_default_models",
+    "describe_default_thresholds",
+    "qe_modules",
+    "qe_threshold",
+    "threshold_for",
+]
 
 # The results rule's input, beside the QE tables (evaluators.registry.QE_INPUT), of the
 # TRANSLATIONS tables of the same (data set, model, translator) files: the translation path of
 # every answer, so that an untranslatable one, which has no sentence to score, fails QE.
 QE_PATHS_INPUT = "translation_paths"
 
-# A QE backend's scorer: (sources, translations) -> one score per pair.
-Scorer = Callable[[Sequence[str], Sequence[str]], list[float]]
+
+def qe_modules(root: Path = Path(__file__).parent, package: str = __package__) -> tuple[str, ...]:
+    """The QE backends' scorer modules (`qe_<name>.py`), found by their file names without
+    importing anything, in the order of the names."""
+    return find_modules(root, "qe_*.py", package)
 
 
-@dataclass(frozen=True)
-class QEBackend:
-    name: str
-    default_model: str  # Hub id of the default model
-    threshold: float  # documented default threshold (translator.qe.threshold: null)
-    env: str  # envs/<env>.yaml of the QE job
-    module: str  # holds `scorer(model, *, batch_size, gpus)`, imported by name in that env
-    gated: bool = False
-    summary: str = ""  # what it is, in the description of the schema's `translator.qe.backend`
-    other_models: str = ""  # other models it runs, named after the default in the description of `model`
+QE_MODULES = qe_modules()
 
 
-QE_BACKENDS = {
-    backend.name: backend
-    for backend in (
-        QEBackend(
-            "embedding",
-            "sentence-transformers/LaBSE",
-            0.7,
-            "evaluate",
-            "xlcons.translation.quality_embedding",
-            summary="cosine similarity of cross-lingual sentence embeddings: cheap, ungated",
-        ),
-        QEBackend(
-            "comet",
-            "Unbabel/wmt22-cometkiwi-da",
-            0.5,
-            "qe-comet",
-            "xlcons.translation.quality_comet",
-            gated=True,
-            summary="a reference-free COMET model through unbabel-comet; CometKiwi is gated on the Hub",
-            other_models="its XL/XXL variants by hf_id",
-        ),
-    )
-}
+def collect_backends(modules: tuple[str, ...] = QE_MODULES) -> dict[str, QEBackend]:
+    """Every scorer module's `QE_BACKEND` by name, ordered by `position`, then by module name;
+    each entry's `module` is the module that declares it."""
+    return collect(modules, "QE_BACKEND", QEBackend, lambda module: module)
+
+
+QE_BACKENDS: dict[str, QEBackend] = collect_backends()
 
 NO_QE = "none"  # translator.qe.backend that turns QE off
 

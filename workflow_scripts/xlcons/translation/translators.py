@@ -48,8 +48,8 @@ Greedy decoding in float32 gives the same tokens in both backends (tested on the
 NLLB and the tiny MADLAD); beam search (``beam_size`` > 1) is close but not guaranteed
 identical, because the two libraries stop and normalise beams differently.
 
-Backends register by name (``@register``), each with its entry in
-:mod:`xlcons.translation.registry` naming its module
+Backends register by name (``@register``), each with its entry (``BACKEND`` of
+``<name>_translator_entry.py``, collected by :mod:`xlcons.translation.registry`) beside its module
 (:mod:`~xlcons.translation.transformers_translator`,
 :mod:`~xlcons.translation.ctranslate2_translator`,
 :mod:`~xlcons.translation.llm_translator`); ``load_translator(spec)`` builds the one a spec

@@ -1,12 +1,24 @@
 """QE backend `comet`: reference-free COMET through unbabel-comet (envs/qe-comet.yaml, whose pins
-clash with the other envs')."""
+clash with the other envs'). Its registry entry is `QE_BACKEND`; standard library only at the
+top (comet is imported by the scorer): the registry imports this while the Snakefile builds the DAG."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from xlcons.translation.quality_backends import Scorer
+from xlcons.translation.backend_info import QEBackend, Scorer
+
+QE_BACKEND = QEBackend(
+    "comet",
+    "Unbabel/wmt22-cometkiwi-da",
+    0.5,
+    "qe-comet",
+    gated=True,
+    summary="a reference-free COMET model through unbabel-comet; CometKiwi is gated on the Hub",
+    other_models="its XL/XXL variants by hf_id",
+    position=20,
+)
 
 
 def comet_checkpoint(model: str | Path) -> Path:

@@ -1,11 +1,22 @@
-"""QE backend `embedding`: cosine of cross-lingual sentence embeddings (envs/evaluate.yaml)."""
+"""QE backend `embedding`: cosine of cross-lingual sentence embeddings (envs/evaluate.yaml). Its
+registry entry is `QE_BACKEND`; standard library only at the top (sentence-transformers is
+imported by the scorer): the registry imports this while the Snakefile builds the DAG."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from xlcons.translation.quality_backends import Scorer
+from xlcons.translation.backend_info import QEBackend, Scorer
+
+QE_BACKEND = QEBackend(
+    "embedding",
+    "sentence-transformers/LaBSE",
+    0.7,
+    "evaluate",
+    summary="cosine similarity of cross-lingual sentence embeddings: cheap, ungated",
+    position=10,
+)
 
 
 def embedding_scorer(model: str | Path, *, batch_size: int = 64, device: str | None = None) -> Scorer:
