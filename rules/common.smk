@@ -50,6 +50,17 @@ for message in release_stale_lock():
 
 
 onstart:
+    # Not in a dry run (Snakemake calls no hook then), and not in a cluster job (--no-hooks):
+    # on the machine that submits, before any job is scheduled, every API model that a job to
+    # run calls has its key's environment variable set (docs/generation.md#api-keys).
+    # Each job's params are worked out afresh, not kept: a job's own are read when it runs.
+    if problems := PLAN.missing_api_keys(
+        job.rule.expand_params(job.wildcards_dict, job.input, job.output, job)[0]
+        for job in workflow.dag.needrun_jobs()
+    ):
+        raise WorkflowError(
+            "xlcons: " + "\n  ".join(["missing API keys:", *problems])
+        )
     # The holder of the lock this run took (a local run's: Snakemake keeps which files it
     # wrote in `persistence._lockfile`), for the next run to tell a killed run's lock.
     if workflow.local_exec:

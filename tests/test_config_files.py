@@ -9,7 +9,13 @@ import yaml
 
 from test_workflow import REPO, snakemake
 from xlcons.config import ConfigError, load_config
-from xlcons.config_files import UniqueKeyLoader, check_command_line, config_files, yaml_problem
+from xlcons.config_files import (
+    UniqueKeyLoader,
+    check_command_line,
+    config_files,
+    config_override_problem,
+    yaml_problem,
+)
 
 UNCLOSED = "models:\n  mine: {backend: hf\n  other: 1\n"
 
@@ -32,6 +38,27 @@ class TestCommandLine:
     def test_options_and_targets_after_another_option_are_not_config_files(self):
         assert config_files(["--configfile", "a.yaml", "--cores", "1", "results/x.parquet"]) == ["a.yaml"]
         assert config_files(["results/x.parquet", "--config", "k=v"]) == []
+
+
+class TestConfigOverrides:
+    """--config entries Snakemake would stop on with a traceback are named first, with how to
+    set a nested key."""
+
+    def test_a_dotted_key_gets_the_yaml_of_its_nested_key(self):
+        problem = config_override_problem(["-n", "--config", "released_model=all", "evaluators.judge.llm.hf_id=org/j"])
+        assert problem is not None
+        assert problem.startswith(
+            "xlcons: --config evaluators.judge.llm.hf_id=org/j: --config sets top-level keys only (KEY=VALUE)"
+        )
+        assert "evaluators:\n  judge:\n    llm:\n      hf_id: org/j\n" in problem
+        with pytest.raises(SystemExit, match="sets top-level keys only"):
+            check_command_line(["--config=output.bootstrap_resamples=50"])
+
+    def test_entries_snakemake_reads_pass_and_other_malformed_ones_are_named(self):
+        assert config_override_problem(["--config", "released_model=all", "x-note=1", "-n", "a.b=c"]) is None
+        assert config_override_problem(["-C", "released_model"]) == (
+            "xlcons: --config released_model: each --config entry is KEY=VALUE (a top-level config key)"
+        )
 
 
 class TestYamlProblem:

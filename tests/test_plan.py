@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from xlcons.config import ConfigError, validate_config
@@ -428,3 +430,46 @@ def test_data_sets_without_a_model_to_answer_them_are_named():
     )
     assert plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}}}).missing_models() is None
     assert plan_of({"released_model": "gpt35", "datasets": {"makqa": {}}}).missing_models() is None
+
+
+class TestMissingApiKeys:
+    """The config check of the machine that submits (rules/common.smk's onstart): every API
+    model a job to run calls has its key's variable set; the message names the config key and
+    the variable, never a value."""
+
+    CONFIG = {
+        "models": {
+            "served": {"backend": "openai", "api": {"model": "gpt-4o-mini", "api_key_env": "SERVED_KEY"}},
+            "other": {"backend": "openai", "api": {"model": "gpt-4o", "api_key_env": "OTHER_KEY"}},
+        },
+        "evaluators": {"judge": {"llm": {"backend": "openai", "api": {"model": "gpt-4", "api_key_env": "JUDGE_KEY"}}}},
+        "datasets": {"multiq": {}},
+    }
+
+    def jobs_params(self, plan, *keys):
+        """What jobs calling these models carry: a generator's `model`, a judge's `judge`."""
+        from types import SimpleNamespace
+
+        wildcards = SimpleNamespace(model="served", dataset="multiq")
+        return [[plan.llm_job(key, R, "envs", "multiq").spec(wildcards), {"cache": "x.jsonl"}] for key in keys]
+
+    def test_a_called_model_without_its_variable_is_named_with_the_variable(self):
+        plan = plan_of(copy.deepcopy(self.CONFIG))
+        problems = plan.missing_api_keys(self.jobs_params(plan, "models.served"), environ={"OTHER_KEY": "unused"})
+        assert problems == [
+            "config key 'models.served' (backend openai) reads its API key from the environment variable "
+            "SERVED_KEY, which is not set on this machine: export SERVED_KEY before starting the run (never put "
+            "the key in the config), or name another variable in models.served.api.api_key_env"
+        ]
+
+    def test_models_no_job_calls_and_set_variables_pass_and_no_value_is_repeated(self):
+        plan = plan_of(copy.deepcopy(self.CONFIG))
+        params = self.jobs_params(plan, "models.served", "evaluators.judge.llm")
+        assert plan.missing_api_keys(params, environ={"SERVED_KEY": "sk-secret-value-1234", "JUDGE_KEY": "k"}) == []
+        assert plan.missing_api_keys([], environ={}) == []
+        problems = plan.missing_api_keys(params, environ={"SERVED_KEY": "", "OTHER_KEY": "sk-secret-value-1234"})
+        assert [problem.split(" (")[0] for problem in problems] == [
+            "config key 'models.served'",
+            "config key 'evaluators.judge.llm'",
+        ]
+        assert not any("sk-secret" in problem for problem in problems)

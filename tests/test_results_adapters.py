@@ -29,6 +29,20 @@ def table(schema, rows, **defaults):
     return pa.Table.from_pylist([{**fields, **defaults, **row} for row in rows], schema=schema)
 
 
+def information_items(rows):
+    """INFORMATION_ITEMS rows of model m on the information set, both sides with facts."""
+    return table(
+        INFORMATION_ITEMS,
+        rows,
+        dataset="information",
+        model="m",
+        evaluator_model="q",
+        translation_path="x",
+        english_status="facts",
+        translated_status="facts",
+    )
+
+
 def by_key(frame: pl.DataFrame) -> dict:
     return {(r["item_id"], r["lang"], r["metric"]): (r["value"], r["status"]) for r in frame.to_dicts()}
 
@@ -144,18 +158,7 @@ def test_information_rows_split_into_the_translation_and_the_translationese_eval
         {"item_id": "2", "lang": "de", "comparison": "translation", "excluded_reason": "no_facts"},
         {"item_id": "1", "lang": "hi", "comparison": "round_trip", "precision": 1.0, "recall": 0.5, "f1": 2 / 3},
     ]
-    frame = information_tables.to_item_scores(
-        table(
-            INFORMATION_ITEMS,
-            rows,
-            dataset="information",
-            model="m",
-            evaluator_model="q",
-            translation_path="x",
-            english_status="facts",
-            translated_status="facts",
-        )
-    )
+    frame = information_tables.to_item_scores(information_items(rows))
     assert frame.columns == ITEM_SCORES.names
     got = {(r["evaluator"], r["item_id"], r["metric"]): (r["value"], r["status"]) for r in frame.to_dicts()}
     assert got[("information", "1", "recall")] == (1.0, "ok")

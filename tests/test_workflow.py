@@ -278,6 +278,58 @@ class TestBadConfigsFailBeforeScheduling:
         result = snakemake("-n", "--config", "translator={'beam_size': 0}")
         assert result.returncode != 0 and "translator.beam_size" in result.output
 
+    def test_a_dotted_command_line_key_says_how_to_set_a_nested_key(self):
+        """Snakemake's --config takes top-level keys only; a dotted one stopped it with a traceback."""
+        result = snakemake("-n", "--configfile", "config/offline.yaml", "--config", "output.bootstrap_resamples=50")
+        assert result.returncode != 0
+        assert "Traceback" not in result.output, result.output[-2000:]
+        assert (
+            "xlcons: --config output.bootstrap_resamples=50: --config sets top-level keys only (KEY=VALUE)"
+            in result.output
+        )
+        assert "output:\n  bootstrap_resamples: 50\n" in result.output
+        assert "--configfile config/config.yaml overrides.yaml" in result.output
+
+    def test_a_nested_key_given_as_a_top_level_key_is_pointed_to_its_section(self):
+        result = snakemake("-n", "--configfile", "config/offline.yaml", "--config", "bootstrap_resamples=50")
+        assert result.returncode != 0
+        assert "config key 'bootstrap_resamples' is not allowed; did you mean 'output.bootstrap_resamples'?" in (
+            result.output
+        )
+
+    def test_an_api_model_without_its_key_stops_the_run_before_any_job_but_not_a_dry_run(self, tmp_path, monkeypatch):
+        """On the machine that submits, before any job is scheduled (rules/common.smk's onstart),
+        naming the config key and the variable; a dry run needs no key."""
+        (tmp_path / "clinic_qa.csv").write_text("id,lang,prompt\nq1,en,What is a fever?\nq1,de,Was ist Fieber?\n")
+        variable = "XLCONS_TEST_KEY_THAT_IS_NOT_SET"
+        config = {
+            "models": {"served": {"backend": "openai", "api": {"model": "gpt-4o-mini", "api_key_env": variable}}},
+            "datasets": {"clinic_qa": {"path": "clinic_qa.csv", "languages": ["en", "de"]}},
+        }
+        args = ("--snakefile", str(REPO / "Snakefile"), "--configfile", str(write_config(tmp_path, config)))
+        monkeypatch.delenv(variable, raising=False)
+        dry = snakemake(*args, "-n", cwd=tmp_path, timeout=120)
+        assert dry.returncode == 0, dry.output[-2000:]
+        run = snakemake(*args, "--cores", "1", cwd=tmp_path, timeout=120)
+        assert run.returncode != 0
+        assert (
+            f"config key 'models.served' (backend openai) reads its API key from the environment variable {variable}, "
+            "which is not set on this machine" in run.output
+        ), run.output[-2000:]
+        assert not (tmp_path / "results").exists() and not (tmp_path / "resources").exists()
+        assert "rule " not in run.output and "localrule " not in run.output
+
+
+@pytest.mark.parametrize("config", ["config/offline.yaml", "config/examples/own-prompts.yaml"])
+def test_the_smoke_configs_ask_for_no_gpu(config):
+    """A smoke run's jobs never wait in a GPU queue: no job of theirs requests a GPU."""
+    result = snakemake("-n", "--forceall", "--configfile", config)
+    assert result.returncode == 0, result.output[-2000:]
+    resources = [line.strip() for line in result.output.splitlines() if line.strip().startswith("resources:")]
+    assert resources
+    gpus = [line for line in resources if re.search(r"\bgpus?=[1-9]", line)]
+    assert gpus == [], gpus
+
 
 class TestFetchRulesRunForReal:
     """The fetch rules on a machine without internet: pre-seeded copies are verified and used as is."""
@@ -338,3 +390,16 @@ def test_a_config_without_models_stops_before_scheduling(tmp_path):
     config = write_config(tmp_path, {"models": {}, "datasets": {"multiq": {"languages": ["en"]}}})
     result = snakemake("-n", "--configfile", str(config))
     assert result.returncode != 0 and "config key 'models': no model to evaluate on multiq" in result.output
+
+
+def test_the_docs_commands_run_the_venvs_snakemake():
+    """The set-up (`make env`, `make run`) puts Snakemake in .venv/ and nothing on PATH, so every
+    command the README and docs give runs `.venv/bin/snakemake`, never a bare `snakemake`."""
+    bare = re.compile(r"(^|`|\$\()\s*snakemake\s", re.MULTILINE)
+    found = [
+        f"{path.relative_to(REPO)}:{text[: match.start()].count(chr(10)) + 1}"
+        for path in [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").glob("*.md"))]
+        for text in [path.read_text(encoding="utf-8")]
+        for match in bare.finditer(text)
+    ]
+    assert found == [], f"write .venv/bin/snakemake at: {found}"

@@ -12,10 +12,16 @@ one's model under the label. Snakemake reads a duplicate without complaint, so t
 checks the files it read as well (rules/common.smk), whatever profile the run uses. Only the
 file is checked here; the keys and values are checked by xlcons.config when the Snakefile
 runs.
+
+`--config KEY=VALUE` sets top-level keys only; Snakemake stops on a dotted key
+(`output.bootstrap_resamples=50`) with a traceback, before the Snakefile runs, so
+`check_command_line` names such an entry first and says how to set a nested key
+(`config_override_problem`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,24 +31,57 @@ CONFIG_OPTIONS = ("--configfile", "--configfiles")
 # What the Snakefile reads when the command line names no config file.
 DEFAULT_CONFIG = Path("config") / "config.yaml"
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
+OVERRIDE_OPTIONS = ("--config", "-C")
+# What Snakemake's --config accepts as a key (snakemake.cli.parse_config).
+_OVERRIDE_KEY = re.compile(r"[a-zA-Z_][\w-]*\w$")
 
 
-def config_files(argv: Sequence[str]) -> list[str]:
-    """The files given to --configfile/--configfiles (each takes one or more values, up to
-    the next option), in command-line order."""
-    files: list[str] = []
+def _option_values(argv: Sequence[str], options: Sequence[str]) -> list[str]:
+    """The values given to `options` (each takes one or more values, up to the next option),
+    in command-line order."""
+    values: list[str] = []
     taking = False
     for arg in argv:
         name, eq, value = arg.partition("=")
-        if name in CONFIG_OPTIONS:
+        if name in options:
             taking = not eq
             if eq:
-                files.append(value)
+                values.append(value)
         elif arg.startswith("-"):
             taking = False
         elif taking:
-            files.append(arg)
-    return files
+            values.append(arg)
+    return values
+
+
+def config_files(argv: Sequence[str]) -> list[str]:
+    """The files given to --configfile/--configfiles, in command-line order."""
+    return _option_values(argv, CONFIG_OPTIONS)
+
+
+def config_override_problem(argv: Sequence[str]) -> str | None:
+    """Why a `--config` entry would stop Snakemake with a traceback (not KEY=VALUE, or a key
+    that is not a name, such as a dotted path), with how to set a nested key; None when every
+    entry is one Snakemake reads."""
+    for entry in _option_values(argv, OVERRIDE_OPTIONS):
+        key, eq, value = entry.partition("=")
+        if not eq:
+            return f"xlcons: --config {entry}: each --config entry is KEY=VALUE (a top-level config key)"
+        if _OVERRIDE_KEY.match(key):
+            continue
+        if "." not in key:
+            return f"xlcons: --config {entry}: '{key}' is not a config key name (letters, digits, _ and -)"
+        section, _, rest = key.partition(".")
+        nested = "".join(f"{'  ' * depth}{part}:\n" for depth, part in enumerate(rest.split(".")[:-1], start=1))
+        return (
+            f"xlcons: --config {entry}: --config sets top-level keys only (KEY=VALUE), and Snakemake reads "
+            f"'{key}' as one name, not as a path into the section '{section}'. To set the nested key {key}, "
+            f"write it to a YAML file, for example overrides.yaml:\n\n{section}:\n{nested}"
+            f"{'  ' * (rest.count('.') + 1)}{rest.split('.')[-1]}: {value}\n\n"
+            "and name that file after your config: --configfile config/config.yaml overrides.yaml (later files "
+            "override the earlier ones key by key; docs/configuration.md)"
+        )
+    return None
 
 
 class DuplicateKeyError(yaml.constructor.ConstructorError):
@@ -132,8 +171,11 @@ def first_problem(paths: Sequence[Path | str]) -> str | None:
 
 
 def check_command_line(argv: Sequence[str], cwd: Path | str = ".") -> None:
-    """Stop with the first YAML problem among the command line's config files (or the
-    default config when it names none)."""
+    """Stop with a --config entry Snakemake would not read (`config_override_problem`), or the
+    first YAML problem among the command line's config files (or the default config when it
+    names none)."""
+    if problem := config_override_problem(argv):
+        raise SystemExit(problem)
     named = config_files(argv)
     problem = first_problem([Path(cwd) / name for name in named] if named else [Path(cwd) / DEFAULT_CONFIG])
     if problem:

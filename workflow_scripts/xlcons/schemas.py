@@ -222,12 +222,15 @@ ITEM_STATUS_OK = "ok"
 
 # One row per (data set, evaluator, model, language, metric). `kind` is `mean` (the mean of
 # the item values) or `derived` (a function of several metrics' means, e.g. information F =
-# harmonic mean of mean precision and mean recall). `n_items` counts the items behind the
-# value (for a derived metric: items with at least one of its inputs scored), `n_excluded`
-# the excluded items and `excluded_reasons` their reasons as "reason:count; ..." (most
-# frequent first; null when none). `ci_low`/`ci_high`: percentile bootstrap interval at
-# `ci_level` over `n_resamples` resamples of the items (null with 0 resamples or < 2 items).
-# `value` is null when no item was scored.
+# harmonic mean of mean precision and mean recall) or `corpus` (a score over the whole set).
+# `n_items` counts the items that entered the value (for a derived metric: items with at
+# least one of its inputs scored; 0 when the value is null), `n_excluded` the excluded items
+# and `excluded_reasons` their reasons as "reason:count; ..." (most frequent first; null when
+# none). `note` says why a derived or corpus value is undefined (which input is missing, e.g.
+# "lcpr undefined: line_pass has no scored item (no_judged_line:6)"); null otherwise.
+# `ci_low`/`ci_high`: percentile bootstrap interval at `ci_level` over `n_resamples`
+# resamples of the items (null with 0 resamples or < 2 items). A null `value` always has a
+# non-empty `excluded_reasons` or `note` (xlcons.reports.results.unexplained_values).
 RESULTS = pa.schema(
     [
         DATASET,
@@ -243,6 +246,7 @@ RESULTS = pa.schema(
         pa.field("n_items", pa.int32(), nullable=False),
         pa.field("n_excluded", pa.int32(), nullable=False),
         pa.field("excluded_reasons", pa.string()),
+        pa.field("note", pa.string()),
         pa.field("n_resamples", pa.int32(), nullable=False),
         pa.field("ci_level", pa.float64(), nullable=False),
     ]

@@ -59,6 +59,32 @@ def _allowed_keys(schema: dict, root: dict) -> list[str]:
     return keys
 
 
+def _resolved(schema: dict, root: dict) -> dict:
+    ref = schema.get("$ref", "")
+    return root["$defs"][ref.removeprefix("#/$defs/")] if ref.startswith("#/$defs/") else schema
+
+
+def _nested_paths(root: dict, name: str, depth: int = 3) -> list[str]:
+    """The dotted paths of the schema's nested keys called `name` (a section's own keys, up
+    to `depth` levels down): what a top-level key given by `--config name=...` may have meant."""
+    found: list[str] = []
+
+    def walk(schema: dict, path: tuple[str, ...]) -> None:
+        schema = _resolved(schema, root)
+        for key in _allowed_keys(schema, root):
+            child = schema.get("properties", {}).get(key)
+            if child is None:
+                for part in schema.get("allOf", []):
+                    child = _resolved(part, root).get("properties", {}).get(key, child)
+            if path and key == name:
+                found.append(".".join((*path, key)))
+            if isinstance(child, dict) and len(path) + 1 < depth:
+                walk(child, (*path, key))
+
+    walk(root, ())
+    return sorted(dict.fromkeys(found))
+
+
 # (options section, option) pairs that name an environment variable holding a key: a value
 # there may be the key itself, so no message repeats it.
 KEY_ENV_OPTIONS = frozenset((info.options_key, option) for info in BACKENDS.values() for option in info.key_env_options)
@@ -81,7 +107,16 @@ def _describe(error: jsonschema.ValidationError, schema: dict) -> Iterator[str]:
         extra = [key for key in error.instance if key not in allowed and not any(p.search(key) for p in patterns)]
         for key in extra:
             hint = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-            suggestion = f"; did you mean '{hint[0]}'?" if hint else f"; allowed keys: {', '.join(sorted(allowed))}"
+            nested = [] if hint or error.absolute_path else _nested_paths(schema, key)
+            if nested:
+                suggestion = (
+                    f"; did you mean {' or '.join(repr(path) for path in nested)}? A nested key is set in a config "
+                    "file (a second --configfile): --config sets top-level keys only"
+                )
+            elif hint:
+                suggestion = f"; did you mean '{hint[0]}'?"
+            else:
+                suggestion = f"; allowed keys: {', '.join(sorted(allowed))}"
             full = f"{where}.{key}" if error.absolute_path else key
             yield f"config key '{full}' is not allowed{suggestion}"
     elif error.validator == "propertyNames":

@@ -396,7 +396,8 @@ def language_confusion_pass_rate(lpr, wpr):
 # cell every word_pass row is excluded (latin_script), WPR is NaN and LCPR = LPR. In a
 # non-Latin cell every response judged at line level is also checked at word level, so a
 # resample with an LPR always has a WPR: the LPR fallback never stands in for a missing WPR
-# there. A cell (or resample) without LPR has no LCPR.
+# there. A cell (or resample) without LPR has no LCPR: its row's note says so ("lcpr undefined:
+# line_pass has no scored item (no_judged_line:6)"), its items counted as excluded.
 LCPR = DerivedMetric("lcpr", ("line_pass", "word_pass"), language_confusion_pass_rate, evaluators=(EVALUATOR,))
 DERIVED_METRICS = (LCPR,)
 

@@ -286,6 +286,7 @@ def to_results(directions: pa.Table) -> pl.DataFrame:
             "n_items": row["n_items"],
             "n_excluded": row["n_failed"],
             "excluded_reasons": excluded_reasons(row["n_failed"] - row["n_too_long"], row["n_too_long"]),
+            "note": None if row[metric] is not None else f"{metric} undefined: no direction with {row['lang']} scored",
             "n_resamples": 0,
             "ci_level": 0.95,
         }

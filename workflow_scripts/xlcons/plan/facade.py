@@ -56,6 +56,7 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "model_location",
         "local_path",
         "model_inputs",
+        "missing_api_keys",
         "llm_spec",
         "content",
     ),

@@ -7,7 +7,8 @@ generation backend registry decides which sources are files a job reads.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from xlcons.config.checks import iter_model_sources
 from xlcons.config.models import resource_name
 from xlcons.data_sources.names import released_source_name, url_file_name
 from xlcons.fingerprint import local_content
-from xlcons.generation.registry import backend_info, model_fields
+from xlcons.generation.registry import BACKENDS, backend_info, model_fields
 from xlcons.plan.patterns import alternation
 
 
@@ -28,6 +29,25 @@ def needs_weights(source: Mapping[str, Any]) -> bool:
 def released_source(source: Mapping[str, Any]) -> str | None:
     """The data source of a model's fetched released outputs, if it is one."""
     return released_source_name(source["released"]) if source.get("released") else None
+
+
+def _identity(spec: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What tells a served model apart in a job's params: its backend, id and options section."""
+    options_key = BACKENDS[spec["backend"]].options_key
+    return spec["backend"], spec.get("hf_id"), repr(spec.get(options_key)) if options_key else None
+
+
+def _keyed_specs(value: Any) -> Iterator[Mapping[str, Any]]:
+    """Every model of a backend that reads a key from the environment, anywhere in a job's params."""
+    if isinstance(value, Mapping):
+        backend = value.get("backend")
+        if isinstance(backend, str) and backend in BACKENDS and BACKENDS[backend].key_env_options:
+            yield value
+        for child in value.values():
+            yield from _keyed_specs(child)
+    elif isinstance(value, list | tuple):
+        for child in value:
+            yield from _keyed_specs(child)
 
 
 class ModelSources:
@@ -90,6 +110,30 @@ class ModelSources:
         if source.get("url"):
             return f"{folder}/{url_file_name(source['url'])}"
         return f"{folder}/{source['hf_file']}" if source.get("hf_file") else folder
+
+    def missing_api_keys(self, job_params: Iterable[Any], environ: Mapping[str, str] | None = None) -> list[str]:
+        """One message per model that the given jobs call over an API (a backend with
+        `key_env_options`: `openai`) whose key's environment variable is unset or empty here;
+        each names the model's config key and the variable, never a value. `job_params` are the
+        params of the jobs a run will execute; a model no such job calls is not checked."""
+        environ = os.environ if environ is None else environ
+        called = {_identity(spec) for params in job_params for spec in _keyed_specs(params)}
+        problems = []
+        for key, source in self.sources.items():
+            info = BACKENDS.get(source.get("backend", ""))
+            if info is None or not info.key_env_options or _identity(source) not in called:
+                continue
+            options = source.get(info.options_key or "") or {}
+            for option in info.key_env_options:
+                variable = options.get(option)
+                if variable and not environ.get(variable):
+                    problems.append(
+                        f"config key '{key}' (backend {info.name}) reads its API key from the environment "
+                        f"variable {variable}, which is not set on this machine: export {variable} before "
+                        f"starting the run (never put the key in the config), or name another variable in "
+                        f"{key}.{info.options_key}.{option}"
+                    )
+        return problems
 
     def model_inputs(self, key: str, resources: str) -> list[str]:
         """The marker or local path of a model a job loads (nothing for an API model, or none configured)."""

@@ -30,7 +30,14 @@ from xlcons.item_scores import failed_requests, mark_failed
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
 from xlcons.reports.qe_scores import passing_scores, qe_item_scores, sensitivity_metrics
-from xlcons.reports.results import results_table, sort_item_scores, sort_results, with_translator, write_results
+from xlcons.reports.results import (
+    results_table,
+    sort_item_scores,
+    sort_results,
+    unexplained_values,
+    with_translator,
+    write_results,
+)
 from xlcons.schemas import COMPARISONS, ITEM_SCORES, NO_TRANSLATOR, RESPONSES, TRANSLATION_QE, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 from xlcons.translation.quality_backends import QE_PATHS_INPUT
@@ -140,6 +147,13 @@ def run_results_job(
     results = results_table(scored, derived=derived, n_resamples=n_resamples, seed=seed)
     if corpus:
         results = sort_results(pl.concat([results, *corpus]))
+    unexplained = unexplained_values(results)
+    if unexplained.height:
+        log.warning(
+            "results: %d rows have no value and say not why (no excluded_reasons, no note), e.g. %s",
+            unexplained.height,
+            unexplained.row(0, named=True),
+        )
     written += write_results(results, out / "results")
     log.info("results: %d item scores -> %d rows (%d resamples)", scores.height, results.height, n_resamples)
     per_language = results.filter(pl.col("kind") != "corpus")

@@ -20,6 +20,13 @@ Value
     of its input metrics, each mean over that input's own scored items (so it equals the
     function of the inputs' rows). A cell gets a derived row only when it has rows of
     every input.
+Counts and empty values
+    ``n_items``: the items that entered the value (a derived metric: the items with at least
+    one input scored); none when there is no value. A row without a value says why: a mean's
+    excluded items carry their reasons (``excluded_reasons``); an undefined derived value
+    counts every item of its cell as excluded, by the statuses that kept it out, and its
+    ``note`` names the inputs without a scored item. :func:`unexplained_values` finds a row
+    that would not say why (the results job warns of any).
 Confidence interval
     percentile bootstrap over items (``n_resamples`` resamples of the cell's items with
     replacement, the 2.5% and 97.5% quantiles with numpy's linear interpolation, as
@@ -233,9 +240,14 @@ def _derived_rows(
             with np.errstate(invalid="ignore"):
                 means = [float(v[m[:, j], j].mean()) if m[:, j].any() else np.nan for j in range(len(inputs))]
             value = float(metric.function(*[np.asarray(x) for x in means]))
+            defined = bool(np.isfinite(value))
+            cell = statuses[start:stop]
+            # An undefined value rests on no item: every item of the cell is then excluded,
+            # by the statuses that kept it out of the missing input.
+            entered = used if defined else np.zeros_like(used)
             excluded = [
-                "+".join(sorted({s for s in item if s not in (None, ITEM_STATUS_OK)}))
-                for item, good in zip(statuses[start:stop], used)
+                "+".join(sorted({s for s in item if s not in (None, ITEM_STATUS_OK)})) or "undefined"
+                for item, good in zip(cell, entered)
                 if not good
             ]
             rows.append(
@@ -243,15 +255,30 @@ def _derived_rows(
                     **{k: key[k] for k in CELL_KEYS},
                     "metric": metric.name,
                     "kind": "derived",
-                    "value": value if np.isfinite(value) else None,
-                    "ci_low": low,
-                    "ci_high": high,
-                    "n_items": int(used.sum()),
+                    "value": value if defined else None,
+                    "ci_low": low if defined else None,
+                    "ci_high": high if defined else None,
+                    "n_items": int(entered.sum()),
                     "n_excluded": len(excluded),
                     "excluded_reasons": _reasons(excluded),
+                    "note": None if defined else _undefined_note(metric, means, cell),
                 }
             )
     return rows
+
+
+def _undefined_note(metric: DerivedMetric, means: Sequence[float], statuses: Sequence[tuple]) -> str:
+    """Why a derived value is undefined: the inputs without a scored item in the cell, each with
+    the reasons its items were excluded; else the function's result on the inputs' means."""
+    missing = []
+    for position, (name, mean) in enumerate(zip(metric.inputs, means)):
+        if not np.isfinite(mean):
+            reasons = _reasons(item[position] for item in statuses if item[position] not in (None, ITEM_STATUS_OK))
+            missing.append(f"{name} has no scored item" + (f" ({reasons})" if reasons else ""))
+    if missing:
+        return f"{metric.name} undefined: " + "; ".join(missing)
+    shown = ", ".join(f"{name}={mean:.4g}" for name, mean in zip(metric.inputs, means))
+    return f"{metric.name} undefined: not finite at the inputs' means ({shown})"
 
 
 def results_table(
@@ -300,6 +327,13 @@ def write_results(results: pl.DataFrame, base: Path | str) -> list[Path]:
     with atomic_path(csv) as temporary:
         results.write_csv(temporary)
     return [parquet, csv]
+
+
+def unexplained_values(results: pl.DataFrame) -> pl.DataFrame:
+    """The rows without a value that do not say why: no `excluded_reasons` and no `note` (each
+    empty or blank). Every results table should have none (docs/results.md)."""
+    said = [pl.col(name).cast(pl.String).fill_null("").str.strip_chars() != "" for name in ("excluded_reasons", "note")]
+    return results.filter(pl.col("value").is_null() & ~(said[0] | said[1]))
 
 
 def read_results(paths: Sequence[Path | str]) -> pl.DataFrame:

@@ -210,14 +210,17 @@ def score_knowledge(
     pair_rows: list[dict] = []
     matrices: dict[tuple[str, str, str], np.ndarray] = {}
 
-    def counts(status: np.ndarray, prompted: np.ndarray) -> dict:
+    def counts(status: np.ndarray, prompted: np.ndarray, scored: np.ndarray | None) -> dict:
+        """`n_items`: the questions that entered the score, those with a score in some language
+        (`scored`: for xAC and xTC a finite chrF / Tscore, so only questions with gold answers;
+        else an answer)."""
         return {
-            "n_items": int((status != MISSING).any(axis=1).sum()),
+            "n_items": int((status != MISSING if scored is None else scored).any(axis=1).sum()),
             "n_excluded": int(((status == MISSING) & prompted).sum()),
             "n_empty": int((status == EMPTY).sum()),
         }
 
-    def emit(variant, metric, domain, matrix, shared, status, prompted, value, rank=None):
+    def emit(variant, metric, domain, matrix, shared, status, prompted, value, rank=None, scored=None):
         matrices[(variant, metric, domain)] = matrix
         score_rows.append(
             {
@@ -226,9 +229,11 @@ def score_knowledge(
                 "domain": domain,
                 "value": value,
                 "ranking": rank,
-                **counts(status, prompted),
+                **counts(status, prompted, scored),
             }
         )
+        if value is None or np.isnan(value):
+            score_rows[-1]["n_items"] = 0  # an undefined score rests on no question
         for i, lang_i in enumerate(languages):
             for j, lang_j in enumerate(languages):
                 if i != j:
@@ -255,21 +260,36 @@ def score_knowledge(
             if grid.acc is None:
                 continue
             rho, shared = spearman_matrix(grid.acc)
-            emit(variant, "xAC", grid.domain, rho, shared, grid.status, grid.prompted, mean_over_pairs(rho))
+            scored = np.isfinite(grid.acc)
+            emit(
+                variant, "xAC", grid.domain, rho, shared, grid.status, grid.prompted, mean_over_pairs(rho), None, scored
+            )
         if graded:
             acc = np.vstack([grid.acc for grid in graded])
             status = np.vstack([grid.status for grid in graded])
             prompted = np.vstack([grid.prompted for grid in graded])
             rho, shared = spearman_matrix(acc)
             headline["xAC"] = mean_over_pairs(rho)
-            emit(variant, "xAC", OVERALL, rho, shared, status, prompted, headline["xAC"])
+            emit(variant, "xAC", OVERALL, rho, shared, status, prompted, headline["xAC"], None, np.isfinite(acc))
         # xTC
         for grid in mine:
             if grid.domain == TIMELINESS and grid.tscore is not None:
                 rho, shared = spearman_matrix(grid.tscore)
                 headline["xTC"] = mean_over_pairs(rho)
+                scored = np.isfinite(grid.tscore)
                 for domain in (TIMELINESS, OVERALL):
-                    emit(variant, "xTC", domain, rho, shared, grid.status, grid.prompted, headline["xTC"], ranking)
+                    emit(
+                        variant,
+                        "xTC",
+                        domain,
+                        rho,
+                        shared,
+                        grid.status,
+                        grid.prompted,
+                        headline["xTC"],
+                        ranking,
+                        scored,
+                    )
         # xSC and its oracle
         if embed is not None:
             with_oracle = oracle and all(has_gold(grid) for grid in mine)
@@ -293,6 +313,13 @@ def score_knowledge(
                         headline["xSC"] = value
                     emit(variant, metric, OVERALL, matrix, shared, status, prompted, value)
         xc = harmonic_mean([headline["xSC"], headline["xAC"], headline["xTC"]])
+        # xC's questions are those of xSC (xAC's are among them) and of xTC (timeliness, apart):
+        # counted where xC is defined, null where it is not (no question entered it).
+        behind = [
+            row
+            for row in score_rows
+            if row["variant"] == variant and row["domain"] == OVERALL and row["metric"] in ("xSC", "xTC")
+        ]
         score_rows.append(
             {
                 "variant": variant,
@@ -300,9 +327,10 @@ def score_knowledge(
                 "domain": OVERALL,
                 "value": None if np.isnan(xc) else xc,
                 "ranking": ranking,
-                "n_items": None,
-                "n_excluded": None,
-                "n_empty": None,
+                **{
+                    name: None if np.isnan(xc) else sum(row[name] for row in behind)
+                    for name in ("n_items", "n_excluded", "n_empty")
+                },
             }
         )
 

@@ -18,11 +18,14 @@ from xlcons.schemas import DATASET, ITEM_ID, LANG, MODEL, NO_TRANSLATOR, RESULTS
 # and xAC pooled over the six non-timeliness domains, xTC on timeliness).
 
 # One row per (model, variant, metric, domain); metric is xSC, xSC_oracle, xAC, xTC or xC.
-# `value` is null when the metric is undefined (xC without one of its components).
-# `n_items` counts questions with at least one usable answer, `n_excluded` the
-# (question, language) cells left out (no response, or a generation error), `n_empty` the
-# cells with an empty answer (scored as wrong). `ranking` is xTC's candidate ranking
-# (`recency` or `list_position`), on the xTC and xC rows. Counts are null on xC rows.
+# `value` is null when the metric is undefined (xC without one of its components; a score
+# without two languages to pair). `n_items` counts the questions that entered the score: for
+# xSC those with at least one usable answer, for xAC and xTC those with a chrF / Tscore in
+# some language (a usable answer *and* gold answers), for xC those of xSC and xTC together;
+# `n_excluded` the (question, language) cells left out (no response, or a generation
+# error), `n_empty` the cells with an empty answer (scored as wrong). `ranking` is xTC's
+# candidate ranking (`recency` or `list_position`), on the xTC and xC rows. Counts are null
+# on an xC row without a value.
 KNOWLEDGE_SCORES = pa.schema(
     [
         DATASET,
@@ -78,19 +81,61 @@ KNOWLEDGE_ITEMS = pa.schema(
 KNOWLEDGE_STATUSES = ("ok", "empty", "missing")
 
 
+# Why an overall score has no value (RESULTS' `note`): a component of xC without a row was not
+# computed, one with a row but no value is undefined.
+_NOT_COMPUTED = {
+    "xSC": "xSC not computed (no sentence embedder)",
+    "xAC": "xAC not computed: no question outside timeliness has a gold answer",
+    "xTC": "xTC not computed: no timeliness question with gold answers",
+}
+_UNDEFINED = {
+    "xSC": "no two languages answered a common question",
+    "xSC_oracle": "no two languages have gold answers to a common question",
+    "xAC": "fewer than two languages",
+    "xTC": "fewer than two languages",
+}
+XC_COMPONENTS = ("xSC", "xAC", "xTC")
+
+
+def _note(row: dict, rows: list[dict]) -> str | None:
+    """RESULTS' `note` of an overall (domain ``all``) KNOWLEDGE_SCORES row: None with a value, else
+    why not; `rows` are all the KNOWLEDGE_SCORES rows (for xC: is each component of its
+    data set, model and variant there?)."""
+    if row["value"] is not None:
+        return None
+    if row["metric"] != "xC":
+        return f"{row['metric']} undefined: {_UNDEFINED.get(row['metric'], 'no score')}"
+    mine = [r for r in rows if all(r[key] == row[key] for key in ("dataset", "model", "variant"))]
+    overall = {r["metric"]: r for r in mine if r["domain"] == "all"}
+    why = []
+    for component in XC_COMPONENTS:
+        found = overall.get(component)
+        if found is None and component == "xSC" and any(r["metric"] == "xSC" for r in mine):
+            why.append("xSC not computed: no question outside timeliness")  # an embedder ran, on timeliness only
+        elif found is None:
+            why.append(_NOT_COMPUTED[component])
+        elif found["value"] is None:
+            why.append(f"{component} undefined: {_UNDEFINED[component]}")
+    return "xC undefined: " + ("; ".join(why) or "a component is not finite")
+
+
 def to_results(scores: pa.Table) -> pl.DataFrame:
     """RESULTS rows (kind ``corpus``, language ``all``) for the overall knowledge scores of each variant.
 
     xSC/xAC/xTC/xC are correlations and means over language pairs, not item means: they enter
     the results table as ``corpus`` rows (value and counts, no interval). The metric is named
     ``<metric>`` when the run has one prompt variant, ``<metric>@<variant>`` when it compares
-    several (Xing et al. 2024's Table 5), so one (data set, model) holds them all.
+    several (Xing et al. 2024's Table 5), so one (data set, model) holds them all. A row
+    without a value says why in `note` (for xC: which component is missing, and why).
     """
-    frame = pl.from_arrow(scores).filter(pl.col("domain") == "all")
+    everything = pl.from_arrow(scores)
+    frame = everything.filter(pl.col("domain") == "all")
     if frame.is_empty():
         return pl.from_arrow(RESULTS.empty_table())
+    rows = everything.to_dicts()
+    notes = [_note(row, rows) for row in frame.to_dicts()]
     single = frame["variant"].n_unique() == 1
-    rows = frame.select(
+    selected = frame.with_columns(pl.Series("note", notes, dtype=pl.String)).select(
         "dataset",
         pl.lit("knowledge").alias("evaluator"),
         pl.lit(NO_TRANSLATOR).alias("translator"),
@@ -104,7 +149,8 @@ def to_results(scores: pa.Table) -> pl.DataFrame:
         pl.col("n_items").fill_null(0),
         pl.col("n_excluded").fill_null(0),
         pl.lit(None, pl.String).alias("excluded_reasons"),
+        "note",
         pl.lit(0).alias("n_resamples"),
         pl.lit(0.95).alias("ci_level"),
     )
-    return pl.from_arrow(pa.Table.from_pylist(rows.to_dicts(), schema=RESULTS))
+    return pl.from_arrow(pa.Table.from_pylist(selected.to_dicts(), schema=RESULTS))
