@@ -77,6 +77,7 @@ if PLAN.evaluator_datasets("language_confusion"):
         params:
             heatmaps=LANGUAGE_CONFUSION_HEATMAPS,
             figure_formats=PLAN.figure_formats(),
+            models=PLAN.generators(),  # the heatmaps' rows, in the config's order
         script:
             "../workflow_scripts/evaluate.py"
 

@@ -1,11 +1,14 @@
 # Aggregation over every evaluator: the per-item files of all evaluators, data sets and
 # models in (by evaluator, as the registry lists them), the long results table with
-# bootstrap intervals, Gupta et al. 2025's group averages and the configured model comparisons
-# out. Then the papers' own tables and figures. Local rules: they read per-item files
-# only, so adding a model recomputes these tables and never an evaluator.
+# bootstrap intervals, Gupta et al. 2025's group averages, the configured model comparisons
+# and the run's summary (results/summary.md, .csv) out. Then the papers' own tables and
+# figures. Local rules: they read per-item files only, so adding a model recomputes these
+# tables and never an evaluator.
 
 
 RESULTS_CAPTIONS = {"results": "results", "comparisons": "comparisons"}
+# The summary opens the HTML report: Snakemake lists categories alphabetically.
+SUMMARY_CATEGORY = "At a glance"
 
 if PLAN.evaluators():
     REPORT_TARGETS.append(f"{RESULTS}/tables/results.parquet")
@@ -26,6 +29,16 @@ if PLAN.evaluators():
             comparisons=f"{RESULTS}/tables/comparisons.parquet",
             comparisons_csv=reported(
                 [f"{RESULTS}/tables/comparisons.csv"], "Results", RESULTS_CAPTIONS
+            ),
+            summary=report(
+                f"{RESULTS}/summary.md",
+                caption="captions/summary.rst",
+                category=SUMMARY_CATEGORY,
+            ),
+            summary_csv=report(
+                f"{RESULTS}/summary.csv",
+                caption="captions/summary.rst",
+                category=SUMMARY_CATEGORY,
             ),
         log:
             "logs/report/results.log",
@@ -95,6 +108,7 @@ if PLAN.evaluators() and QE_REPORT:
             qe=bool(PLAN.qe_datasets()),
             qe_threshold=PLAN.qe_threshold(),
             translators=PLAN.translators(),
+            models=PLAN.generators(),  # the heatmap's rows, in the config's order
         script:
             "../workflow_scripts/translation_quality_report.py"
 

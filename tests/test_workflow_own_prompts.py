@@ -94,6 +94,16 @@ def test_the_own_prompts_example_runs_end_to_end_and_lands_in_the_results_table(
     responses = pq.read_table(tmp_path / "results/responses/my_english_prompts/smollm2-135m/en.parquet")
     assert responses.num_rows == 3
 
+    # The run's summary: a section per data set, the headline metric of each evaluator that scored it.
+    summary = (tmp_path / "results/summary.md").read_text(encoding="utf-8")
+    assert "## clinic_qa" in summary and "## my_english_prompts" in summary
+    assert "| fidelity | fidelity_same | smollm2-135m |" in summary and "| knowledge | xSC | smollm2-135m |" in summary
+    # It opens the HTML report (its category sorts first), with its caption.
+    report = snakemake(*run, "--report", str(tmp_path / "report.html"))
+    assert report.returncode == 0, report.output[-3000:]
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "At a glance" in html and "The run at a glance" in html and "summary.md" in html
+
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
 
     # Every key of the config in another order (the models and data sets themselves keep

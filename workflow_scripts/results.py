@@ -1,4 +1,4 @@
-"""Rule results: every evaluator's per-item files in; the long results table, group tables and comparisons out.
+"""Rule results: every evaluator's per-item files in; the results table, groups, comparisons and summary out.
 
 Inputs are named by the evaluators' registered outputs (xlcons.evaluators.registry); params: the bootstrap
 resamples and seed, each model's training languages, the table formats, the model
@@ -27,6 +27,7 @@ def main(smk) -> None:
         comparisons=params.comparisons,
         qe_threshold=params.qe_threshold,
         translators=params.translators,
+        summary=(smk.output.summary, smk.output.summary_csv),
     )
 
 

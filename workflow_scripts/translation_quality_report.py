@@ -25,6 +25,7 @@ def main(smk) -> None:
         qe=params.qe,
         translators=params.translators,
         qe_threshold=params.qe_threshold,
+        models=getattr(params, "models", None),  # the config's order of models
     )
 
 

@@ -81,6 +81,11 @@ class EvaluatorInfo:
     # the rule files the Snakefile includes and the results inputs (ascending, then by entry
     # module name; the built-in evaluators hold 10 to 80, a new one may leave the default).
     position: int = 1000
+    # The one metric the run's summary (results/summary.md) reports for it: a metric its adapter
+    # or its derived metrics write to the results table. None for an evaluator without results
+    # rows, with `no_headline` saying why.
+    headline: str | None = None
+    no_headline: str = ""
 
     def model_keys(self, section: Mapping[str, Any]) -> tuple[str, ...]:
         """Config keys of the models it loads: `models` gives them under its own section, or whole."""

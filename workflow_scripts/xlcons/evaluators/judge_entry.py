@@ -38,6 +38,7 @@ JUDGE_ENTRY = EvaluatorInfo(
     ),
     jobs={"judge": "xlcons.evaluators.judge:rule_judge"},
     position=20,
+    headline="accuracy",
 )
 
 ENTRIES = (JUDGE_ENTRY,)

@@ -99,6 +99,7 @@ LANGUAGE_CONFUSION_ENTRY = EvaluatorInfo(
         "lcb_tasks": "xlcons.reports.lcb:rule_lcb_tasks",
     },
     position=70,
+    headline="lcpr",
 )
 
 ENTRIES = (LANGUAGE_CONFUSION_ENTRY,)

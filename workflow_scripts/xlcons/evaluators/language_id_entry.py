@@ -70,6 +70,7 @@ LANGUAGE_ID_ENTRY = EvaluatorInfo(
     ),
     jobs={"language_id": "xlcons.evaluators.language_id:rule_language_id"},
     position=10,
+    headline="fidelity_same",
 )
 
 ENTRIES = (LANGUAGE_ID_ENTRY,)

@@ -26,6 +26,7 @@ TOKENIZATION_ENTRY = EvaluatorInfo(
     ),
     jobs={"tokenization": "xlcons.evaluators.tokenization:rule_tokenization"},
     position=30,
+    no_headline="no results rows: its table is MultiQ's Table 5 (rule multiq_report)",
 )
 
 ENTRIES = (TOKENIZATION_ENTRY,)

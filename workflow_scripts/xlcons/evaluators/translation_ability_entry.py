@@ -45,6 +45,7 @@ TRANSLATION_ABILITY_ENTRY = EvaluatorInfo(
     ),
     jobs={"translation_ability": "xlcons.evaluators.translation_ability:rule_translation_ability"},
     position=80,
+    headline="chrF",
 )
 
 ENTRIES = (TRANSLATION_ABILITY_ENTRY,)

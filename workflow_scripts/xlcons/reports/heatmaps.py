@@ -15,6 +15,7 @@ import polars as pl
 import pyarrow as pa
 
 from xlcons.languages import LanguageRegistry
+from xlcons.reports.figure_style import MISSING_NOTE, draw_heatmap, fit_title
 from xlcons.reports.formats import save_figure
 from xlcons.reports.groups import UNGROUPED
 from xlcons.reports.metric_cells import (
@@ -54,9 +55,9 @@ def plot_metric_heatmap(
     english: bool = False,
 ) -> list[Path]:
     """Model × language heatmap of one (data set, evaluator, metric) of the results table, in
-    [0, 1], languages grouped by script; `labels` are the colour bar's label and the title.
+    languages grouped by script, on the metric's fixed colour scale (xlcons.reports.figure_style),
+    models in `models`' order (the config's) when given; `labels` are the colour bar's label and the title.
     English is left out unless `english` (Gupta et al. 2025 compares every language with it)."""
-    import seaborn as sns
     from matplotlib.figure import Figure
 
     frame = as_frame(results)
@@ -75,30 +76,25 @@ def plot_metric_heatmap(
     cbar_label, title = labels
     width = min(max(5.0, 2.5 + 0.5 * len(codes)), 40.0)
     height = min(max(2.6, 1.8 + 0.42 * len(rows)), 30.0)
-    figure = Figure(figsize=(width, height))
+    figure = Figure(figsize=(width, height), layout="constrained")
     axis = figure.subplots()
     if matrix.size == 0:
         axis.set_axis_off()
         axis.text(0.5, 0.5, "no results", ha="center", va="center", transform=axis.transAxes)
-        axis.set_title(title)
+        fit_title(axis, title)
         return save_figure(figure, Path(base), formats)
     annotate = len(codes) <= ANNOTATE_MAX_LANGUAGES and len(rows) <= ANNOTATE_MAX_MODELS
-    axis.set_facecolor("#d9d9d9")  # cells without a value
-    sns.heatmap(
+    draw_heatmap(
+        axis,
         matrix,
-        ax=axis,
-        vmin=0.0,
-        vmax=1.0,
-        cmap="viridis",
-        mask=np.isnan(matrix),
-        annot=annotate,
-        fmt=".2f",
-        annot_kws={"fontsize": 6.5},
+        key[2],
         xticklabels=codes,
         yticklabels=rows,
-        cbar_kws={"label": cbar_label},
-        linewidths=0.3,
-        linecolor="white",
+        xlabel="Language",
+        ylabel="Model",
+        cbar_label=cbar_label,
+        annotate=annotate,
+        annot_size=6.5,
     )
     boundaries = np.cumsum([len(found) for _, found in groups])[:-1]
     for boundary in boundaries:
@@ -109,11 +105,9 @@ def plot_metric_heatmap(
     top.set_xticks(centres, labels=[_group_label(group, len(found)) for group, found in groups])
     top.tick_params(length=0, labelsize=8)
     top.set_xlabel("Script group")
-    axis.set_xlabel("Language")
-    axis.set_ylabel("Model")
     axis.tick_params(axis="x", labelrotation=90 if len(codes) > 20 else 0)
     axis.tick_params(axis="y", labelrotation=0)
-    axis.set_title(title + ("; grey: no value" if np.isnan(matrix).any() else ""), pad=8)
+    fit_title(axis, title + (f"; {MISSING_NOTE}" if np.isnan(matrix).any() else ""), pad=8)
     return save_figure(figure, Path(base), formats)
 
 
@@ -126,13 +120,15 @@ def write_metric_heatmaps(
     figure_formats: Sequence[str],
     *,
     english: bool = True,
+    models: Sequence[str] | None = None,
 ) -> list[Path]:
     """`heatmaps` maps each data set to its figure's path without the suffix; `labels` are the
-    colour bar's label and the title. English is a language like any other unless `english` is off."""
+    colour bar's label and the title; `models` (the config's order) the rows, in their order.
+    English is a language like any other unless `english` is off."""
     results = read_table(results_path, RESULTS)
     written: list[Path] = []
     for dataset, base in heatmaps.items():
         written += plot_metric_heatmap(
-            results, (dataset, evaluator, metric), labels, Path(base), figure_formats, english=english
+            results, (dataset, evaluator, metric), labels, Path(base), figure_formats, english=english, models=models
         )
     return written

@@ -28,6 +28,7 @@ import polars as pl
 import pyarrow as pa
 
 from xlcons.evaluators.knowledge.tables import KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
+from xlcons.reports.figure_style import draw_heatmap, fit_title
 from xlcons.reports.formats import save_figure, write_table_files
 from xlcons.tables import read_table
 
@@ -201,43 +202,44 @@ def versus_published(scores: pa.Table) -> pl.DataFrame:
 
 
 def plot_pairs(pairs: pa.Table, model: str, base: Path, formats: Iterable[str]) -> list[Path]:
-    """Paper Figure 2: language × language matrices of xSC and xAC (overall), one panel each."""
+    """Paper Figure 2: language × language matrices of xSC and xAC (overall), one panel each, on
+    one fixed colour scale ([0, 1]); the diagonal (a language with itself) white, pairs without
+    a value grey and hatched."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     frame = _main_variant(pl.from_arrow(pairs)).filter((pl.col("model") == model) & (pl.col("domain") == OVERALL))
     metrics = [m for m in HEATMAP_METRICS if frame.filter(pl.col("metric") == m).height]
-    figure, axes = plt.subplots(1, max(1, len(metrics)), figsize=(6.5 * max(1, len(metrics)), 5.5), squeeze=False)
+    figure, axes = plt.subplots(
+        1, max(1, len(metrics)), figsize=(6.5 * max(1, len(metrics)), 5.5), squeeze=False, layout="constrained"
+    )
+    shown = frame.filter(pl.col("metric").is_in(metrics))
+    languages = list(dict.fromkeys(shown["lang_i"].to_list() + shown["lang_j"].to_list()))  # one order, every panel
     for axis, metric in zip(axes[0], metrics):
         part = frame.filter(pl.col("metric") == metric)
-        languages = list(dict.fromkeys(part["lang_i"].to_list() + part["lang_j"].to_list()))
         matrix = np.full((len(languages), len(languages)), np.nan)
         for row in part.iter_rows(named=True):
             matrix[languages.index(row["lang_i"]), languages.index(row["lang_j"])] = (
                 row["value"] if row["value"] is not None else np.nan
             )
-        sns.heatmap(
+        draw_heatmap(
+            axis,
             matrix,
-            ax=axis,
+            metric,
             xticklabels=languages,
             yticklabels=languages,
-            vmin=0,
-            vmax=1,
-            cmap="viridis",
-            annot=len(languages) <= 12,
-            fmt=".2f",
-            annot_kws={"size": 7},
-            cbar_kws={"label": metric},
+            xlabel="language j",
+            ylabel="language i",
+            cbar_label=metric,
+            diagonal=True,
+            annotate=len(languages) <= 12,
         )
-        axis.set_title(f"{model}: {metric} by language pair")
-        axis.set_xlabel("language j")
-        axis.set_ylabel("language i")
+        fit_title(axis, f"{model}: {metric} by language pair")
     if not metrics:
         axes[0][0].set_axis_off()
-        axes[0][0].set_title(f"{model}: no language-pair scores")
+        fit_title(axes[0][0], f"{model}: no language-pair scores")
     written = save_figure(figure, base, formats)
     plt.close(figure)
     return written
@@ -272,8 +274,10 @@ def run_report(
     out_dir: Path | str,
     table_formats: Sequence[str] = ("csv", "markdown"),
     figure_formats: Sequence[str] = FIGURE_FORMATS,
+    models: Sequence[str] | None = None,
 ) -> list[Path]:
-    """The rule's job: every model's scores and pairs in, Tables 3-6 and the heatmaps out."""
+    """The rule's job: every model's scores and pairs in, Tables 3-6 and the heatmaps out (a
+    heatmap per model, in `models`' order, the config's, else the scores')."""
     scores, pairs = _read_all(score_files, KNOWLEDGE_SCORES), _read_all(pair_files, KNOWLEDGE_PAIRS)
     out = Path(out_dir)
     written = []
@@ -286,6 +290,8 @@ def run_report(
     )
     for name, frame in tables:
         written += write_table_files(frame, out / name, table_formats, decimals=3)
-    for model in sorted(set(pl.from_arrow(scores)["model"].to_list())):
+    scored = list(dict.fromkeys(pl.from_arrow(scores)["model"].to_list()))
+    order = [name for name in models or () if name in scored] + [name for name in scored if name not in (models or ())]
+    for model in order:
         written += plot_pairs(pairs, model, out / f"{HEATMAP}_{model}", figure_formats)  # the paper's prompt variant
     return written

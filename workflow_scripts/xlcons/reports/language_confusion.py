@@ -9,8 +9,15 @@ from xlcons.reports.heatmaps import write_metric_heatmaps
 
 
 def rule_language_confusion_report(smk) -> None:
-    """Rule language_confusion_report: the heatmaps named by params.heatmaps, in every figure format."""
+    """Rule language_confusion_report: the heatmaps named by params.heatmaps, in every figure format,
+    the models in params.models' order (the config's)."""
     params = smk.params
     write_metric_heatmaps(
-        smk.input.results, params.heatmaps, EVALUATOR, LCPR.name, HEATMAP_LABELS, params.figure_formats
+        smk.input.results,
+        params.heatmaps,
+        EVALUATOR,
+        LCPR.name,
+        HEATMAP_LABELS,
+        params.figure_formats,
+        models=getattr(params, "models", None),
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from xlcons.reports.figure_style import draw_heatmap, fit_title
 from xlcons.reports.formats import save_figure
 from xlcons.reports.multiq_tables import FIDELITY_COLUMNS, models_in_order
 
@@ -26,7 +27,7 @@ def plot_fidelity(shares: pl.DataFrame, base: Path | str, formats: Iterable[str]
     main = shares.filter(pl.col("variant") == "main")
     models = main["model"].to_list()
     with sns.axes_style("whitegrid"):
-        figure = Figure(figsize=(8, 1.2 + 0.5 * max(len(models), 1)))
+        figure = Figure(figsize=(8, 1.2 + 0.5 * max(len(models), 1)), layout="constrained")
         axis = figure.subplots()
         left = np.zeros(len(models))
         for name in FIDELITY_COLUMNS:
@@ -50,7 +51,7 @@ def plot_fidelity(shares: pl.DataFrame, base: Path | str, formats: Iterable[str]
         axis.set_xlabel("Responses (%)")
         axis.set_ylabel("Model")
         axis.invert_yaxis()
-        axis.set_title("Language fidelity: response in the prompt's language, in English, or in another")
+        fit_title(axis, "Language fidelity: response in the prompt's language, in English, or in another")
         axis.legend(
             title="Response language",
             loc="upper center",
@@ -96,7 +97,7 @@ def plot_accuracy_by_language(
         axis.set_ylim(0, 100)
         axis.set_xlabel("Prompt language (sorted by the median accuracy over the models)")
         axis.set_ylabel("Accuracy (%)")
-        axis.set_title("Accuracy per language")
+        fit_title(axis, "Accuracy per language")
         if models:
             axis.legend(loc="upper right", fontsize=8)
         figure.tight_layout()
@@ -106,8 +107,8 @@ def plot_accuracy_by_language(
 def plot_language_matrix(
     matrix: pl.DataFrame, model: str, base: Path | str, formats: Iterable[str] = FIGURE_FORMATS
 ) -> list[Path]:
-    """Figure 4: heatmap of response-language shares per prompt language (fixed 0-100% scale)."""
-    import seaborn as sns
+    """Figure 4: heatmap of response-language shares per prompt language (fixed 0-100% scale,
+    xlcons.reports.figure_style; cells without a value grey and hatched)."""
     from matplotlib.figure import Figure
 
     columns = [column for column in matrix.columns if column not in ("prompt_lang", "n_scored")]
@@ -119,26 +120,23 @@ def plot_language_matrix(
         values = np.full((max(len(rows), 1), max(len(columns), 1)), np.nan)
     small = values.size <= 600
     height = min(2 + 0.28 * max(len(rows), 1), 45)
-    figure = Figure(figsize=(min(3.5 + 0.45 * max(len(columns), 1), 30), height))
+    figure = Figure(figsize=(min(3.5 + 0.45 * max(len(columns), 1), 30), height), layout="constrained")
     axis = figure.subplots()
-    sns.heatmap(
+    draw_heatmap(
+        axis,
         values,
-        ax=axis,
-        vmin=0,
-        vmax=100,
-        cmap="viridis",
-        annot=small,
+        "share_percent",
+        xticklabels=columns,
+        yticklabels=rows,
+        xlabel="Response language (registry code, else LID label)",
+        ylabel="Prompt language (scored responses)",
+        cbar_label="Responses of the prompt language (%)",
+        annotate=small,
         fmt=".0f",
-        annot_kws={"fontsize": 7},
-        xticklabels=columns or False,
-        yticklabels=rows or False,
-        cbar_kws={"label": "Responses of the prompt language (%)", "shrink": min(1.0, 6 / height)},
+        cbar_kws={"shrink": min(1.0, 6 / height)},
         linewidths=0.3 if small else 0,
-        linecolor="white",
     )
-    axis.set_xlabel("Response language (registry code, else LID label)")
-    axis.set_ylabel("Prompt language (scored responses)")
-    axis.set_title(f"{model}: prompt language × response language")
+    fit_title(axis, f"{model}: prompt language × response language")
     axis.tick_params(axis="x", labelrotation=90)
     axis.tick_params(axis="y", labelrotation=0)
     return save_figure(figure, Path(base), formats)

@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 
 from xlcons.evaluators.translation_ability import language_means
+from xlcons.reports.figure_style import draw_heatmap, fit_title
 from xlcons.reports.formats import save_figure
 from xlcons.reports.translation_ability_tables import consistency_by_language, overall_pairs
 
@@ -26,40 +27,41 @@ def _matrix(frame: pl.DataFrame, row: str, column: str, value: str, languages: l
 def plot_heatmaps(
     directions: pl.DataFrame, pairs: pl.DataFrame, model: str, base: Path, formats: Iterable[str]
 ) -> list[Path]:
-    """Paper Figure 2: the model's xSC by language pair (when scored) beside its chrF by direction."""
+    """Paper Figure 2: the model's xSC by language pair (when scored) beside its chrF by direction,
+    each on its metric's fixed colour scale (xlcons.reports.figure_style); the diagonal white,
+    pairs and directions without a value grey and hatched."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     mine = directions.filter(pl.col("model") == model)
     languages = list(dict.fromkeys(mine["source"].to_list() + mine["target"].to_list()))
     xsc = overall_pairs(pairs, ["xSC"]).filter(pl.col("model") == model)
     panels = (
-        [("xSC", _matrix(xsc, "lang_i", "lang_j", "value", languages), 1.0, "language j", "language i")]
+        [("xSC", _matrix(xsc, "lang_i", "lang_j", "value", languages), "language j", "language i", "by language pair")]
         if xsc.height
         else []
     )
-    panels.append(("chrF", _matrix(mine, "source", "target", "chrf", languages), 100.0, "target", "source"))
-    figure, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 5.5), squeeze=False)
-    for axis, (label, matrix, top, x_label, y_label) in zip(axes[0], panels):
-        sns.heatmap(
+    panels.append(
+        ("chrF", _matrix(mine, "source", "target", "chrf", languages), "target", "source", "by translation direction")
+    )
+    figure, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 5.5), squeeze=False, layout="constrained")
+    for axis, (label, matrix, x_label, y_label, what) in zip(axes[0], panels):
+        draw_heatmap(
+            axis,
             matrix,
-            ax=axis,
+            label,
             xticklabels=languages,
             yticklabels=languages,
-            vmin=0,
-            vmax=top,
-            cmap="viridis",
-            annot=len(languages) <= 12,
-            fmt=".2f" if top == 1.0 else ".1f",
-            annot_kws={"size": 7},
-            cbar_kws={"label": label},
+            xlabel=x_label,
+            ylabel=y_label,
+            cbar_label=label,
+            diagonal=True,
+            annotate=len(languages) <= 12,
+            fmt=".2f" if label == "xSC" else ".1f",
         )
-        axis.set_title(f"{model}: {label}" + (" by language pair" if label == "xSC" else " by translation direction"))
-        axis.set_xlabel(x_label)
-        axis.set_ylabel(y_label)
+        fit_title(axis, f"{model}: {label} {what}")
     written = save_figure(figure, base, formats)
     plt.close(figure)
     return written
@@ -77,7 +79,7 @@ def _metric_panels(metrics: list[str], draw, empty_title: str, base: Path, forma
         draw(axis, metric)
     if not metrics:
         axes[0][0].set_axis_off()
-        axes[0][0].set_title(empty_title)
+        fit_title(axes[0][0], empty_title)
     written = save_figure(figure, base, formats)
     plt.close(figure)
     return written
@@ -98,7 +100,7 @@ def plot_pair_scatter(cells: pl.DataFrame, base: Path, formats: Iterable[str]) -
         )
         axis.set_xlabel(f"{metric} of the language pair")
         axis.set_ylabel("chrF of the translation direction")
-        axis.set_title(f"Translation chrF against {metric}, per direction")
+        fit_title(axis, f"Translation chrF against {metric}, per direction")
 
     return _metric_panels(metrics, draw, "no direction scored for both translation and consistency", base, formats)
 
@@ -129,6 +131,6 @@ def plot_scatter(directions: pl.DataFrame, pairs: pl.DataFrame, base: Path, form
             )
         axis.set_xlabel(f"mean {metric} with the other languages")
         axis.set_ylabel("mean translation chrF (as source and target)")
-        axis.set_title(f"Translation ability against {metric}, per language")
+        fit_title(axis, f"Translation ability against {metric}, per language")
 
     return _metric_panels(metrics, draw, "no language scored for both translation and consistency", base, formats)

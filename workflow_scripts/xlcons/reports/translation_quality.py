@@ -25,7 +25,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from xlcons.reports.figure_style import MISSING_NOTE, draw_heatmap, fit_title
 from xlcons.reports.formats import TABLE_SUFFIXES, save_figure, write_table_files
+from xlcons.reports.metric_cells import model_order
 from xlcons.reports.qe_round_trip import qe_round_trip_table
 from xlcons.reports.qe_scores import DIFFERENCE, EVALUATOR, PASS, translating_evaluators
 from xlcons.reports.results import primary_rows
@@ -101,44 +103,51 @@ def sensitivity_table(results: pl.DataFrame, thresholds: float | Mapping[str, fl
     return table.sort(keys)
 
 
-def plot_qe_heatmap(results: pl.DataFrame, base: Path, formats: Iterable[str]) -> list[Path]:
-    """Mean QE per model (rows) and language (columns), one panel per data set."""
+def plot_qe_heatmap(
+    results: pl.DataFrame, base: Path, formats: Iterable[str], models: Sequence[str] | None = None
+) -> list[Path]:
+    """Mean QE per model (rows: `models`' order, the config's, else the results'; the same in
+    every panel) and language (columns), one panel per data set, all on QE's fixed colour scale
+    (xlcons.reports.figure_style); cells without a value grey and hatched."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     qe = results.filter((pl.col("evaluator") == EVALUATOR) & (pl.col("metric") == "qe"))
     datasets = sorted(set(qe["dataset"].to_list())) or ["(none)"]
+    rows = model_order(qe, models)
     figure, axes = plt.subplots(
         1,
         len(datasets),
-        figsize=(max(6.0, 0.6 * max(1, qe["lang"].n_unique()) + 3) * len(datasets), 4.5),
+        figsize=(max(6.0, 0.6 * max(1, qe["lang"].n_unique()) + 3) * len(datasets), max(3.5, 2.0 + 0.4 * len(rows))),
         squeeze=False,
+        layout="constrained",
     )
     for axis, dataset in zip(axes[0], datasets):
         part = qe.filter(pl.col("dataset") == dataset)
         if not part.height:
             axis.set_axis_off()
-            axis.set_title("no translated sentences")
+            fit_title(axis, "no translated sentences")
             continue
-        models, languages = sorted(set(part["model"].to_list())), sorted(set(part["lang"].to_list()))
-        matrix = np.full((len(models), len(languages)), np.nan)
+        languages = sorted(set(part["lang"].to_list()))
+        matrix = np.full((len(rows), len(languages)), np.nan)
         for row in part.iter_rows(named=True):
-            matrix[models.index(row["model"]), languages.index(row["lang"])] = row["value"]
-        sns.heatmap(
+            if row["model"] in rows and row["value"] is not None:
+                matrix[rows.index(row["model"]), languages.index(row["lang"])] = row["value"]
+        draw_heatmap(
+            axis,
             matrix,
-            ax=axis,
+            "qe",
             xticklabels=languages,
-            yticklabels=models,
-            cmap="viridis",
-            annot=len(languages) <= 30,
-            fmt=".2f",
-            annot_kws={"size": 7},
-            cbar_kws={"label": "mean QE"},
+            yticklabels=rows,
+            xlabel="Language",
+            ylabel="Model",
+            cbar_label="Mean translation QE",
+            annotate=len(languages) <= 30,
         )
-        axis.set_title(f"{dataset}: mean translation QE")
+        axis.tick_params(axis="y", labelrotation=0)
+        fit_title(axis, f"{dataset}: mean translation QE" + (f"; {MISSING_NOTE}" if np.isnan(matrix).any() else ""))
     written = save_figure(figure, base, formats)
     plt.close(figure)
     return written
@@ -176,12 +185,13 @@ def run_report(
     qe: bool = True,
     translators: Sequence[str] = (),
     qe_threshold: float | Mapping[str, float] | None = None,
+    models: Sequence[str] | None = None,
 ) -> list[Path]:
     """The rule's job: the results table in; with `qe`, the sensitivity table (with each
     language's `qe_threshold`, when given) and the QE heatmap out, and with `item_scores_path`
     (the results stage's item_scores.parquet) the QE-vs-round-trip table too; with two or more
     `translators` (the primary first) their spread. The heatmap and the round-trip table show
-    the primary translator's QE."""
+    the primary translator's QE, the heatmap's rows in `models`' order (the config's)."""
     from xlcons.reports.results import item_scores_frame, read_item_scores, read_results
 
     results = read_results([results_path])
@@ -202,5 +212,5 @@ def run_report(
             difference_spread_table(results, translators), out / DIFFERENCE_SPREAD, table_formats, decimals=3
         )
     if qe:
-        written += plot_qe_heatmap(primary_rows(results, primary), out / HEATMAP, figure_formats)
+        written += plot_qe_heatmap(primary_rows(results, primary), out / HEATMAP, figure_formats, models)
     return written

@@ -169,6 +169,7 @@ EMPATHY_ENTRY = EvaluatorInfo(
         "empathy_consistency": "xlcons.evaluators.empathy.profiles:rule_empathy_consistency",
     },
     position=50,
+    headline="consistency",
 )
 
 ENTRIES = (EMPATHY_ENTRY,)

@@ -81,6 +81,7 @@ INFORMATION_ENTRY = EvaluatorInfo(
     ),
     jobs={"information_consistency": "xlcons.evaluators.information.stage:rule_information_consistency"},
     position=40,
+    headline="F",
 )
 
 # Gupta et al. 2025's translationese check: the English answers en -> l -> en, scored like the above.
@@ -104,6 +105,7 @@ TRANSLATIONESE_ENTRY = EvaluatorInfo(
     jobs={"translationese_check": "xlcons.evaluators.information.stage:rule_translationese_check"},
     through_primary_translator=True,
     position=40,
+    headline="F",
 )
 
 ENTRIES = (INFORMATION_ENTRY, TRANSLATIONESE_ENTRY)

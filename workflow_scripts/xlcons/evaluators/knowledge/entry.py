@@ -67,6 +67,8 @@ KNOWLEDGE_ENTRY = EvaluatorInfo(
     ),
     jobs={"knowledge_scores": "xlcons.evaluators.knowledge.stage:rule_knowledge_scores"},
     position=60,
+    # xSC, not xC: xC needs timeliness questions with gold answers, which most sets have not.
+    headline="xSC",
 )
 
 ENTRIES = (KNOWLEDGE_ENTRY,)

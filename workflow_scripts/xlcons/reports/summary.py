@@ -1,0 +1,186 @@
+"""The run's summary: ``results/summary.md`` and ``results/summary.csv``, written by the rule results.
+
+Per data set, one line per (evaluator, translator, model) of the results table: the evaluator's
+headline metric (declared by its registry entry, ``EvaluatorInfo.headline``; the first declared
+one, by the entries' order, that the evaluator's rows hold, matched exactly, so the QE copies
+``F@qe_pass`` are not a headline), its unweighted mean over the languages other than English
+(as the group tables' ``Avg``; English alone where it is the only language; a corpus score's
+``all``), the highest and the lowest of those languages with their 95% bootstrap intervals
+(ties: the first and the last by code), and the items excluded from the metric in every
+language (English included) with their reasons.
+Rows without a value are listed with their note (or their reasons). An evaluator whose rows
+hold no declared headline (``translation_qe``) is named, not summarised. Rows are sorted by
+data set, evaluator, translator, model: the same results table gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from xlcons.atomic import atomic_path
+
+REFERENCE = "en"  # left out of the mean, the best and the worst (as the group averages)
+CORPUS_LANG = "all"  # the language of a corpus score over every language (knowledge)
+CELL = ["dataset", "evaluator", "translator", "model"]
+SUMMARY_COLUMNS = {
+    "dataset": pl.String,
+    "evaluator": pl.String,
+    "translator": pl.String,
+    "metric": pl.String,
+    "model": pl.String,
+    "n_languages": pl.Int32,
+    "mean": pl.Float64,
+    "best_lang": pl.String,
+    "best_value": pl.Float64,
+    "best_ci_low": pl.Float64,
+    "best_ci_high": pl.Float64,
+    "worst_lang": pl.String,
+    "worst_value": pl.Float64,
+    "worst_ci_low": pl.Float64,
+    "worst_ci_high": pl.Float64,
+    "n_items": pl.Int32,
+    "n_excluded": pl.Int32,
+    "excluded_reasons": pl.String,
+    "without_value": pl.String,
+}
+MAX_NOTES = 6  # per data set in summary.md; summary.csv has them all
+
+
+def declared_headlines() -> tuple[str, ...]:
+    """The evaluators' headline metrics, in the registry's order (each once)."""
+    from xlcons.evaluators.registry import EVALUATORS
+
+    return tuple(dict.fromkeys(info.headline for info in EVALUATORS.values() if info.headline))
+
+
+def merge_reasons(reasons: Iterable[str | None]) -> str | None:
+    """`reason:count; …` strings summed into one, most frequent first (as the results table)."""
+    counts: dict[str, int] = {}
+    for text in reasons:
+        for part in (text or "").split(";"):
+            reason, _, count = part.strip().rpartition(":")
+            if reason:
+                counts[reason] = counts.get(reason, 0) + int(count)
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return "; ".join(f"{reason}:{count}" for reason, count in ordered) or None
+
+
+def _why(row: dict) -> str:
+    return (row["note"] or "").strip() or (row["excluded_reasons"] or "").strip()
+
+
+def summary_table(results: pl.DataFrame, headlines: Sequence[str] | None = None) -> pl.DataFrame:
+    """One row per (data set, evaluator, translator, model) with a headline metric (module docstring)."""
+    declared = declared_headlines() if headlines is None else tuple(headlines)
+    rows: list[dict] = []
+    for key, cell in sorted(results.group_by(CELL), key=lambda group: tuple(map(str, group[0]))):
+        metrics = set(cell["metric"].to_list())
+        metric = next((name for name in declared if name in metrics), None)
+        if metric is None:
+            continue
+        every = cell.filter(pl.col("metric") == metric).sort("lang").to_dicts()
+        compared = [row for row in every if row["lang"] != REFERENCE] or every
+        valued = [row for row in compared if row["value"] is not None]
+        best = min(valued, key=lambda row: (-row["value"], row["lang"]), default=None)
+        # Ties: the highest is the first language by code, the lowest the last (two languages of
+        # one value show as two, not as one language twice).
+        worst = max(valued, key=lambda row: (-row["value"], row["lang"]), default=None)
+        rows.append(
+            {
+                **dict(zip(CELL, key, strict=True)),
+                "metric": metric,
+                "n_languages": len(valued),
+                "mean": sum(row["value"] for row in valued) / len(valued) if valued else None,
+                **{
+                    f"{side}_{name}": (row or {}).get(field)
+                    for side, row in (("best", best), ("worst", worst))
+                    for name, field in (
+                        ("lang", "lang"),
+                        ("value", "value"),
+                        ("ci_low", "ci_low"),
+                        ("ci_high", "ci_high"),
+                    )
+                },
+                "n_items": sum(row["n_items"] for row in every),
+                "n_excluded": sum(row["n_excluded"] for row in every),
+                "excluded_reasons": merge_reasons(row["excluded_reasons"] for row in every),
+                "without_value": " | ".join(f"{row['lang']}: {_why(row)}" for row in every if row["value"] is None)
+                or None,
+            }
+        )
+    return pl.DataFrame(rows, schema=SUMMARY_COLUMNS)
+
+
+def _number(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _language(row: dict, side: str) -> str:
+    lang = row[f"{side}_lang"]
+    if lang is None:
+        return "–"
+    if lang == CORPUS_LANG:  # one score over the whole set: its mean is all there is
+        return ""
+    low, high = row[f"{side}_ci_low"], row[f"{side}_ci_high"]
+    interval = f" [{_number(low)}, {_number(high)}]" if low is not None and high is not None else ""
+    return f"{lang} {_number(row[f'{side}_value'])}{interval}"
+
+
+def summary_markdown(summary: pl.DataFrame, results: pl.DataFrame) -> str:
+    """summary.md: a section per data set of the results table (module docstring)."""
+    lines = [
+        "# Summary",
+        "",
+        "Per data set, each evaluator's headline metric (declared by its registry entry) for each model: "
+        "the mean over the languages other than English, the highest and the lowest language with its 95% "
+        "bootstrap interval, and the items excluded in every language, with why. "
+        "Every value: `results/tables/results.csv`.",
+    ]
+    for dataset in sorted(set(results["dataset"].to_list())):
+        rows = summary.filter(pl.col("dataset") == dataset).to_dicts()
+        lines += ["", f"## {dataset}", ""]
+        if rows:
+            lines += [
+                "| evaluator | metric | model | mean (languages) | highest | lowest | excluded |",
+                "|---|---|---|---|---|---|---|",
+            ]
+        for row in rows:
+            evaluator = row["evaluator"] + (f" ({row['translator']})" if row["translator"] else "")
+            excluded = f"{row['n_excluded']} ({row['excluded_reasons']})" if row["n_excluded"] else "none"
+            single = row["n_languages"] == 1 and row["best_lang"] == row["worst_lang"]
+            languages = "all" if row["best_lang"] == CORPUS_LANG else row["n_languages"]
+            lines.append(
+                f"| {evaluator} | {row['metric']} | {row['model']} | {_number(row['mean'])} ({languages}) "
+                f"| {_language(row, 'best')} | {'' if single else _language(row, 'worst')} | {excluded} |"
+            )
+        notes = [
+            f"- {row['evaluator']} {row['metric']}, {row['model']}: {part}"
+            for row in rows
+            if row["without_value"]
+            for part in row["without_value"].split(" | ")
+        ]
+        if notes:
+            lines += ["", "Without a value:", *notes[:MAX_NOTES]]
+            if len(notes) > MAX_NOTES:
+                lines.append(f"- … and {len(notes) - MAX_NOTES} more (`results/summary.csv`, `without_value`)")
+        covered = {row["evaluator"] for row in rows}
+        others = sorted(set(results.filter(pl.col("dataset") == dataset)["evaluator"].to_list()) - covered)
+        if others:
+            lines += ["", f"Not summarised (no headline metric declared): {', '.join(others)}."]
+    return "\n".join(lines) + "\n"
+
+
+def write_summary(results: pl.DataFrame, markdown: Path | str, csv: Path | str) -> list[Path]:
+    """summary.md and summary.csv of the results table, each written atomically."""
+    summary = summary_table(results)
+    with atomic_path(Path(markdown)) as temporary:
+        temporary.write_text(summary_markdown(summary, results), encoding="utf-8")
+    with atomic_path(Path(csv)) as temporary:
+        summary.write_csv(temporary)
+    return [Path(markdown), Path(csv)]
+
+
+__all__ = ["declared_headlines", "merge_reasons", "summary_markdown", "summary_table", "write_summary"]
