@@ -473,3 +473,13 @@ class TestMissingApiKeys:
             "config key 'evaluators.judge.llm'",
         ]
         assert not any("sk-secret" in problem for problem in problems)
+
+    def test_without_api_models_no_job_params_are_worked_out(self):
+        """A run of local models only never pays for expanding every job's params."""
+        plan = plan_of({"models": {"m": {"hf_id": "org/m"}}, "datasets": {"multiq": {}}})
+
+        def never_read():
+            raise AssertionError("job params were read")
+            yield
+
+        assert plan.missing_api_keys(never_read(), environ={}) == []

@@ -115,13 +115,21 @@ class ModelSources:
         """One message per model that the given jobs call over an API (a backend with
         `key_env_options`: `openai`) whose key's environment variable is unset or empty here;
         each names the model's config key and the variable, never a value. `job_params` are the
-        params of the jobs a run will execute; a model no such job calls is not checked."""
+        params of the jobs a run will execute; a model no such job calls is not checked. With no
+        API model configured, `job_params` is not read at all (the workflow passes them lazily:
+        working out every job's params of a large run costs seconds)."""
         environ = os.environ if environ is None else environ
+        keyed = {
+            key: (source, info)
+            for key, source in self.sources.items()
+            if (info := BACKENDS.get(source.get("backend", ""))) is not None and info.key_env_options
+        }
+        if not keyed:
+            return []
         called = {_identity(spec) for params in job_params for spec in _keyed_specs(params)}
         problems = []
-        for key, source in self.sources.items():
-            info = BACKENDS.get(source.get("backend", ""))
-            if info is None or not info.key_env_options or _identity(source) not in called:
+        for key, (source, info) in keyed.items():
+            if _identity(source) not in called:
                 continue
             options = source.get(info.options_key or "") or {}
             for option in info.key_env_options:
