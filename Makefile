@@ -10,7 +10,7 @@ VLLM_VENV ?= .venv-vllm
 VLLM_BIN := $(VLLM_VENV)/bin
 SHARED_DATA ?= ../shared/data
 
-.PHONY: env env-vllm test test-main test-vllm run offline-models offline
+.PHONY: env env-vllm test test-main test-vllm run offline-models offline report quickstart
 
 # One pinned environment with everything the tests and a CPU run need (torch 2.13.0 CPU).
 $(BIN)/.xlcons-installed: requirements/test.txt requirements/test-nodeps.txt pyproject.toml
@@ -57,5 +57,20 @@ run: env
 offline-models: env
 	$(BIN)/python -m devtools.offline_models --out resources/offline-models --data $(SHARED_DATA)
 
+# The offline configs' jobs are small: most of each is starting Python and loading torch, and a
+# torch job with two threads beside another job oversubscribes a 2-core machine. One thread per
+# job, as many jobs as cores, is quicker there: README, "Quick start: offline", has the timings.
+SMOKE_RUN := $(BIN)/snakemake --cores all --max-threads 1
+
 offline: offline-models
-	$(BIN)/snakemake --cores all --configfile config/offline.yaml
+	$(SMOKE_RUN) --configfile config/offline.yaml
+
+# The HTML report of the offline run (running what is missing of it first).
+report: offline
+	$(BIN)/snakemake --configfile config/offline.yaml --report results/report.html
+
+# A first result in minutes: every kind of output, the HTML report included, from a small
+# run on the offline models (config/quickstart.yaml; results in results/quickstart/).
+quickstart: offline-models
+	$(SMOKE_RUN) --configfile config/quickstart.yaml
+	$(BIN)/snakemake --configfile config/quickstart.yaml --report results/quickstart/report.html

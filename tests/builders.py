@@ -39,11 +39,11 @@ def response_rows(rows: Sequence[tuple[str, ...]], model: str = "m", dataset: st
     return pa.Table.from_pylist(records, schema=RESPONSES)
 
 
-def offline_config(repo) -> dict:
-    """config/offline.yaml with its resources/ paths made absolute, for runs in another directory."""
+def shipped_config(repo, name: str) -> dict:
+    """A shipped config (`config/<name>`) with its resources/ paths made absolute, for runs in another directory."""
     import yaml
 
-    config = yaml.safe_load((repo / "config" / "offline.yaml").read_text())
+    config = yaml.safe_load((repo / "config" / name).read_text())
 
     def absolute(section):
         if isinstance(section, dict):
@@ -55,6 +55,11 @@ def offline_config(repo) -> dict:
 
     absolute(config)
     return config
+
+
+def offline_config(repo) -> dict:
+    """config/offline.yaml with its resources/ paths made absolute, for runs in another directory."""
+    return shipped_config(repo, "offline.yaml")
 
 
 # A FLORES-shaped sample: line N is the same sentence in every language (our own sentences).

@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "xlcons.run_lock",
             "xlcons.fingerprint",
             "xlcons.job",
+            "xlcons.progress",
             "xlcons.embeddings",
         ),
     ),

@@ -320,7 +320,9 @@ class TestBadConfigsFailBeforeScheduling:
         assert "rule " not in run.output and "localrule " not in run.output
 
 
-@pytest.mark.parametrize("config", ["config/offline.yaml", "config/examples/own-prompts.yaml"])
+@pytest.mark.parametrize(
+    "config", ["config/offline.yaml", "config/quickstart.yaml", "config/examples/own-prompts.yaml"]
+)
 def test_the_smoke_configs_ask_for_no_gpu(config):
     """A smoke run's jobs never wait in a GPU queue: no job of theirs requests a GPU."""
     result = snakemake("-n", "--forceall", "--configfile", config)

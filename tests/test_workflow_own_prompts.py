@@ -1,6 +1,9 @@
-"""The README's "your own prompts" quick start, end to end: config/examples/own-prompts.yaml
-(a CSV of parallel prompts in three languages, one item with a gold answer, and a text file
-of English prompts to translate) on the offline models, through every evaluator that fits."""
+"""The README's quick starts, end to end: config/quickstart.yaml, which is the "your own prompts"
+example (config/examples/own-prompts.yaml's two prompt sets: a CSV of parallel prompts in three
+languages, one item with a gold answer, and a text file of English prompts to translate) with a
+second model, the judge, tokenization and two EPITOME posts for empathy. One run serves both
+quick starts: the example's prompt sets are checked to be the quickstart's, and every evaluator
+the example runs is asserted on them here."""
 
 from __future__ import annotations
 
@@ -9,33 +12,41 @@ import csv
 import pyarrow.parquet as pq
 import yaml
 
-from builders import offline_config
+from builders import shipped_config
 from test_config import reversed_keys
 from test_workflow import REPO, job_counts, snakemake
 
 EXAMPLE = REPO / "config" / "examples" / "own-prompts.yaml"
+QUICKSTART = REPO / "config" / "quickstart.yaml"
+MODELS = ["smollm2-135m", "tiny-llm"]
 
 
-def absolute_example(workdir):
-    """The example config with its repository-relative paths made absolute, run in `workdir`."""
-    config = yaml.safe_load(EXAMPLE.read_text())
-    for spec in config["datasets"].values():
-        spec["path"] = str(REPO / spec["path"])
-    offline = offline_config(REPO)  # resources/ paths made absolute the same way
-    for section in (
-        config["models"]["smollm2-135m"],
-        config["translator"]["model"],
-        config["evaluators"]["language_id"]["model"],
-        config["evaluators"]["language_confusion"]["model"],
-        config["evaluators"]["language_confusion"]["words"],
-        config["evaluators"]["information"]["llm"],
-        config["evaluators"]["knowledge"]["embedder"],
-        config["translator"]["qe"]["model"],
-    ):
-        section["path"] = str(REPO / section["path"]) if not section["path"].startswith("/") else section["path"]
-    assert offline["models"]["smollm2-135m"]["path"] == config["models"]["smollm2-135m"]["path"]
+def test_the_quickstart_prompts_are_the_own_prompts_example():
+    """The README shows own-prompts.yaml's prompt sets; the quickstart (whose run the test below
+    checks) must run exactly those, so the example in the docs and the quickstart cannot drift."""
+    example = yaml.safe_load(EXAMPLE.read_text())
+    quickstart = yaml.safe_load(QUICKSTART.read_text())
+    assert quickstart["datasets"]["clinic_qa"] == example["datasets"]["clinic_qa"]
+    assert quickstart["datasets"]["my_english_prompts"] == example["datasets"]["my_english_prompts"]
+    own = set(example["datasets"])
+    assert set(quickstart["datasets"]) - own == {"empathy"}
+    # Every evaluator the example turns on for its sets, the quickstart turns on for them too.
+    for name, section in example["evaluators"].items():
+        wanted = own if section["datasets"] == "all" else set(section["datasets"])
+        runs = quickstart["evaluators"][name]["datasets"]
+        assert runs == "all" or wanted <= set(runs), name
+    assert list(quickstart["models"]) == MODELS
+    assert quickstart["models"]["smollm2-135m"] == example["models"]["smollm2-135m"]
+
+
+def quickstart_in(workdir, shared_data):
+    """config/quickstart.yaml with its paths made absolute, run in `workdir` as `make quickstart` runs it."""
+    config = shipped_config(REPO, "quickstart.yaml")
+    for name in ("clinic_qa", "my_english_prompts"):
+        config["datasets"][name]["path"] = str(REPO / config["datasets"][name]["path"])
+    config["datasets"]["empathy"]["path"] = str(shared_data / "epitome")
     path = workdir / "config.yaml"
-    path.write_text(yaml.safe_dump(config, allow_unicode=True))
+    path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False))
     return [
         "--snakefile",
         str(REPO / "Snakefile"),
@@ -45,36 +56,49 @@ def absolute_example(workdir):
         str(path),
         "--cores",
         "2",
+        "--max-threads",
+        "1",
     ]
 
 
-def results_rows(workdir):
-    with open(workdir / "results" / "tables" / "results.csv", encoding="utf-8") as handle:
+def results_rows(results):
+    with open(results / "tables" / "results.csv", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
 
 
-def test_the_own_prompts_example_runs_end_to_end_and_lands_in_the_results_table(tmp_path, offline_models):
-    run = absolute_example(tmp_path)
+def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(tmp_path, offline_models, shared_data):
+    run = quickstart_in(tmp_path, shared_data)
     result = snakemake(*run, timeout=1200)
     assert result.returncode == 0, result.output[-6000:]
+    results = tmp_path / "results" / "quickstart"  # output.results_dir
+    assert not (tmp_path / "results" / "tables").exists()
 
-    rows = results_rows(tmp_path)
-    clinic = {(row["evaluator"], row["metric"]) for row in rows if row["dataset"] == "clinic_qa"}
-    for expected in [
-        ("fidelity", "fidelity_same"),
-        ("information", "F"),
-        ("language_confusion", "line_pass"),
-        ("language_confusion", "lcpr"),
-        ("knowledge", "xSC"),
-    ]:
-        assert expected in clinic, f"clinic_qa lacks {expected}"
+    rows = results_rows(results)
+    clinic = {(row["evaluator"], row["metric"], row["model"]) for row in rows if row["dataset"] == "clinic_qa"}
+    for model in MODELS:
+        for evaluator, metric in [
+            ("fidelity", "fidelity_same"),
+            ("information", "F"),
+            ("language_confusion", "line_pass"),
+            ("language_confusion", "lcpr"),
+            ("knowledge", "xSC"),
+            ("judge", "accuracy"),
+        ]:
+            assert (evaluator, metric, model) in clinic, f"clinic_qa lacks {evaluator} {metric} of {model}"
+        # (tokenization has no results rows: its table, how the model's tokenizer cuts each language)
+        tokens = pq.read_table(results / f"evaluations/clinic_qa/{model}/tokenization.parquet").to_pylist()
+        assert {(row["lang"], row["n_prompts"]) for row in tokens} == {("en", 6), ("de", 6), ("hi", 6)}
     assert {row["lang"] for row in rows if row["dataset"] == "clinic_qa" and row["evaluator"] == "fidelity"} == {
         "en",
         "de",
         "hi",
     }
     # Hindi is written in Devanagari: its answers are checked for English words; German's are not.
-    word = {row["lang"]: row for row in rows if row["dataset"] == "clinic_qa" and row["metric"] == "word_pass"}
+    word = {
+        row["lang"]: row
+        for row in rows
+        if row["dataset"] == "clinic_qa" and row["metric"] == "word_pass" and row["model"] == "smollm2-135m"
+    }
     assert (
         word["de"]["value"] == ""
         and int(word["de"]["n_excluded"]) == 6
@@ -85,23 +109,42 @@ def test_the_own_prompts_example_runs_end_to_end_and_lands_in_the_results_table(
     assert word["hi"]["value"] != "" or "line_error" in word["hi"]["excluded_reasons"]
 
     # The English prompts were translated into German and Hindi, with a review file each, and scored.
-    prompts = pq.read_table(tmp_path / "results/prompts/my_english_prompts/de.parquet").to_pylist()
+    prompts = pq.read_table(results / "prompts/my_english_prompts/de.parquet").to_pylist()
     assert [row["item_id"] for row in prompts] == ["1", "2", "3"] and {row["source_lang"] for row in prompts} == {"en"}
-    assert (tmp_path / "results/prompts/my_english_prompts/review/hi.tsv").stat().st_size > 0
+    assert (results / "prompts/my_english_prompts/review/hi.tsv").stat().st_size > 0
     mine = {(row["evaluator"], row["lang"]) for row in rows if row["dataset"] == "my_english_prompts"}
     assert {("information", "de"), ("information", "hi"), ("language_confusion", "hi")} <= mine
-    # The data set's system prompt reached the model.
-    responses = pq.read_table(tmp_path / "results/responses/my_english_prompts/smollm2-135m/en.parquet")
+    responses = pq.read_table(results / "responses/my_english_prompts/smollm2-135m/en.parquet")
     assert responses.num_rows == 3
 
+    # The built-in EPITOME posts: two items, empathy consistency per mechanism and language.
+    empathy = [row for row in rows if row["dataset"] == "empathy" and row["evaluator"] == "empathy"]
+    assert {(row["model"], row["lang"], row["metric"]) for row in empathy} >= {
+        (model, "de", mechanism) for model in MODELS for mechanism in ("ER", "IP", "EX")
+    }
+    assert {
+        int(row["n_items"]) + int(row["n_excluded"])
+        for row in empathy
+        if row["lang"] == "de" and row["metric"] in ("ER", "IP", "EX")
+    } == {2}
+
+    # The two models compared item by item; the heatmaps have a row per model.
+    with open(results / "tables" / "comparisons.csv", encoding="utf-8") as handle:
+        compared = list(csv.DictReader(handle))
+    assert {(row["dataset"], row["model_a"], row["model_b"]) for row in compared} >= {
+        ("clinic_qa", "smollm2-135m", "tiny-llm")
+    }, compared[:3]
+    assert list((results / "tables").rglob("heatmap_*.png"))
+
     # The run's summary: a section per data set, the headline metric of each evaluator that scored it.
-    summary = (tmp_path / "results/summary.md").read_text(encoding="utf-8")
-    assert "## clinic_qa" in summary and "## my_english_prompts" in summary
-    assert "| fidelity | fidelity_same | smollm2-135m |" in summary and "| knowledge | xSC | smollm2-135m |" in summary
+    summary = (results / "summary.md").read_text(encoding="utf-8")
+    assert "## clinic_qa" in summary and "## my_english_prompts" in summary and "## empathy" in summary
+    for model in MODELS:
+        assert f"| fidelity | fidelity_same | {model} |" in summary and f"| knowledge | xSC | {model} |" in summary
     # It opens the HTML report (its category sorts first), with its caption.
-    report = snakemake(*run, "--report", str(tmp_path / "report.html"))
+    report = snakemake(*run, "--report", str(results / "report.html"))
     assert report.returncode == 0, report.output[-3000:]
-    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    html = (results / "report.html").read_text(encoding="utf-8")
     assert "At a glance" in html and "The run at a glance" in html and "summary.md" in html
 
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"

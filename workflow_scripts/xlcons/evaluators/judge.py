@@ -47,6 +47,7 @@ import pyarrow as pa
 from xlcons.evaluators.judge_tables import JUDGMENTS
 from xlcons.generation.base import Backend, ModelSpec, load_backend
 from xlcons.generation.stage import check_failures, run_generation
+from xlcons.progress import table_owners
 from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES, UNANSWERED_REASONS
 from xlcons.tables import read_table, write_table
 
@@ -257,7 +258,8 @@ def run_judge(
     With `max_failed_share`, more failed judge requests than that raise FailedRequests
     (xlcons.generation.stage.check_failures) instead of becoming `unparseable` verdicts."""
     prompts = judge_prompts(responses, english_prompts)
-    judged = run_generation(judge_spec, prompts, max_new_tokens, cache_path, backend_factory)
+    job = f"judge {table_owners(responses)}"
+    judged = run_generation(judge_spec, prompts, max_new_tokens, cache_path, backend_factory, job)
     if max_failed_share is not None:
         rows = [
             {"item_id": item, "lang": None, "error": error}

@@ -30,6 +30,7 @@ from xlcons.generation.base import (
 )
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.registry import backend_info
+from xlcons.progress import Progress
 from xlcons.schemas import PROMPT_TOO_LONG, PROMPTS, RESPONSES, UNANSWERED_REASONS
 from xlcons.tables import read_table, write_table
 
@@ -39,13 +40,6 @@ log = logging.getLogger(__name__)
 def _chunks(requests: Sequence[Request], size: int) -> Iterable[Sequence[Request]]:
     for start in range(0, len(requests), size):
         yield requests[start : start + size]
-
-
-def _progress(total: int):
-    """A progress bar with items/s in the job log (tqdm writes to stderr, which the script sends there)."""
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="item", mininterval=10, smoothing=0.1, dynamic_ncols=False)
 
 
 def log_engine_stats(spec: ModelSpec, backend: Backend) -> dict[str, int]:
@@ -68,9 +62,11 @@ def generate_missing(
     requests: Sequence[Request],
     cache: ResponseCache,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
+    job: str | None = None,
 ) -> dict[str, Result]:
     """Answer every request not in the cache; returns this run's results that the cache does not
-    keep (failed requests, prompts too long for the model: ResponseCache.put) by key."""
+    keep (failed requests, prompts too long for the model: ResponseCache.put) by key. Progress
+    lines (xlcons.progress) go to the console and the log under `job` (default: the model's name)."""
     unique = list({request.key: request for request in requests if request.key not in cache}.values())
     unkept: dict[str, Result] = {}
     if not unique:
@@ -79,7 +75,7 @@ def generate_missing(
     log.info("%s: %d of %d requests to generate (%d cached)", spec.name, len(unique), len(requests), len(cache))
     started = time.perf_counter()
     backend = backend_factory(spec)
-    bar = _progress(len(unique))
+    progress = Progress(job or spec.name, len(unique))
     try:
         for chunk in _chunks(unique, backend.chunk_size):
             for raw in backend.generate(chunk):
@@ -87,10 +83,10 @@ def generate_missing(
                 cache.put(result)
                 if result.finish_reason in UNANSWERED_REASONS:
                     unkept[result.key] = result
-                bar.update(1)
+                progress.update()
             cache.flush()
     finally:
-        bar.close()
+        progress.finish()
         cache.flush()
         log_engine_stats(spec, backend)
         backend.close()
@@ -145,13 +141,14 @@ def run_generation(
     dataset_max_new_tokens: int,
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
+    job: str | None = None,
 ) -> pa.Table:
-    """Responses for every prompt row, generating only what the cache lacks."""
+    """Responses for every prompt row, generating only what the cache lacks (`job` names its progress lines)."""
     max_new_tokens = effective_max_new_tokens(spec, dataset_max_new_tokens)
     rows = prompts.to_pylist()
     requests = build_requests(spec, rows, max_new_tokens)
     cache = ResponseCache(cache_path)
-    unkept = generate_missing(spec, requests, cache, backend_factory)
+    unkept = generate_missing(spec, requests, cache, backend_factory, job)
     results = {request.key: unkept.get(request.key) or cache.get(request.key) for request in requests}
     table = response_table(spec, rows, requests, results, max_new_tokens)
     log_prompts_too_long(spec.name, table)
@@ -244,7 +241,9 @@ def run_generation_job(
     if len(languages) != len(response_files):
         raise ValueError(f"{len(response_files)} response files for {len(languages)} languages")
     prompts = pa.concat_tables([read_table(path, PROMPTS) for path in prompt_files])
-    responses = run_generation(spec, prompts, dataset_max_new_tokens, cache_path, backend_factory)
+    datasets = "+".join(dict.fromkeys(prompts["dataset"].to_pylist()))
+    job = f"generate {datasets}/{spec.name}" if datasets else f"generate {spec.name}"
+    responses = run_generation(spec, prompts, dataset_max_new_tokens, cache_path, backend_factory, job)
     check_failures(
         spec.name,
         responses["finish_reason"].to_pylist(),

@@ -84,7 +84,10 @@ def run_prompt_translation_job(
     if not len(langs) == len(prompts_out) == len(review_out):
         raise ValueError("one prompts file and one review file per language")
     english = read_table(prompts, PROMPTS)
-    engine = SentenceTranslator(spec, TranslationCache(cache_path), degeneration, translator_factory)
+    datasets = "+".join(dict.fromkeys(english["dataset"].to_pylist()))
+    engine = SentenceTranslator(
+        spec, TranslationCache(cache_path), degeneration, translator_factory, job=f"translate prompts {datasets}"
+    )
     with engine:
         for lang, table_out, review_path in zip(langs, prompts_out, review_out):
             table, review = translate_prompts(english, lang, engine)

@@ -46,6 +46,7 @@ from typing import Any
 import pyarrow as pa
 
 from xlcons.languages import LanguageRegistry
+from xlcons.progress import table_owners
 from xlcons.schemas import (
     NO_ANSWER,
     NO_TEXT_REASONS,
@@ -263,8 +264,10 @@ def run_translation_job(
     engine = SentenceTranslator(spec, TranslationCache(cache_path), degeneration, translator_factory, chunk_size)
     with engine:
         for source, out, sentence_out in zip(inputs, outputs, sentence_outputs):
+            responses_table = read_table(source, RESPONSES)
+            engine.job = f"translate {table_owners(responses_table)}"
             table, sentence_table = translate_responses(
-                read_table(source, RESPONSES), engine, identifier=identifier, detect=detect_response_language
+                responses_table, engine, identifier=identifier, detect=detect_response_language
             )
             write_table(table, out, TRANSLATIONS)
             write_table(sentence_table, sentence_out, TRANSLATED_SENTENCES)

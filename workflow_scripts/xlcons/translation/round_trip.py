@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from xlcons.languages import LanguageRegistry
+from xlcons.progress import table_owners
 from xlcons.schemas import NO_ANSWER, RESPONSES, ROUND_TRIPS
 from xlcons.tables import read_table, write_table
 from xlcons.translation.cache import TranslationCache
@@ -79,7 +80,9 @@ def run_round_trip_job(
     if len(langs) != len(outs):
         raise ValueError("one round-trip file per language")
     english = read_table(responses, RESPONSES)
-    engine = SentenceTranslator(spec, TranslationCache(cache_path), degeneration, translator_factory)
+    engine = SentenceTranslator(
+        spec, TranslationCache(cache_path), degeneration, translator_factory, job=f"round trip {table_owners(english)}"
+    )
     with engine:
         for lang, out in zip(langs, outs):
             table = round_trip(english, lang, engine)

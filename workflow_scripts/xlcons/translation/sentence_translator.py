@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xlcons.languages import LanguageRegistry
+from xlcons.progress import Progress
 from xlcons.segmentation import Segmented, split
 from xlcons.translation.cache import TranslationCache, decoding_tag, identity_digest, sentence_key
 from xlcons.translation.degeneration import is_degenerate
@@ -84,7 +85,9 @@ class SentenceTranslator:
     """Translates the sentences of one job: cached, deduplicated, chunked, repaired.
 
     ``factory`` builds the translator from the spec on the first cache miss (never, when the
-    cache has everything). ``model_calls`` counts sentences sent to the translator.
+    cache has everything). ``model_calls`` counts sentences sent to the translator. ``job``
+    names the progress lines (xlcons.progress) of each batch of sentences sent to the model;
+    a job may set it per input (``translate <data set>/<model>``).
     """
 
     def __init__(
@@ -94,8 +97,10 @@ class SentenceTranslator:
         degeneration: DegenerationSpec = DegenerationSpec(),
         factory: Callable[[TranslatorSpec], TranslatorBackend] = load_translator,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
+        job: str = "translate",
     ):
         self.spec = spec
+        self.job = job
         self.cache = cache if cache is not None else _MemoryCache()
         self.degeneration = degeneration
         self.factory = factory
@@ -130,26 +135,35 @@ class SentenceTranslator:
         tag = decoding_tag(sampling)
         keys = {sentence: sentence_key(self.identity, src, tgt, tag, sentence) for sentence in sentences}
         missing = [sentence for sentence, key in keys.items() if key not in self.cache]
-        uncached: dict[str, str] = {}
-        # Longest first across the whole job, so each chunk's batches hold similar lengths.
-        missing.sort(key=len, reverse=True)
-        for start in range(0, len(missing), self.chunk_size):
-            chunk = missing[start : start + self.chunk_size]
-            translations = self.translator.translate(chunk, src, tgt, sampling=sampling)
-            failed = getattr(
-                self.translator, "failed_sentences", ()
-            )  # an LLM translator's failed requests of this call
-            for sentence, translation in zip(chunk, translations):
-                if sentence in failed:  # not cached: a rerun asks again
-                    uncached[sentence] = translation
-                else:
-                    self.cache.put(keys[sentence], translation)
-            self.cache.flush()
-            self.model_calls += len(chunk)
+        uncached = self._translate_missing(missing, keys, src, tgt, sampling) if missing else {}
         return {
             sentence: uncached[sentence] if sentence in uncached else self.cache.get(key)
             for sentence, key in keys.items()
         }
+
+    def _translate_missing(
+        self, missing: list[str], keys: Mapping[str, str], src: str, tgt: str, sampling: SamplingSpec | None
+    ) -> dict[str, str]:
+        """Translate and cache ``missing`` chunk by chunk; returns the translations not cached (failed requests)."""
+        uncached: dict[str, str] = {}
+        # Longest first across the whole job, so each chunk's batches hold similar lengths.
+        missing.sort(key=len, reverse=True)
+        translator = self.translator  # loaded before the progress clock starts
+        attempt = "" if sampling is None else f" (repair, seed {sampling.seed})"
+        with Progress(f"{self.job} {src}→{tgt}{attempt}", len(missing), unit="sentences") as progress:
+            for start in range(0, len(missing), self.chunk_size):
+                chunk = missing[start : start + self.chunk_size]
+                translations = translator.translate(chunk, src, tgt, sampling=sampling)
+                failed = getattr(translator, "failed_sentences", ())  # an LLM translator's failed requests of this call
+                for sentence, translation in zip(chunk, translations):
+                    if sentence in failed:  # not cached: a rerun asks again
+                        uncached[sentence] = translation
+                    else:
+                        self.cache.put(keys[sentence], translation)
+                self.cache.flush()
+                self.model_calls += len(chunk)
+                progress.update(len(chunk))
+        return uncached
 
     def translate(self, sentences: Sequence[str], src: str, tgt: str) -> list[SentenceResult]:
         """One result per sentence (NLLB codes ``src`` → ``tgt``), degenerate ones repaired."""

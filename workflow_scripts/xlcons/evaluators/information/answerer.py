@@ -79,7 +79,7 @@ class Answerer:
             len({r.key for r in requests}),
             len(missing),
         )
-        unkept = generate_missing(self.spec, requests, self.cache, self._factory)
+        unkept = generate_missing(self.spec, requests, self.cache, self._factory, f"{self.spec.name} {what}")
         results = [unkept.get(request.key) or self.cache.get(request.key) for request in requests]
         for (item, lang, _), result in zip(prompts, results):
             self.outcomes.setdefault(
