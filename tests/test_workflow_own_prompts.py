@@ -98,11 +98,31 @@ def test_the_own_prompts_example_runs_end_to_end_and_lands_in_the_results_table(
     summary = (tmp_path / "results/summary.md").read_text(encoding="utf-8")
     assert "## clinic_qa" in summary and "## my_english_prompts" in summary
     assert "| fidelity | fidelity_same | smollm2-135m |" in summary and "| knowledge | xSC | smollm2-135m |" in summary
-    # It opens the HTML report (its category sorts first), with its caption.
+    # Every evaluator that scored one of the user's sets draws its figure and table of it, as the
+    # paper sets get theirs: chosen by the evaluator, never by the data set's name.
+    evaluators = tmp_path / "results" / "tables" / "evaluators"
+    reported = {
+        ("language_id", "clinic_qa"),
+        ("language_id", "my_english_prompts"),
+        ("information", "clinic_qa"),
+        ("information", "my_english_prompts"),
+        ("knowledge", "clinic_qa"),
+        ("language_confusion", "clinic_qa"),
+        ("language_confusion", "my_english_prompts"),
+    }
+    assert {(path.parent.parent.name, path.parent.name) for path in evaluators.glob("*/*/heatmaps.png")} == reported
+    for evaluator, dataset in reported:
+        folder = evaluators / evaluator / dataset
+        assert all((folder / name).stat().st_size > 0 for name in ("heatmaps.png", "heatmaps.pdf", "table.csv"))
+    with open(evaluators / "language_id" / "clinic_qa" / "table.csv", encoding="utf-8") as handle:
+        table = list(csv.DictReader(handle))
+    assert {row["lang"] for row in table} == {"en", "de", "hi"} and "fidelity_same_ci_low" in table[0]
+    # It opens the HTML report (its category sorts first), with its caption; each evaluator has its category.
     report = snakemake(*run, "--report", str(tmp_path / "report.html"))
     assert report.returncode == 0, report.output[-3000:]
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "At a glance" in html and "The run at a glance" in html and "summary.md" in html
+    assert "Evaluator: knowledge" in html and "Evaluator: language_id" in html and "heatmaps.png" in html
 
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
 
@@ -125,7 +145,7 @@ def test_the_own_prompts_example_runs_end_to_end_and_lands_in_the_results_table(
     planned = snakemake(*run, "-n")
     reports = {
         "results",
-        "language_confusion_report",
+        "evaluator_report",
         "translate_then_evaluate_report",
         "translation_quality_report",
         "all",
