@@ -307,7 +307,7 @@ def report_outputs(module, folder, **options):
     return [str(path) for path in outputs]
 
 
-def reported(paths, category, captions):
+def reported(paths, category, captions, subcategory=None):
     """The CSV tables and PNG figures among `paths` marked for `snakemake --report`, with their
     captions (rules/captions/<caption>.rst, by file-name prefix)."""
     marked = []
@@ -317,9 +317,23 @@ def reported(paths, category, captions):
             (c for prefix, c in captions.items() if name.startswith(prefix)), None
         )
         if caption and name.endswith((".csv", ".png")):
-            path = report(path, caption=f"captions/{caption}.rst", category=category)
+            path = report(
+                path,
+                caption=f"captions/{caption}.rst",
+                category=category,
+                subcategory=subcategory,
+            )
         marked.append(path)
     return marked
+
+
+def evaluator_report_files(evaluator, dataset):
+    """The figure and table files of one evaluator report (rule evaluator_report)."""
+    from xlcons.reports.evaluator_figures import report_outputs
+
+    folder = PLAN.evaluator_report_dir(evaluator, dataset)
+    outputs = report_outputs(folder, PLAN.table_formats(), PLAN.figure_formats())
+    return [str(path) for path in outputs]
 
 
 # -- results and reports ----------------------------------------------------------------
@@ -331,6 +345,23 @@ def get_results_inputs(wildcards):
 
 def get_training_languages(wildcards):
     return PLAN.training_languages()
+
+
+def get_pair_figure_files(wildcards):
+    """An evaluator report's per-pair files, for an evaluator scored over language pairs."""
+    return PLAN.pair_figure_files(wildcards.evaluator, wildcards.dataset)
+
+
+def get_figure_metrics(wildcards):
+    """The metrics an evaluator report draws (its registry entry's; the captions name them)."""
+    from xlcons.evaluators.registry import EVALUATORS
+
+    return list(EVALUATORS[wildcards.evaluator].figure_metrics)
+
+
+def get_evaluated_models(wildcards):
+    """The models an evaluator scores, in the config's order."""
+    return PLAN.evaluated_models(wildcards.evaluator)
 
 
 def paper_files(evaluator, output, dataset):

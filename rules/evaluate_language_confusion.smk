@@ -42,45 +42,6 @@ if PLAN.evaluator_datasets("language_confusion"):
         script:
             "../workflow_scripts/evaluate.py"
 
-    # Per data set, the model x language heatmap of the pass rate (from the results table);
-    # sorted, so that the order of data sets in the config does not change the params.
-    LANGUAGE_CONFUSION_HEATMAPS = {
-        dataset: f"{RESULTS}/tables/language_confusion/heatmap_lcpr_{dataset}"
-        for dataset in sorted(PLAN.evaluator_datasets("language_confusion"))
-    }
-    LANGUAGE_CONFUSION_REPORT = [
-        f"{base}.{kind}"
-        for base in LANGUAGE_CONFUSION_HEATMAPS.values()
-        for kind in PLAN.figure_formats()
-    ]
-    REPORT_TARGETS.extend(LANGUAGE_CONFUSION_REPORT)
-
-    localrules:
-        language_confusion_report,
-
-    rule language_confusion_report:
-        input:
-            results=f"{RESULTS}/tables/results.parquet",
-        output:
-            heatmaps=reported(
-                LANGUAGE_CONFUSION_REPORT,
-                "Language confusion",
-                {"heatmap_lcpr": "language_confusion_heatmap"},
-            ),
-        log:
-            "logs/report/language_confusion.log",
-        conda:
-            "../envs/report.yaml"
-        resources:
-            mem_mb=4000,
-            runtime=30,
-        params:
-            heatmaps=LANGUAGE_CONFUSION_HEATMAPS,
-            figure_formats=PLAN.figure_formats(),
-            models=PLAN.generators(),  # the heatmaps' rows, in the config's order
-        script:
-            "../workflow_scripts/evaluate.py"
-
     # The Language Confusion Benchmark's own summary, when its data sets are scored: LPR, WPR
     # and LCPR per (model, task), averaged over sources and languages as its scorer does.
     LCB_TASK_DATASETS = [

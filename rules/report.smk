@@ -59,6 +59,55 @@ if PLAN.evaluators():
             "../workflow_scripts/results.py"
 
 
+# Every evaluator's figure and table on every data set it scored, as its registry entry declares
+# them (EvaluatorInfo.figure_metrics: models x languages heatmaps, or language-pair matrices per
+# model), so that a user's set gets the figures of the paper sets: one job per (evaluator, data
+# set), from the results table (and the per-pair files of an evaluator scored over pairs).
+EVALUATOR_REPORTS = PLAN.evaluator_reports()
+EVALUATOR_REPORT = evaluator_report_files("{evaluator}", "{dataset}")
+EVALUATOR_CAPTIONS = {"heatmaps": "evaluator_figure", "table": "evaluator_table"}
+
+if EVALUATOR_REPORTS and EVALUATOR_REPORT:
+    REPORT_TARGETS.extend(
+        path
+        for evaluator, dataset in EVALUATOR_REPORTS
+        for path in evaluator_report_files(evaluator, dataset)
+    )
+
+    localrules:
+        evaluator_report,
+
+    rule evaluator_report:
+        input:
+            results=f"{RESULTS}/tables/results.parquet",
+            pairs=get_pair_figure_files,
+        output:
+            report=reported(
+                EVALUATOR_REPORT,
+                "Evaluator: {evaluator}",
+                EVALUATOR_CAPTIONS,
+                subcategory="{dataset}",
+            ),
+        log:
+            "logs/report/evaluators/{evaluator}/{dataset}.log",
+        wildcard_constraints:
+            evaluator=alternation(name for name, _ in EVALUATOR_REPORTS),
+            dataset=alternation(dataset for _, dataset in EVALUATOR_REPORTS),
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        params:
+            metrics=get_figure_metrics,
+            models=get_evaluated_models,  # the figure's rows, in the config's order
+            translator=PLAN.primary_translator(),
+            table_formats=PLAN.table_formats(),
+            figure_formats=PLAN.figure_formats(),
+        script:
+            "../workflow_scripts/evaluator_report.py"
+
+
 # Translation noise: the sensitivity of every translation-read score to the quality
 # estimate of its translation, and the mean-QE heatmap (translator.qe). With round trips
 # of a data set that has QE too (translationese check), whether an item's QE predicts its

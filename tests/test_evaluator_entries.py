@@ -199,3 +199,32 @@ def test_every_reference_of_an_entry_resolves():
         ]:
             assert resolve(reference) is not None, reference
     assert registry.RULE_JOBS.keys() == {rule for info in EVALUATORS.values() for rule in info.jobs}
+
+
+@pytest.mark.parametrize("info", EVALUATORS.values(), ids=lambda info: info.name)
+def test_every_evaluator_declares_the_metrics_of_its_figure_that_its_rows_hold_or_says_why_not(info):
+    """The evaluator report (rule evaluator_report) draws what the entry declares: metrics that its
+    adapter or its derived metrics write to the results table, under its `evaluator` value, each
+    with a declared colour range; an evaluator without a figure says why."""
+    from test_results_empty_values import every_kind_of_results
+    from xlcons.reports.figure_style import metric_range
+
+    if not info.figure_metrics:
+        assert info.pair_figure is None and info.no_figure.strip(), f"{info.name}: no figure and no reason"
+        return
+    results = every_kind_of_results()  # every evaluator's adapter, from its own per-item table
+    written = set(results.filter(results["evaluator"] == info.rows_evaluator)["metric"].to_list())
+    assert written, f"{info.name}: no results rows under evaluator {info.rows_evaluator!r}"
+    for metric in info.figure_metrics:
+        assert metric in written, f"{info.name}: {metric} is in none of its results rows"
+        metric_range(metric)  # a figure metric has its colour range declared
+    if info.pair_figure is not None:
+        assert info.pair_figure.output in info.outputs
+        assert resolve(info.pair_figure.schema) is not None and callable(resolve(info.pair_figure.cells))
+
+
+def test_the_results_rows_of_an_evaluator_name_it_or_its_declared_value():
+    from test_results_empty_values import every_kind_of_results
+
+    declared = {info.rows_evaluator for info in EVALUATORS.values() if info.results}
+    assert set(every_kind_of_results()["evaluator"].to_list()) - {"translation_qe"} == declared

@@ -19,8 +19,16 @@ from matplotlib.collections import QuadMesh
 from matplotlib.colors import to_rgb
 
 from xlcons.evaluators.knowledge.tables import KNOWLEDGE_PAIRS
+from xlcons.evaluators.registry import EVALUATORS
 from xlcons.evaluators.translation_ability import TRANSLATION_DIRECTIONS
-from xlcons.reports import heatmaps, knowledge, multiq_figures, translation_ability_figures, translation_quality
+from xlcons.reports import (
+    evaluator_figures,
+    heatmaps,
+    knowledge,
+    multiq_figures,
+    translation_ability_figures,
+    translation_quality,
+)
 from xlcons.reports.figure_style import (
     COLOUR_MAP,
     DIAGONAL_COLOUR,
@@ -51,7 +59,14 @@ def captured(monkeypatch):
         figures.append(figure)
         return []
 
-    for module in (heatmaps, knowledge, multiq_figures, translation_ability_figures, translation_quality):
+    for module in (
+        evaluator_figures,
+        heatmaps,
+        knowledge,
+        multiq_figures,
+        translation_ability_figures,
+        translation_quality,
+    ):
         monkeypatch.setattr(module, "save_figure", capture)
     return figures
 
@@ -126,10 +141,20 @@ def test_metric_ranges_come_from_the_metrics_nature():
         metric_range("no such metric")
 
 
-def results_rows(evaluator: str, metric: str, cells: dict[tuple[str, str, str], float]) -> pl.DataFrame:
+def results_rows(
+    evaluator: str, metric: str, cells: dict[tuple[str, str, str], float], translator: str = ""
+) -> pl.DataFrame:
     return pl.DataFrame(
         [
-            {"dataset": dataset, "evaluator": evaluator, "metric": metric, "model": model, "lang": lang, "value": value}
+            {
+                "dataset": dataset,
+                "evaluator": evaluator,
+                "translator": translator,
+                "metric": metric,
+                "model": model,
+                "lang": lang,
+                "value": value,
+            }
             for (dataset, model, lang), value in cells.items()
         ]
     )
@@ -285,3 +310,82 @@ def test_the_multiq_fidelity_figures_long_title_fits_and_keeps_the_model_order(c
     (axis,) = figure.axes
     assert axis.get_xlabel() and axis.get_ylabel()
     assert [label.get_text() for label in axis.get_yticklabels()] == MODELS
+
+
+def test_an_evaluator_report_draws_a_panel_per_declared_metric_each_on_its_own_scale(captured):
+    """A user's set scored for language fidelity: both declared metrics, stacked, on [0, 1]."""
+    info = EVALUATORS["language_id"]
+    same = {("mine", "alpha", "de"): 0.9, ("mine", "zeta", "de"): 0.8, ("mine", "zeta", "hi"): 0.5}
+    english = {key: 1 - value for key, value in same.items()}
+    rows = pl.concat(
+        [results_rows("fidelity", "fidelity_same", same), results_rows("fidelity", "fidelity_english", english)]
+    )
+    evaluator_figures.plot_language_figure(rows, info, "mine", "unused", ["png"], models=MODELS)
+    (figure,) = captured
+    assert_honest(figure, "fidelity_same", panels=2)
+    axes = heatmap_axes(figure)
+    titles = [" ".join(axis.get_title().split()) for axis in axes]  # wrapped to fit: one line again
+    assert [title.split(";")[0] for title in titles] == [
+        "mine: language_id fidelity_same",
+        "mine: language_id fidelity_english",
+    ]
+    for axis, title in zip(axes, titles):
+        assert [label.get_text() for label in axis.get_yticklabels()] == MODELS
+        languages = [label.get_text() for label in axis.get_xticklabels()]
+        assert_missing(axis, MODELS.index("alpha"), languages.index("hi"))
+        assert_missing(axis, MODELS.index("mid"), languages.index("de"))  # a model without a row
+        assert "grey hatched" in title
+
+
+def test_an_evaluator_report_of_chrf_keeps_chrfs_scale_and_of_translations_the_primary_translators_rows(captured):
+    rows = pl.concat(
+        [
+            results_rows("translation_ability", "chrF", {("mine", "m", "de"): 40.0}),
+            results_rows("translation_ability", "chrF++", {("mine", "m", "de"): 38.0}),
+        ]
+    )
+    evaluator_figures.plot_language_figure(rows, EVALUATORS["translation_ability"], "mine", "unused", ["png"])
+    information = pl.concat(
+        [
+            results_rows("information", metric, {("mine", "m", "de"): value}, translator=translator)
+            for metric in ("F", "precision", "recall")
+            for translator, value in (("nllb", 0.25), ("other", 0.75))
+        ]
+    )
+    evaluator_figures.plot_language_figure(
+        information, EVALUATORS["information"], "mine", "unused", ["png"], translator="nllb"
+    )
+    chrf, info = captured
+    assert_honest(chrf, "chrF", panels=2)
+    assert_honest(info, "F", panels=3)
+    for mesh in meshes(info):
+        assert mesh.get_array().compressed().tolist() == [0.25]  # the primary's, not the other translator's
+    assert all("translated by nllb" in " ".join(axis.get_title().split()) for axis in heatmap_axes(info))
+
+
+def test_an_evaluator_report_over_language_pairs_has_a_panel_per_model_and_metric(captured):
+    cells = pl.DataFrame(
+        [
+            {"model": model, "metric": metric, "lang_i": i, "lang_j": j, "value": value}
+            for model in ("alpha", "zeta")
+            for metric in ("xSC", "xAC")
+            for (i, j), value in {("en", "de"): 0.6, ("de", "en"): 0.6, ("en", "fr"): 0.4, ("fr", "en"): 0.4}.items()
+        ],
+        schema_overrides={"value": pl.Float64},
+    )
+    evaluator_figures.plot_pair_figure(
+        cells, EVALUATORS["knowledge"], "mine", "unused", ["png"], models=["zeta", "alpha"]
+    )
+    (figure,) = captured
+    assert_honest(figure, "xSC", panels=4)
+    axes = heatmap_axes(figure)
+    titles = [" ".join(axis.get_title().split()) for axis in axes]
+    assert [title.split(" by ")[0] for title in titles] == [
+        "mine, zeta: xSC",
+        "mine, zeta: xAC",
+        "mine, alpha: xSC",
+        "mine, alpha: xAC",
+    ]
+    languages = [label.get_text() for label in axes[0].get_yticklabels()]
+    assert_missing(axes[0], languages.index("de"), languages.index("fr"))  # de-fr was not scored
+    assert patches(axes[0], "diagonal") and "grey hatched" in titles[0]

@@ -483,3 +483,44 @@ class TestMissingApiKeys:
             yield
 
         assert plan.missing_api_keys(never_read(), environ={}) == []
+
+def test_every_data_set_an_evaluator_scored_gets_its_report_whatever_its_name(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text("id,lang,prompt,answer\n1,en,Hi?,Yes\n1,de,Hallo?,Ja\n")
+    plan = plan_of(
+        {
+            "models": {"m": {"hf_id": "org/m"}, "api": {"hf_id": "org/api", "backend": "openai"}},
+            "datasets": {"mine": {"path": str(path), "columns": {"reference": "answer"}}, "multiq": {}},
+            "evaluators": {
+                "judge": {"datasets": ["mine"]},
+                "knowledge": {"datasets": ["mine"]},
+                "tokenization": {"datasets": ["mine", "multiq"]},
+            },
+        }
+    )
+    reports = plan.evaluator_reports()
+    assert reports == [
+        ("language_id", "multiq"),
+        ("judge", "mine"),
+        ("tokenization", "mine"),
+        ("tokenization", "multiq"),
+        ("knowledge", "mine"),
+        ("language_confusion", "mine"),
+        ("language_confusion", "multiq"),
+    ]
+    assert plan.evaluator_report_dir("judge", "mine") == "results/tables/evaluators/judge/mine"
+    # knowledge is drawn over language pairs: every model's pair file of the set; the others read the results table only
+    assert plan.pair_figure_files("knowledge", "mine") == [
+        "results/evaluations/mine/m/knowledge_pairs.parquet",
+        "results/evaluations/mine/api/knowledge_pairs.parquet",
+    ]
+    assert plan.pair_figure_files("judge", "mine") == []
+    # a tokenizer analysis needs a local tokenizer: without a model that has one, no job and no report
+    api_only = plan_of(
+        {
+            "models": {"api": {"hf_id": "org/api", "backend": "openai"}},
+            "datasets": {"multiq": {}},
+            "evaluators": {"tokenization": {"datasets": ["multiq"]}},
+        }
+    )
+    assert "tokenization" not in {evaluator for evaluator, _ in api_only.evaluator_reports()}

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from builders import response_rows
 from test_results_adapters import information_items
-from xlcons.evaluators import fidelity, judge_tables, translation_ability
+from xlcons.evaluators import fidelity, judge_tables, tokenization_tables, translation_ability
 from xlcons.evaluators.empathy import tables as empathy_tables
 from xlcons.evaluators.empathy.tables import EMPATHY_ITEMS
 from xlcons.evaluators.fidelity import FIDELITY
@@ -27,6 +27,7 @@ from xlcons.evaluators.knowledge.metrics import score_knowledge
 from xlcons.evaluators.language_confusion import LCPR, score_language_confusion
 from xlcons.evaluators.language_confusion import to_item_scores as confusion_item_scores
 from xlcons.evaluators.lcb_rule import score_language_confusion_lcb
+from xlcons.evaluators.tokenization_tables import TOKENIZATION
 from xlcons.evaluators.translation_ability import TRANSLATION_DIRECTIONS
 from xlcons.languages import LanguageRegistry
 from xlcons.reports.qe_scores import passing_scores, sensitivity_metrics
@@ -288,7 +289,30 @@ def every_kind_of_results() -> pl.DataFrame:
         n_too_long=0,
         n_changed=0,
     )
-    corpus = [*knowledge, translation_ability.to_results(directions)]
+    # Tokenization: Hindi's prompts are all punctuation, so they have no top token and no class share.
+    tokenized = table(
+        TOKENIZATION,
+        [
+            {"lang": "de", "n_prompts": 2, "n_tokens": 9, "tokens_per_prompt": 4.5, "unique_tokens": 7},
+            {"lang": "hi", "n_prompts": 1, "n_tokens": 2, "tokens_per_prompt": 2.0, "unique_tokens": 1},
+        ],
+        dataset="multiq",
+        model="m",
+        tokenizer="t",
+        unique_tokens_all_languages=8,
+        top_tokens=[],
+        top_token_ids=[],
+        top_token_counts=[],
+        top_token_classes=[],
+        ascii_share=0.0,
+        character_share=0.0,
+        subword_share=0.0,
+        token_class="subword",
+    )
+    tokenized = tokenized.set_column(
+        tokenized.schema.get_field_index("top_tokens"), "top_tokens", pa.array([["x"], []], pa.list_(pa.string()))
+    )
+    corpus = [*knowledge, translation_ability.to_results(directions), tokenization_tables.to_results(tokenized)]
     return sort_results(pl.concat([results, *corpus]))
 
 

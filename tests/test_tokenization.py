@@ -7,6 +7,7 @@ test reads the real byte-level tokenizer of SmolLM2.
 
 from __future__ import annotations
 
+import polars as pl
 import pyarrow as pa
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers
@@ -20,8 +21,9 @@ from xlcons.evaluators.tokenization import (
     load_tokenizer,
     run_tokenization,
 )
-from xlcons.evaluators.tokenization_tables import TOKENIZATION
-from xlcons.schemas import PROMPTS
+from xlcons.evaluators.tokenization_tables import METRICS as RESULT_METRICS
+from xlcons.evaluators.tokenization_tables import TOKENIZATION, to_results
+from xlcons.schemas import PROMPTS, RESULTS
 from xlcons.tables import read_table, write_table
 
 SUBWORDS = ["▁hello", "▁world", "▁how", "▁are", "▁you", "▁北京", "ab", "12"]
@@ -240,3 +242,46 @@ def test_run_tokenization_reads_prompts_and_writes_the_table(tokenizer, tmp_path
         ("sub", "subword", "toy-model", "toy"),
         ("chr", "character", "toy-model", "toy"),
     ]
+
+
+# --------------------------------------------------------------------------------------
+# Rows of the results table
+# --------------------------------------------------------------------------------------
+def test_the_results_rows_are_a_languages_token_counts_and_class_shares(tokenizer):
+    table = analyse_tokenizer(
+        tokenizer,
+        {
+            # 2 prompts, 5 + 2 tokens: hello ×3, world ×2, 中 ×1, ? ×1 (noise: no top token)
+            "sub": ["▁hello ▁hello ▁world ▁world 中", "▁hello ?"],
+            "noise": ["? ▁ ,"],  # tokens, but none but punctuation and space: no class share
+        },
+        dataset="multiq",
+        model="toy",
+        tokenizer_name="toy-wordlevel",
+    )
+    rows = to_results(table)
+    assert rows.schema == pl.from_arrow(RESULTS.empty_table()).schema
+    values = {(row["lang"], row["metric"]): row for row in rows.to_dicts()}
+    assert set(values) == {(lang, metric) for lang in ("sub", "noise") for metric in RESULT_METRICS}
+    sub = {metric: values[("sub", metric)]["value"] for metric in RESULT_METRICS}
+    assert sub == pytest.approx(
+        {
+            "tokens_per_prompt": 7 / 2,
+            "unique_tokens": 4.0,  # hello, world, 中, ?
+            "ascii_share": 0.0,
+            "character_share": 1 / 3,  # 中 of hello, world, 中
+            "subword_share": 2 / 3,
+        }
+    )
+    for row in rows.to_dicts():
+        assert (row["evaluator"], row["kind"], row["translator"], row["dataset"]) == (
+            "tokenization",
+            "corpus",
+            "",
+            "multiq",
+        )
+        assert row["ci_low"] is None and row["n_excluded"] == 0
+    assert values[("sub", "tokens_per_prompt")]["n_items"] == 2
+    noise = values[("noise", "subword_share")]
+    assert noise["value"] is None and noise["n_items"] == 0 and "undefined" in noise["note"]
+    assert values[("noise", "tokens_per_prompt")]["value"] == pytest.approx(3.0)

@@ -116,7 +116,8 @@ class TestDryRuns:
             "knowledge_scores": 2,
             "knowledge_report": 1,
             "language_confusion": 8,
-            "language_confusion_report": 1,
+            # a figure and a table per evaluator and data set it scores (language confusion: 4 sets)
+            "evaluator_report": 10,
             "source_prompts": 2,
             "translate_prompts_information": 1,
             "translate_prompts_empathy": 1,
@@ -208,7 +209,9 @@ class TestDryRuns:
             "tokenization": 2,
             "multiq_report": 1,
             "language_confusion": 8,
-            "language_confusion_report": 1,
+            # a figure and a table per evaluator and data set it scores (knowledge: MultiQ and MAKQA,
+            # language confusion: 4 sets, the translationese check: information)
+            "evaluator_report": 12,
             "knowledge_scores": 4,
             "knowledge_report": 1,
             "translate_multiq": 2,

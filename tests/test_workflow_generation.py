@@ -93,7 +93,7 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
         "tokenization": 1,
         "language_confusion": 1,
         "multiq_report": 1,
-        "language_confusion_report": 1,
+        "evaluator_report": 4,  # language ID, judge, tokenization, language confusion
         "all": 1,
         "results": 1,
     }

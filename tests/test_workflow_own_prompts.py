@@ -141,11 +141,36 @@ def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(tmp_path,
     assert "## clinic_qa" in summary and "## my_english_prompts" in summary and "## empathy" in summary
     for model in MODELS:
         assert f"| fidelity | fidelity_same | {model} |" in summary and f"| knowledge | xSC | {model} |" in summary
-    # It opens the HTML report (its category sorts first), with its caption.
+    # Every evaluator that scored one of the sets draws its figure and table of it, the user's
+    # sets as the paper sets: chosen by the evaluator, never by the data set's name.
+    evaluators = results / "tables" / "evaluators"
+    reported = {
+        ("language_id", "clinic_qa"),
+        ("language_id", "my_english_prompts"),
+        ("judge", "clinic_qa"),
+        ("tokenization", "clinic_qa"),
+        ("information", "clinic_qa"),
+        ("information", "my_english_prompts"),
+        ("empathy", "empathy"),
+        ("knowledge", "clinic_qa"),
+        ("language_confusion", "clinic_qa"),
+        ("language_confusion", "my_english_prompts"),
+        ("language_confusion", "empathy"),
+    }
+    assert {(path.parent.parent.name, path.parent.name) for path in evaluators.glob("*/*/heatmaps.png")} == reported
+    for evaluator, dataset in reported:
+        folder = evaluators / evaluator / dataset
+        assert all((folder / name).stat().st_size > 0 for name in ("heatmaps.png", "table.csv")), folder
+    with open(evaluators / "language_id" / "clinic_qa" / "table.csv", encoding="utf-8") as handle:
+        table = list(csv.DictReader(handle))
+    assert {row["lang"] for row in table} == {"en", "de", "hi"} and "fidelity_same_ci_low" in table[0]
+    assert {row["model"] for row in table} == set(MODELS)
+    # It opens the HTML report (its category sorts first), with its caption; each evaluator has its category.
     report = snakemake(*run, "--report", str(results / "report.html"))
     assert report.returncode == 0, report.output[-3000:]
     html = (results / "report.html").read_text(encoding="utf-8")
     assert "At a glance" in html and "The run at a glance" in html and "summary.md" in html
+    assert "Evaluator: knowledge" in html and "Evaluator: language_id" in html and "heatmaps.png" in html
 
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
 
@@ -168,7 +193,7 @@ def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(tmp_path,
     planned = snakemake(*run, "-n")
     reports = {
         "results",
-        "language_confusion_report",
+        "evaluator_report",
         "translate_then_evaluate_report",
         "translation_quality_report",
         "all",

@@ -217,7 +217,9 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
         # the prompts as one table per set, and language confusion (on every set by default)
         "prompt_table": 2,
         "language_confusion": 2,
-        "language_confusion_report": 1,
+        # every evaluator report reads the results: information, translationese, empathy, and
+        # language confusion on both sets
+        "evaluator_report": 5,
         # the quality estimates of the new translations, and their report
         "translation_qe_information": 1,
         "translation_qe_empathy": 1,

@@ -45,6 +45,17 @@ class ResultsSource:
     corpus: bool = False
 
 
+@dataclass(frozen=True)
+class PairFigure:
+    """An evaluator whose scores are over language pairs (knowledge's C_ij) draws them as language ×
+    language matrices: one panel per figure metric and model, from this per-pair output."""
+
+    output: str  # an entry of EvaluatorInfo.outputs, one file per (data set, model)
+    schema: str  # "module:NAME" of its pyarrow schema
+    # "module:function" from that table to the cells drawn: model, metric, lang_i, lang_j, value
+    cells: str
+
+
 def _always(section: Mapping[str, Any]) -> bool:
     return True
 
@@ -86,6 +97,21 @@ class EvaluatorInfo:
     # rows, with `no_headline` saying why.
     headline: str | None = None
     no_headline: str = ""
+    # The `evaluator` value of its rows in the results table, where it is not its name (language_id's
+    # rows are `fidelity`).
+    results_evaluator: str = ""
+    # Its report (rule evaluator_report, one job per data set it scored): the metrics of the results
+    # table drawn as a models × languages heatmap each (on the range xlcons.reports.figure_style
+    # declares for the metric), or, with `pair_figure`, as language × language matrices per model.
+    # None for an evaluator without results rows, with `no_figure` saying why.
+    figure_metrics: tuple[str, ...] = ()
+    pair_figure: PairFigure | None = None
+    no_figure: str = ""
+
+    @property
+    def rows_evaluator(self) -> str:
+        """The `evaluator` value of its rows in the results table."""
+        return self.results_evaluator or self.name
 
     def model_keys(self, section: Mapping[str, Any]) -> tuple[str, ...]:
         """Config keys of the models it loads: `models` gives them under its own section, or whole."""

@@ -39,6 +39,7 @@ JUDGE_ENTRY = EvaluatorInfo(
     jobs={"judge": "xlcons.evaluators.judge:rule_judge"},
     position=20,
     headline="accuracy",
+    figure_metrics=("accuracy",),
 )
 
 ENTRIES = (JUDGE_ENTRY,)

@@ -423,11 +423,3 @@ def pass_rates(table: pa.Table) -> pl.DataFrame:
         language_confusion_pass_rate(line, word) for line, word in zip(rates["lpr"].to_list(), rates["wpr"].to_list())
     ]
     return rates.with_columns(lcpr=pl.Series([None if np.isnan(v) else v for v in lcpr], dtype=pl.Float64))
-
-
-# The report (rule language_confusion_report) draws LCPR per data set with
-# xlcons.reports.heatmaps, under these labels.
-HEATMAP_LABELS = (
-    "Language confusion pass rate (LCPR)",
-    "Language confusion pass rate: harmonic mean of line- and word-level",
-)

@@ -1,6 +1,6 @@
 """The registry entry of language confusion (`language_confusion`): its per-item table, adapter
 and LCPR in xlcons.evaluators.language_confusion, its job in xlcons.evaluators.language_id,
-its report in xlcons.reports.language_confusion and xlcons.reports.lcb.
+the benchmark's own summary in xlcons.reports.lcb (its figures: the evaluator report).
 
 Standard library only: the registry imports it while the Snakefile builds the DAG.
 """
@@ -95,11 +95,11 @@ LANGUAGE_CONFUSION_ENTRY = EvaluatorInfo(
     ),
     jobs={
         "language_confusion": "xlcons.evaluators.language_id:rule_language_confusion",
-        "language_confusion_report": "xlcons.reports.language_confusion:rule_language_confusion_report",
         "lcb_tasks": "xlcons.reports.lcb:rule_lcb_tasks",
     },
     position=70,
     headline="lcpr",
+    figure_metrics=("lcpr", "line_pass", "word_pass"),
 )
 
 ENTRIES = (LANGUAGE_CONFUSION_ENTRY,)

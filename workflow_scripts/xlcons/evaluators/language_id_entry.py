@@ -71,6 +71,8 @@ LANGUAGE_ID_ENTRY = EvaluatorInfo(
     jobs={"language_id": "xlcons.evaluators.language_id:rule_language_id"},
     position=10,
     headline="fidelity_same",
+    results_evaluator="fidelity",
+    figure_metrics=("fidelity_same", "fidelity_english"),
 )
 
 ENTRIES = (LANGUAGE_ID_ENTRY,)

@@ -46,6 +46,7 @@ TRANSLATION_ABILITY_ENTRY = EvaluatorInfo(
     jobs={"translation_ability": "xlcons.evaluators.translation_ability:rule_translation_ability"},
     position=80,
     headline="chrF",
+    figure_metrics=("chrF", "chrF++"),
 )
 
 ENTRIES = (TRANSLATION_ABILITY_ENTRY,)

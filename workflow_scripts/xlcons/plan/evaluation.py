@@ -48,6 +48,29 @@ class EvaluationPlan:
         output = output or EVALUATORS[evaluator].target
         return [self.layout.evaluation_file(d, m, output, via) for d, m, via in self.evaluation_jobs(evaluator)]
 
+    def evaluator_reports(self) -> list[tuple[str, str]]:
+        """(evaluator, data set) of every evaluator report (rule evaluator_report): each data set an
+        evaluator of the run scores with at least one model, of the evaluators that declare a
+        figure (EvaluatorInfo.figure_metrics), in the registry's and the config's order."""
+        return [
+            (info.name, dataset)
+            for info in self.evaluators.evaluators()
+            if info.figure_metrics
+            for dataset in dict.fromkeys(dataset for dataset, _, _ in self.evaluation_jobs(info.name))
+        ]
+
+    def pair_figure_files(self, evaluator: str, dataset: str) -> list[str]:
+        """The per-pair files an evaluator report draws (EvaluatorInfo.pair_figure), every model's
+        of the data set; none for an evaluator whose figure is over languages."""
+        figure = EVALUATORS[evaluator].pair_figure
+        if figure is None:
+            return []
+        return [
+            self.layout.evaluation_file(d, m, figure.output, via)
+            for d, m, via in self.evaluation_jobs(evaluator)
+            if d == dataset
+        ]
+
     def evaluation_targets(self) -> list[str]:
         return [path for info in self.evaluators.evaluators() for path in self.evaluation_files(info.name)]
 

@@ -74,6 +74,7 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "qe_files",
         "round_trip_file",
         "evaluation_file",
+        "evaluator_report_dir",
         "cache_file",
     ),
     "scoring": (
@@ -128,6 +129,8 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "evaluation_jobs",
         "evaluation_files",
         "evaluation_targets",
+        "evaluator_reports",
+        "pair_figure_files",
         "file_translators",
         "results_inputs",
     ),

@@ -73,6 +73,10 @@ class Layout:
     def evaluation_file(self, dataset: str, model: str, output: str, via: str = "") -> str:
         return f"{self.results}/{via}evaluations/{dataset}/{model}/{output}.parquet"
 
+    def evaluator_report_dir(self, evaluator: str, dataset: str) -> str:
+        """The folder of one evaluator's figure and table of one data set (rule evaluator_report)."""
+        return f"{self.results}/tables/evaluators/{evaluator}/{dataset}"
+
     def cache_file(self, stage: str, dataset: str, model: str | None = None, via: str = "") -> str:
         """A job's own item cache: not an output, so it survives reruns (and a killed job resumes)."""
         cache = f"{self.results}/{via}cache/{stage}/{dataset}"

@@ -35,6 +35,15 @@ METRIC_RANGES: dict[str, tuple[float, float]] = {
     "xSC": UNIT,
     "xAC": UNIT,
     "accuracy": UNIT,
+    # language fidelity, empathy's per-mechanism agreement, tokenizer class shares
+    "fidelity_same": UNIT,
+    "fidelity_english": UNIT,
+    "ER": UNIT,
+    "IP": UNIT,
+    "EX": UNIT,
+    "ascii_share": UNIT,
+    "character_share": UNIT,
+    "subword_share": UNIT,
     # quality estimates: COMET-style scores and embedding cosines (a negative cosine takes the end colour)
     "qe": UNIT,
     # correlations

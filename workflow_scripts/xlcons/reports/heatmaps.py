@@ -1,13 +1,13 @@
-"""Model × language heatmaps of one metric of the results table, one figure per data set.
+"""Model × language heatmaps of one metric of the results table.
 
-Any evaluator's report can use it (language confusion does): the rule names a figure per
-data set, the evaluator its metric and labels. The Translate-then-Evaluate report draws its
-heatmaps with :func:`plot_metric_heatmap` too.
+The evaluator reports (xlcons.reports.evaluator_figures) draw a panel per metric with
+:func:`metric_matrix` and :func:`draw_metric_panel`; the Translate-then-Evaluate report draws its
+heatmaps with :func:`plot_metric_heatmap`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +26,6 @@ from xlcons.reports.metric_cells import (
     model_order,
     select_metric,
 )
-from xlcons.schemas import RESULTS
-from xlcons.tables import read_table
 
 FIGURE_FORMATS = ("png", "pdf")
 ANNOTATE_MAX_LANGUAGES = 40
@@ -40,6 +38,80 @@ def _group_label(group: str, n_languages: int) -> str:
     if n_languages <= 2:
         label = label.replace("-", "-\n").replace(" ", "\n")
     return label
+
+
+def metric_matrix(
+    results: pl.DataFrame,
+    key: tuple[str, str, str],
+    *,
+    languages: Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    registry: LanguageRegistry | None = None,
+    english: bool = False,
+) -> tuple[np.ndarray, list[str], list[tuple[str, list[str]]]]:
+    """One (data set, evaluator, metric)'s values as a models × languages matrix (NaN: no value),
+    its rows (`models` in their order when given, else the models with a value) and its columns'
+    script groups (each with its codes)."""
+    lookup = cell_lookup(select_metric(results, key, languages, reference=english))
+    groups = language_groups({lang for _, lang in lookup}, registry)
+    codes = [code for _, found in groups for code in found]
+    rows = [model for model in model_order(results, models) if models is not None or any(m == model for m, _ in lookup)]
+    matrix = np.full((len(rows), len(codes)), np.nan)
+    for i, model in enumerate(rows):
+        for j, code in enumerate(codes):
+            if (model, code) in lookup:
+                value = finite_or_none(lookup[(model, code)]["value"])
+                matrix[i, j] = np.nan if value is None else value
+    return matrix, rows, groups
+
+
+def panel_size(n_languages: int, n_models: int) -> tuple[float, float]:
+    """Width and height (inches) of one models × languages panel."""
+    return min(max(5.0, 2.5 + 0.5 * n_languages), 40.0), min(max(2.6, 1.8 + 0.42 * n_models), 30.0)
+
+
+def draw_metric_panel(
+    axis,
+    matrix: np.ndarray,
+    metric: str,
+    rows: Sequence[str],
+    groups: Sequence[tuple[str, list[str]]],
+    cbar_label: str,
+    title: str,
+) -> None:
+    """A :func:`metric_matrix` on `metric`'s fixed colour scale, languages grouped by script (the
+    group names on top), the title saying where cells are missing."""
+    codes = [code for _, found in groups for code in found]
+    if matrix.size == 0:
+        axis.set_axis_off()
+        axis.text(0.5, 0.5, "no results", ha="center", va="center", transform=axis.transAxes)
+        fit_title(axis, title)
+        return
+    annotate = len(codes) <= ANNOTATE_MAX_LANGUAGES and len(rows) <= ANNOTATE_MAX_MODELS
+    draw_heatmap(
+        axis,
+        matrix,
+        metric,
+        xticklabels=codes,
+        yticklabels=rows,
+        xlabel="Language",
+        ylabel="Model",
+        cbar_label=cbar_label,
+        annotate=annotate,
+        annot_size=6.5,
+    )
+    sizes = [len(found) for _, found in groups]
+    for boundary in np.cumsum(sizes)[:-1]:
+        axis.axvline(boundary, color="white", linewidth=3)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    centres = [start + size / 2 for start, size in zip(starts, sizes)]
+    top = axis.secondary_xaxis("top")
+    top.set_xticks(centres, labels=[_group_label(group, len(found)) for group, found in groups])
+    top.tick_params(length=0, labelsize=8)
+    top.set_xlabel("Script group")
+    axis.tick_params(axis="x", labelrotation=90 if len(codes) > 20 else 0)
+    axis.tick_params(axis="y", labelrotation=0)
+    fit_title(axis, title + (f"; {MISSING_NOTE}" if np.isnan(matrix).any() else ""), pad=8)
 
 
 def plot_metric_heatmap(
@@ -60,75 +132,10 @@ def plot_metric_heatmap(
     English is left out unless `english` (Gupta et al. 2025 compares every language with it)."""
     from matplotlib.figure import Figure
 
-    frame = as_frame(results)
-    lookup = cell_lookup(select_metric(frame, key, languages, reference=english))
-    groups = language_groups({lang for _, lang in lookup}, registry)
-    codes = [code for _, found in groups for code in found]
-    rows = [
-        model for model in model_order(frame, models) if models is not None or any(key[0] == model for key in lookup)
-    ]
-    matrix = np.full((len(rows), len(codes)), np.nan)
-    for i, model in enumerate(rows):
-        for j, code in enumerate(codes):
-            if (model, code) in lookup:
-                value = finite_or_none(lookup[(model, code)]["value"])
-                matrix[i, j] = np.nan if value is None else value
-    cbar_label, title = labels
-    width = min(max(5.0, 2.5 + 0.5 * len(codes)), 40.0)
-    height = min(max(2.6, 1.8 + 0.42 * len(rows)), 30.0)
-    figure = Figure(figsize=(width, height), layout="constrained")
-    axis = figure.subplots()
-    if matrix.size == 0:
-        axis.set_axis_off()
-        axis.text(0.5, 0.5, "no results", ha="center", va="center", transform=axis.transAxes)
-        fit_title(axis, title)
-        return save_figure(figure, Path(base), formats)
-    annotate = len(codes) <= ANNOTATE_MAX_LANGUAGES and len(rows) <= ANNOTATE_MAX_MODELS
-    draw_heatmap(
-        axis,
-        matrix,
-        key[2],
-        xticklabels=codes,
-        yticklabels=rows,
-        xlabel="Language",
-        ylabel="Model",
-        cbar_label=cbar_label,
-        annotate=annotate,
-        annot_size=6.5,
+    matrix, rows, groups = metric_matrix(
+        as_frame(results), key, languages=languages, models=models, registry=registry, english=english
     )
-    boundaries = np.cumsum([len(found) for _, found in groups])[:-1]
-    for boundary in boundaries:
-        axis.axvline(boundary, color="white", linewidth=3)
-    starts = np.concatenate([[0], np.cumsum([len(found) for _, found in groups])[:-1]])
-    centres = [start + len(found) / 2 for start, (_, found) in zip(starts, groups)]
-    top = axis.secondary_xaxis("top")
-    top.set_xticks(centres, labels=[_group_label(group, len(found)) for group, found in groups])
-    top.tick_params(length=0, labelsize=8)
-    top.set_xlabel("Script group")
-    axis.tick_params(axis="x", labelrotation=90 if len(codes) > 20 else 0)
-    axis.tick_params(axis="y", labelrotation=0)
-    fit_title(axis, title + (f"; {MISSING_NOTE}" if np.isnan(matrix).any() else ""), pad=8)
+    figure = Figure(figsize=panel_size(matrix.shape[1], len(rows)), layout="constrained")
+    cbar_label, title = labels
+    draw_metric_panel(figure.subplots(), matrix, key[2], rows, groups, cbar_label, title)
     return save_figure(figure, Path(base), formats)
-
-
-def write_metric_heatmaps(
-    results_path: Path | str,
-    heatmaps: Mapping[str, Path | str],
-    evaluator: str,
-    metric: str,
-    labels: tuple[str, str],
-    figure_formats: Sequence[str],
-    *,
-    english: bool = True,
-    models: Sequence[str] | None = None,
-) -> list[Path]:
-    """`heatmaps` maps each data set to its figure's path without the suffix; `labels` are the
-    colour bar's label and the title; `models` (the config's order) the rows, in their order.
-    English is a language like any other unless `english` is off."""
-    results = read_table(results_path, RESULTS)
-    written: list[Path] = []
-    for dataset, base in heatmaps.items():
-        written += plot_metric_heatmap(
-            results, (dataset, evaluator, metric), labels, Path(base), figure_formats, english=english, models=models
-        )
-    return written

@@ -27,7 +27,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from xlcons.evaluators.knowledge.tables import KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES
+from xlcons.evaluators.knowledge.tables import KNOWLEDGE_PAIRS, KNOWLEDGE_SCORES, main_variant
 from xlcons.reports.figure_style import draw_heatmap, fit_title
 from xlcons.reports.formats import save_figure, write_table_files
 from xlcons.tables import read_table
@@ -74,22 +74,8 @@ def paper_key(model: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name)
 
 
-DEFAULT_VARIANT = "few_shot"
-
-
-def _main_variant(frame: pl.DataFrame) -> pl.DataFrame:
-    """Each model's rows of its main prompt variant: the paper's where it has it, else its first."""
-    kept = []
-    for model in dict.fromkeys(frame["model"].to_list()):
-        mine = frame.filter(pl.col("model") == model)
-        variants = list(dict.fromkeys(mine["variant"].to_list()))
-        main = DEFAULT_VARIANT if DEFAULT_VARIANT in variants else variants[0]
-        kept.append(mine.filter(pl.col("variant") == main))
-    return pl.concat(kept) if kept else frame
-
-
 def _scores(table: pa.Table) -> pl.DataFrame:
-    return _main_variant(pl.from_arrow(table))
+    return main_variant(pl.from_arrow(table))
 
 
 def _value(frame: pl.DataFrame, model: str, metric: str, domain: str = OVERALL) -> float | None:
@@ -210,7 +196,7 @@ def plot_pairs(pairs: pa.Table, model: str, base: Path, formats: Iterable[str]) 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    frame = _main_variant(pl.from_arrow(pairs)).filter((pl.col("model") == model) & (pl.col("domain") == OVERALL))
+    frame = main_variant(pl.from_arrow(pairs)).filter((pl.col("model") == model) & (pl.col("domain") == OVERALL))
     metrics = [m for m in HEATMAP_METRICS if frame.filter(pl.col("metric") == m).height]
     figure, axes = plt.subplots(
         1, max(1, len(metrics)), figsize=(6.5 * max(1, len(metrics)), 5.5), squeeze=False, layout="constrained"

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from xlcons.evaluators.knowledge.tables import main_variant
 from xlcons.evaluators.translation_ability import language_means
 from xlcons.reports.correlations import correlate
-from xlcons.reports.knowledge import OVERALL, UNDEFINED_PAIRS_AS_ZERO, _main_variant
+from xlcons.reports.knowledge import OVERALL, UNDEFINED_PAIRS_AS_ZERO
 
 CONSISTENCY_METRICS = ("xSC", "xAC")
 _CORRELATION_SCHEMA = {
@@ -111,7 +112,7 @@ def languages_table(directions: pl.DataFrame) -> pl.DataFrame:
 def overall_pairs(pairs: pl.DataFrame, metrics: Sequence[str]) -> pl.DataFrame:
     """The pair rows of these metrics over all domains, each model's main prompt variant."""
     return (
-        _main_variant(pairs).filter((pl.col("domain") == OVERALL) & pl.col("metric").is_in(list(metrics)))
+        main_variant(pairs).filter((pl.col("domain") == OVERALL) & pl.col("metric").is_in(list(metrics)))
         if pairs.height
         else pairs
     )

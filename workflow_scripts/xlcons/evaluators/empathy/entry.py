@@ -170,6 +170,7 @@ EMPATHY_ENTRY = EvaluatorInfo(
     },
     position=50,
     headline="consistency",
+    figure_metrics=("consistency", "ER", "IP", "EX"),
 )
 
 ENTRIES = (EMPATHY_ENTRY,)

@@ -82,6 +82,7 @@ INFORMATION_ENTRY = EvaluatorInfo(
     jobs={"information_consistency": "xlcons.evaluators.information.stage:rule_information_consistency"},
     position=40,
     headline="F",
+    figure_metrics=("F", "precision", "recall"),
 )
 
 # Gupta et al. 2025's translationese check: the English answers en -> l -> en, scored like the above.
@@ -106,6 +107,7 @@ TRANSLATIONESE_ENTRY = EvaluatorInfo(
     through_primary_translator=True,
     position=40,
     headline="F",
+    figure_metrics=("F", "precision", "recall"),  # by round-trip (pivot) language
 )
 
 ENTRIES = (INFORMATION_ENTRY, TRANSLATIONESE_ENTRY)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from xlcons.evaluators.info import EvaluatorInfo, ResultsSource, config_section
+from xlcons.evaluators.info import EvaluatorInfo, PairFigure, ResultsSource, config_section
 
 
 def embedder(section: Mapping[str, Any]) -> tuple[str, ...]:
@@ -69,6 +69,13 @@ KNOWLEDGE_ENTRY = EvaluatorInfo(
     position=60,
     # xSC, not xC: xC needs timeliness questions with gold answers, which most sets have not.
     headline="xSC",
+    # Corpus scores over language pairs: drawn as each model's language × language matrices.
+    figure_metrics=("xSC", "xAC"),
+    pair_figure=PairFigure(
+        "knowledge_pairs",
+        "xlcons.evaluators.knowledge.tables:KNOWLEDGE_PAIRS",
+        "xlcons.evaluators.knowledge.tables:pair_cells",
+    ),
 )
 
 ENTRIES = (KNOWLEDGE_ENTRY,)

@@ -119,6 +119,28 @@ def _note(row: dict, rows: list[dict]) -> str | None:
     return "xC undefined: " + ("; ".join(why) or "a component is not finite")
 
 
+MAIN_VARIANT = "few_shot"  # the paper's prompt variant (a MAKQA id without a prefix)
+OVERALL_DOMAIN = "all"
+
+
+def main_variant(frame: pl.DataFrame) -> pl.DataFrame:
+    """Each model's rows of its main prompt variant: the paper's where it has it, else its first."""
+    kept = []
+    for model in dict.fromkeys(frame["model"].to_list()):
+        mine = frame.filter(pl.col("model") == model)
+        variants = list(dict.fromkeys(mine["variant"].to_list()))
+        main = MAIN_VARIANT if MAIN_VARIANT in variants else variants[0]
+        kept.append(mine.filter(pl.col("variant") == main))
+    return pl.concat(kept) if kept else frame
+
+
+def pair_cells(pairs: pa.Table) -> pl.DataFrame:
+    """The language-pair matrices the evaluator report draws (EvaluatorInfo.pair_figure): each
+    model's main variant, over every domain (``all``); model, metric, lang_i, lang_j, value."""
+    frame = main_variant(pl.from_arrow(pairs)).filter(pl.col("domain") == OVERALL_DOMAIN)
+    return frame.select("model", "metric", "lang_i", "lang_j", "value")
+
+
 def to_results(scores: pa.Table) -> pl.DataFrame:
     """RESULTS rows (kind ``corpus``, language ``all``) for the overall knowledge scores of each variant.
 
