@@ -128,6 +128,7 @@ def test_the_own_prompts_example_runs_end_to_end_and_lands_in_the_results_table(
         "language_confusion_report",
         "translate_then_evaluate_report",
         "translation_quality_report",
+        "explorer",
         "all",
     }
     assert set(job_counts(planned.stdout)) <= reports, planned.stdout[-3000:]
