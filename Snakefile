@@ -29,6 +29,7 @@ for rule_file in PLAN.rule_files():
 
 
 include: "rules/report.smk"
+include: "rules/explorer.smk"
 
 
 rule all:

@@ -368,3 +368,7 @@ def paper_files(evaluator, output, dataset):
     """One evaluator output of every model for one data set (the paper reports read them)."""
     models = PLAN.evaluated_models(evaluator)
     return [PLAN.evaluation_file(dataset, model, output) for model in models]
+
+
+def get_explorer_inputs(wildcards):
+    return PLAN.explorer_inputs()

@@ -96,6 +96,7 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
         "evaluator_report": 4,  # language ID, judge, tokenization, language confusion
         "all": 1,
         "results": 1,
+        "explorer": 1,
     }
     run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"])
     planned = snakemake(*run, "-n")

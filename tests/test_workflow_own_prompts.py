@@ -196,6 +196,7 @@ def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(tmp_path,
         "evaluator_report",
         "translate_then_evaluate_report",
         "translation_quality_report",
+        "explorer",
         "all",
     }
     assert set(job_counts(planned.stdout)) <= reports, planned.stdout[-3000:]

@@ -213,6 +213,7 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
         "translationese_check": 1,
         "all": 1,
         "results": 1,
+        "explorer": 1,
         "translate_then_evaluate_report": 1,
         # the prompts as one table per set, and language confusion (on every set by default)
         "prompt_table": 2,

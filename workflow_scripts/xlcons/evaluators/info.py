@@ -56,6 +56,16 @@ class PairFigure:
     cells: str
 
 
+@dataclass(frozen=True)
+class ItemDetails:
+    """One more per-item output that the item explorer shows beside the results sources: rows
+    keyed by (dataset, model, item_id, lang), several per item (an information evaluator's
+    facts and their verdicts, a knowledge item's variants). Not scored: no adapter."""
+
+    output: str  # an entry of EvaluatorInfo.outputs
+    schema: str  # "module:NAME" of its pyarrow schema
+
+
 def _always(section: Mapping[str, Any]) -> bool:
     return True
 
@@ -75,6 +85,8 @@ class EvaluatorInfo:
     needs: frozenset[str] = frozenset()
     models: Callable[[Mapping[str, Any]], tuple[str, ...]] = _no_models  # model keys under the section
     results: tuple[ResultsSource, ...] = ()
+    # Per-item outputs beyond `results` that the item explorer shows (xlcons.reports.explorer).
+    details: tuple[ItemDetails, ...] = ()
     derived: tuple[str, ...] = ()  # "module:NAME" of DerivedMetric objects of the results table
     active: Callable[[Mapping[str, Any]], bool] = _always  # runs at all, given its section
     tokenizer_models_only: bool = False  # scores the generators that have a local tokenizer only

@@ -7,7 +7,7 @@ Standard library only: the registry imports it while the Snakefile builds the DA
 from __future__ import annotations
 
 from xlcons.datasets import TRANSLATION_REQUESTS
-from xlcons.evaluators.info import EvaluatorInfo, ResultsSource, config_section
+from xlcons.evaluators.info import EvaluatorInfo, ItemDetails, ResultsSource, config_section
 
 # Xing et al. 2024 §5: the model under test as a translator, chrF and chrF++ per direction.
 TRANSLATION_ABILITY_ENTRY = EvaluatorInfo(
@@ -25,6 +25,7 @@ TRANSLATION_ABILITY_ENTRY = EvaluatorInfo(
             corpus=True,
         ),
     ),
+    details=(ItemDetails("translation_items", "xlcons.evaluators.translation_ability:TRANSLATION_ITEMS"),),
     options=config_section(
         "The model under test as a translator (Xing et al. 2024 §5): chrF and chrF++ "
         "(sacrebleu, corpus level) of its translations per direction, per language, "

@@ -16,6 +16,7 @@ from xlcons.dataset_resolver import DatasetResolver
 from xlcons.languages import LanguageRegistry
 from xlcons.plan.data import DataPlan
 from xlcons.plan.evaluation import EvaluationPlan
+from xlcons.plan.explorer import ExplorerPlan
 from xlcons.plan.layout import Layout
 from xlcons.plan.llm_job import LLMJob
 from xlcons.plan.models import ModelSources
@@ -134,6 +135,7 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "file_translators",
         "results_inputs",
     ),
+    "explorer": ("explorer_enabled", "explorer_in_report", "explorer_dir", "explorer_inputs"),
     "targets": ("missing_models", "required_model_keys", "fetched_sources", "fetch_targets", "final_targets"),
     "options": (
         "table_formats",
@@ -170,6 +172,7 @@ class Plan:
             config, self.registry, self.models, self.data, self.layout, self.translation, self.scoring
         )
         self.evaluation = EvaluationPlan(self.models, self.layout, self.scoring, self.translation, self.quality)
+        self.explorer = ExplorerPlan(config, self.data, self.layout, self.scoring, self.evaluation, self.quality)
         self.targets = Targets(
             self.models, self.data, self.layout, self.scoring, self.translation, self.quality, self.evaluation
         )

@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from xlcons.evaluators.info import ENGLISH_ANSWERS, TRANSLATIONS, EvaluatorInfo, ResultsSource, config_section, llm
+from xlcons.evaluators.info import (
+    ENGLISH_ANSWERS,
+    TRANSLATIONS,
+    EvaluatorInfo,
+    ItemDetails,
+    ResultsSource,
+    config_section,
+    llm,
+)
 from xlcons.item_scores import ENGLISH_ANSWER, OWN_ANSWER
 
 
@@ -36,6 +44,7 @@ INFORMATION_ENTRY = EvaluatorInfo(
             "xlcons.evaluators.information.tables:to_item_scores",
         ),
     ),
+    details=(ItemDetails("information_facts", "xlcons.evaluators.information.tables:INFORMATION_FACTS"),),
     derived=("xlcons.evaluators.information.derived:INFORMATION_F",),
     answers=(OWN_ANSWER, ENGLISH_ANSWER),
     options=config_section(
@@ -101,6 +110,7 @@ TRANSLATIONESE_ENTRY = EvaluatorInfo(
             "xlcons.evaluators.information.tables:to_item_scores",
         ),
     ),
+    details=(ItemDetails("translationese_facts", "xlcons.evaluators.information.tables:INFORMATION_FACTS"),),
     active=round_trips,
     answers=(ENGLISH_ANSWER,),  # the English answer and its own round trip,
     jobs={"translationese_check": "xlcons.evaluators.information.stage:rule_translationese_check"},

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from xlcons.evaluators.info import EvaluatorInfo, PairFigure, ResultsSource, config_section
+from xlcons.evaluators.info import EvaluatorInfo, ItemDetails, PairFigure, ResultsSource, config_section
 
 
 def embedder(section: Mapping[str, Any]) -> tuple[str, ...]:
@@ -33,6 +33,7 @@ KNOWLEDGE_ENTRY = EvaluatorInfo(
             corpus=True,
         ),
     ),
+    details=(ItemDetails("knowledge_items", "xlcons.evaluators.knowledge.tables:KNOWLEDGE_ITEMS"),),
     options=config_section(
         "Knowledge consistency on MAKQA (xSC, xAC, xTC, xC).",
         ["makqa"],

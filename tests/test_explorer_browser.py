@@ -1,0 +1,243 @@
+"""The item explorer in a real browser (headless Chromium through Selenium), opened from file://.
+
+Skipped where Chromium, chromedriver or Selenium is missing, unless XLCONS_REQUIRE_BROWSER=1
+(CI sets it, .ci/run installs them): then a missing piece fails. Two sites: the hand-made
+results set of tests/builders.py (hostile answers, QE, facts) and one built from a real tiny
+workflow run (MultiQ in two languages, the tiny offline model).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from builders import HOSTILE_ANSWERS, explorer_run
+from xlcons.reports.explorer import build_explorer
+
+pytestmark = pytest.mark.browser
+
+REQUIRED = os.environ.get("XLCONS_REQUIRE_BROWSER") == "1"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+CHROMEDRIVER = shutil.which("chromedriver")
+# Headless, and nothing that reaches out of the machine.
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
+
+
+def missing() -> str | None:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed"
+    if not CHROMIUM:
+        return "no chromium"
+    if not CHROMEDRIVER:
+        return "no chromedriver"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if problem := missing():
+        if REQUIRED:
+            pytest.fail(f"XLCONS_REQUIRE_BROWSER=1 but {problem}")
+        pytest.skip(problem)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="xlcons-chromium-")
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def open_view(driver, site: Path, fragment: str = "") -> None:
+    """Open index.html (with a view's #fragment) and wait until that view is drawn."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get("about:blank")  # a new page: a change of #fragment alone would not reload it
+    driver.get((site / "index.html").as_uri() + fragment)
+    WebDriverWait(driver, 15).until(
+        lambda d: d.execute_script("return document.getElementById('view').getAttribute('data-ready')") == "1"
+    )
+
+
+def click_and_wait(driver, element) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.execute_script("document.getElementById('view').removeAttribute('data-ready')")
+    element.click()
+    WebDriverWait(driver, 15).until(
+        lambda d: d.execute_script("return document.getElementById('view').getAttribute('data-ready')") == "1"
+    )
+
+
+def severe_console_errors(driver) -> list[str]:
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def results_rows(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def overview_cells(driver) -> dict[tuple[str, str, str, str], str]:
+    """Every heatmap cell of the overview: (data set, metric key, model, language) -> its data-value."""
+    from selenium.webdriver.common.by import By
+
+    cells = {}
+    for block in driver.find_elements(By.CSS_SELECTOR, "[data-heatmap]"):
+        dataset = block.get_attribute("data-dataset")
+        for cell in block.find_elements(By.CSS_SELECTOR, "td[data-metric]"):
+            key = (dataset, cell.get_attribute("data-metric"), cell.get_attribute("data-model"))
+            cells[(*key, cell.get_attribute("data-lang"))] = cell.get_attribute("data-value")
+    return cells
+
+
+def check_overview_matches_results(driver, site: Path, results_csv: Path) -> None:
+    open_view(driver, site)
+    cells = overview_cells(driver)
+    rows = results_rows(results_csv)
+    assert rows
+    for row in rows:
+        key = (row["dataset"], f"{row['evaluator']}|{row['translator']}|{row['metric']}", row["model"], row["lang"])
+        assert key in cells, f"no heatmap cell for {key}"
+        shown = cells[key]
+        if row["value"] == "":
+            assert shown == ""
+        else:
+            assert float(shown) == pytest.approx(float(row["value"]), rel=1e-12, abs=1e-12), key
+    assert len(cells) == len(rows)
+
+
+@pytest.fixture(scope="module")
+def hand_made_site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("explorer")
+    inputs = explorer_run(root)
+    build_explorer(inputs, root / "results" / "explorer", models=["m1", "m2"])
+    return root
+
+
+def test_the_overview_shows_every_metric_of_the_results_table_with_its_values(browser, hand_made_site):
+    check_overview_matches_results(
+        browser, hand_made_site / "results/explorer", hand_made_site / "results/tables/results.csv"
+    )
+    title = browser.find_element("css selector", "td[data-metric='judge||accuracy'][data-model='m1'][data-lang='de']")
+    assert "95% CI" in title.get_attribute("title") and "excluded: error:1" in title.get_attribute("title")
+    assert severe_console_errors(browser) == []
+
+
+def test_a_cell_lists_its_items_filters_them_and_an_item_shows_its_sentences_with_qe(browser, hand_made_site):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    site = hand_made_site / "results/explorer"
+    open_view(browser, site)
+    link = browser.find_element(By.CSS_SELECTOR, "td[data-metric='judge||accuracy'][data-model='m1'][data-lang='de'] a")
+    click_and_wait(browser, link)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#items tbody tr")
+    assert sorted(row.get_attribute("data-item") for row in rows) == ["q1", "q2", "q3"]
+    statuses = {row.get_attribute("data-item"): row.get_attribute("data-status") for row in rows}
+    assert statuses == {"q1": "answered", "q2": "answered", "q3": "error"}
+    Select(browser.find_element(By.ID, "status")).select_by_value("error")
+    assert [r.get_attribute("data-item") for r in browser.find_elements(By.CSS_SELECTOR, "#items tbody tr")] == ["q3"]
+    Select(browser.find_element(By.ID, "status")).select_by_value("")
+    browser.find_element(By.ID, "search").send_keys("hauptstadt")
+    assert [r.get_attribute("data-item") for r in browser.find_elements(By.CSS_SELECTOR, "#items tbody tr")] == ["q1"]
+    click_and_wait(browser, browser.find_element(By.LINK_TEXT, "q1"))
+    sentences = browser.find_elements(By.CSS_SELECTOR, "#sentences tbody tr")
+    assert [s.find_element(By.CSS_SELECTOR, "td.qe").text for s in sentences] == ["0.500", "0.625"]
+    assert "Berlin ist die Hauptstadt" in sentences[0].text
+    assert "Berlin is a capital." in browser.find_element(By.CSS_SELECTOR, "[data-output='information_facts']").text
+    assert "yes" in browser.find_element(By.CSS_SELECTOR, "[data-output='judgments']").text
+    verdicts = browser.find_element(By.ID, "verdicts").text
+    assert "judge verdict: yes" in verdicts and "language_id label: __label__de" in verdicts
+    # the same item in the other language, one click away
+    click_and_wait(browser, browser.find_element(By.CSS_SELECTOR, "#other-languages a"))
+    assert browser.current_url.endswith("#item/multiq/m1/en/q1")
+    assert "Berlin is the capital." in browser.find_element(By.ID, "answers").text
+    assert severe_console_errors(browser) == []
+
+
+def test_hostile_answers_are_shown_as_text_and_never_run(browser, hand_made_site):
+    from selenium.webdriver.common.by import By
+
+    site = hand_made_site / "results/explorer"
+    for lang, answer in (("en", HOSTILE_ANSWERS["script"]), ("de", HOSTILE_ANSWERS["img"])):
+        open_view(browser, site, f"#item/multiq/m1/{lang}/q2")
+        assert answer.strip() in browser.find_element(By.ID, "answers").text
+        open_view(browser, site, f"#cell/multiq/m1/{lang}/judge%7C%7Caccuracy")
+        assert browser.execute_script("return window.__xlconsInjected === undefined")
+        assert not browser.find_elements(By.CSS_SELECTOR, "#view img, #view script, #view b, #view i")
+    open_view(browser, site, "#compare/multiq/de/judge%7C%7Caccuracy/m1/m2")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#compare tbody tr")
+    # m1's q3 is a failed request, m2's is answered: the items the models differ on come first
+    assert [row.get_attribute("data-item") for row in rows] == ["q3", "q1", "q2"]
+    assert [row.get_attribute("class") for row in rows] == ["changed", "", ""]
+    assert browser.execute_script("return window.__xlconsInjected === undefined")
+    assert severe_console_errors(browser) == []
+
+
+@pytest.fixture(scope="module")
+def workflow_site(tmp_path_factory, offline_models, shared_data):
+    """A real tiny run: MultiQ in en and de, two items, the tiny offline model alone; its explorer
+    (asked for as the target: the jobs it reads, and nothing else)."""
+    import yaml
+
+    from test_workflow import snakemake
+    from test_workflow_multiq import offline_subset
+
+    workdir = tmp_path_factory.mktemp("explorer-run")
+    run = offline_subset(workdir, shared_data, ["en", "de"], 2)
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["models"] = {"tiny-llm": config["models"]["tiny-llm"]}
+    config["output"]["comparisons"] = []
+    # the judge, language ID and language confusion, and the translations with QE; not the
+    # tokenizer analysis nor knowledge consistency (their models load for a minute between them)
+    config.setdefault("evaluators", {}).update(
+        {
+            section: {**config["evaluators"].get(section, {}), "datasets": []}
+            for section in ("tokenization", "knowledge")
+        }
+    )
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(*run, "results/explorer", timeout=600)
+    assert result.returncode == 0, result.output[-4000:]
+    return workdir
+
+
+@pytest.mark.slow
+def test_the_explorer_of_a_real_run_shows_its_results_and_items(browser, workflow_site):
+    from selenium.webdriver.common.by import By
+
+    site = workflow_site / "results/explorer"
+    check_overview_matches_results(browser, site, workflow_site / "results/tables/results.csv")
+    link = browser.find_element(By.CSS_SELECTOR, "td[data-metric='judge||accuracy'][data-lang='de'] a")
+    click_and_wait(browser, link)
+    items = browser.find_elements(By.CSS_SELECTOR, "#items tbody tr a")
+    assert len(items) == 2
+    click_and_wait(browser, items[0])
+    assert browser.find_elements(By.CSS_SELECTOR, "#sentences tbody tr td.qe"), "the run has QE: each sentence shows it"
+    assert browser.find_element(By.CSS_SELECTOR, "[data-output='judgments']")
+    assert severe_console_errors(browser) == []
