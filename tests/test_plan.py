@@ -484,6 +484,7 @@ class TestMissingApiKeys:
 
         assert plan.missing_api_keys(never_read(), environ={}) == []
 
+
 def test_every_data_set_an_evaluator_scored_gets_its_report_whatever_its_name(tmp_path):
     path = tmp_path / "mine.csv"
     path.write_text("id,lang,prompt,answer\n1,en,Hi?,Yes\n1,de,Hallo?,Ja\n")
