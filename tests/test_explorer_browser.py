@@ -199,45 +199,5 @@ def test_hostile_answers_are_shown_as_text_and_never_run(browser, hand_made_site
     assert severe_console_errors(browser) == []
 
 
-@pytest.fixture(scope="module")
-def workflow_site(tmp_path_factory, offline_models, shared_data):
-    """A real tiny run: MultiQ in en and de, two items, the tiny offline model alone; its explorer
-    (asked for as the target: the jobs it reads, and nothing else)."""
-    import yaml
-
-    from test_workflow import snakemake
-    from test_workflow_multiq import offline_subset
-
-    workdir = tmp_path_factory.mktemp("explorer-run")
-    run = offline_subset(workdir, shared_data, ["en", "de"], 2)
-    config = yaml.safe_load((workdir / "config.yaml").read_text())
-    config["models"] = {"tiny-llm": config["models"]["tiny-llm"]}
-    config["output"]["comparisons"] = []
-    # the judge, language ID and language confusion, and the translations with QE; not the
-    # tokenizer analysis nor knowledge consistency (their models load for a minute between them)
-    config.setdefault("evaluators", {}).update(
-        {
-            section: {**config["evaluators"].get(section, {}), "datasets": []}
-            for section in ("tokenization", "knowledge")
-        }
-    )
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    result = snakemake(*run, "results/explorer", timeout=600)
-    assert result.returncode == 0, result.output[-4000:]
-    return workdir
-
-
-@pytest.mark.slow
-def test_the_explorer_of_a_real_run_shows_its_results_and_items(browser, workflow_site):
-    from selenium.webdriver.common.by import By
-
-    site = workflow_site / "results/explorer"
-    check_overview_matches_results(browser, site, workflow_site / "results/tables/results.csv")
-    link = browser.find_element(By.CSS_SELECTOR, "td[data-metric='judge||accuracy'][data-lang='de'] a")
-    click_and_wait(browser, link)
-    items = browser.find_elements(By.CSS_SELECTOR, "#items tbody tr a")
-    assert len(items) == 2
-    click_and_wait(browser, items[0])
-    assert browser.find_elements(By.CSS_SELECTOR, "#sentences tbody tr td.qe"), "the run has QE: each sentence shows it"
-    assert browser.find_element(By.CSS_SELECTOR, "[data-output='judgments']")
-    assert severe_console_errors(browser) == []
+# The explorer of a real run (the quickstart's, shared with its other checks) is opened in
+# tests/test_workflow_own_prompts.py.

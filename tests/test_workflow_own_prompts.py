@@ -10,10 +10,12 @@ from __future__ import annotations
 import csv
 
 import pyarrow.parquet as pq
+import pytest
 import yaml
 
 from builders import shipped_config
 from test_config import reversed_keys
+from test_explorer_browser import browser, check_overview_matches_results, click_and_wait, severe_console_errors  # noqa: F401  (browser: a fixture)
 from test_workflow import REPO, job_counts, snakemake
 
 EXAMPLE = REPO / "config" / "examples" / "own-prompts.yaml"
@@ -66,10 +68,44 @@ def results_rows(results):
         return list(csv.DictReader(handle))
 
 
-def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(tmp_path, offline_models, shared_data):
-    run = quickstart_in(tmp_path, shared_data)
+@pytest.fixture(scope="module")
+def quickstart_run(tmp_path_factory, offline_models, shared_data):
+    """One cold quickstart run, shared by the tests below: (its folder, the snakemake arguments)."""
+    workdir = tmp_path_factory.mktemp("quickstart")
+    run = quickstart_in(workdir, shared_data)
     result = snakemake(*run, timeout=1200)
     assert result.returncode == 0, result.output[-6000:]
+    return workdir, run
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_quickstart_explorer_goes_from_a_heatmap_cell_to_an_item_with_its_translation_qe_and_facts(
+    browser,  # noqa: F811  (the fixture imported above)
+    quickstart_run,
+):
+    """The explorer of the real run, opened from file:// in Chromium: the overview holds every
+    metric of results.csv with its value, a cell lists its items, an item shows its translated
+    sentences with their QE, its facts and the judge's verdict, and no script error is logged."""
+    from selenium.webdriver.common.by import By
+
+    workdir, _ = quickstart_run
+    results = workdir / "results" / "quickstart"
+    site = results / "explorer"
+    check_overview_matches_results(browser, site, results / "tables" / "results.csv")
+    link = browser.find_element(By.CSS_SELECTOR, "td[data-metric='judge||accuracy'][data-lang='de'] a")
+    click_and_wait(browser, link)
+    items = browser.find_elements(By.CSS_SELECTOR, "#items tbody tr a")
+    assert len(items) == 6, "clinic_qa's six questions"
+    click_and_wait(browser, items[0])
+    assert browser.find_elements(By.CSS_SELECTOR, "#sentences tbody tr td.qe"), "each translated sentence shows its QE"
+    assert browser.find_element(By.CSS_SELECTOR, "[data-output='judgments']")
+    assert browser.find_element(By.CSS_SELECTOR, "[data-output='information_facts']")
+    assert severe_console_errors(browser) == []
+
+
+def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(quickstart_run):
+    tmp_path, run = quickstart_run
     results = tmp_path / "results" / "quickstart"  # output.results_dir
     assert not (tmp_path / "results" / "tables").exists()
 
