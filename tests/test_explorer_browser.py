@@ -102,24 +102,31 @@ def results_rows(path: Path) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-def overview_cells(driver) -> dict[tuple[str, str, str, str], str]:
-    """Every heatmap cell of the overview: (data set, metric key, model, language) -> its data-value."""
-    from selenium.webdriver.common.by import By
+# Every heatmap cell on the page: [data set, metric key, model, language, data-value].
+READ_CELLS = """
+return Array.from(document.querySelectorAll('[data-heatmap] td[data-metric]')).map((td) => [
+  td.closest('[data-heatmap]').getAttribute('data-dataset'), td.dataset.metric, td.dataset.model,
+  td.dataset.lang, td.dataset.value]);
+"""
 
-    cells = {}
-    for block in driver.find_elements(By.CSS_SELECTOR, "[data-heatmap]"):
-        dataset = block.get_attribute("data-dataset")
-        for cell in block.find_elements(By.CSS_SELECTOR, "td[data-metric]"):
-            key = (dataset, cell.get_attribute("data-metric"), cell.get_attribute("data-model"))
-            cells[(*key, cell.get_attribute("data-lang"))] = cell.get_attribute("data-value")
-    return cells
+
+def overview_cells(driver) -> dict[tuple[str, str, str, str], str]:
+    """Every heatmap cell of the data set the overview shows: (data set, metric key, model, language) -> its data-value."""
+    return {tuple(cell[:4]): cell[4] for cell in driver.execute_script(READ_CELLS)}
 
 
 def check_overview_matches_results(driver, site: Path, results_csv: Path) -> None:
-    open_view(driver, site)
-    cells = overview_cells(driver)
+    """Each data set's overview (#overview/<data set>) shows every row of results.csv with its value."""
+    from urllib.parse import quote
+
     rows = results_rows(results_csv)
     assert rows
+    cells: dict[tuple[str, str, str, str], str] = {}
+    for dataset in sorted({row["dataset"] for row in rows}):
+        open_view(driver, site, f"#overview/{quote(dataset, safe='')}")
+        shown = overview_cells(driver)
+        assert shown and {key[0] for key in shown} == {dataset}, "the overview shows one data set at a time"
+        cells |= shown
     for row in rows:
         key = (row["dataset"], f"{row['evaluator']}|{row['translator']}|{row['metric']}", row["model"], row["lang"])
         assert key in cells, f"no heatmap cell for {key}"
@@ -143,9 +150,27 @@ def test_the_overview_shows_every_metric_of_the_results_table_with_its_values(br
     check_overview_matches_results(
         browser, hand_made_site / "results/explorer", hand_made_site / "results/tables/results.csv"
     )
-    title = browser.find_element("css selector", "td[data-metric='judge||accuracy'][data-model='m1'][data-lang='de']")
-    assert "95% CI" in title.get_attribute("title") and "excluded: error:1" in title.get_attribute("title")
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    cell = browser.find_element("css selector", "td[data-metric='judge||accuracy'][data-model='m1'][data-lang='de']")
+    ActionChains(browser).move_to_element(cell).perform()  # the tooltip is made on the first hover
+    assert "95% CI" in cell.get_attribute("title") and "excluded: error:1" in cell.get_attribute("title")
     assert severe_console_errors(browser) == []
+
+
+def test_heatmap_colours_follow_the_metrics_declared_range_not_the_values_shown(browser, hand_made_site):
+    """Accuracy is coloured on [0, 1] (viridis, as the report's figures): 1.0 takes the top colour
+    and 0.5 the middle one, whatever the other cells of the heatmap hold."""
+    open_view(browser, hand_made_site / "results/explorer")
+    colours = browser.execute_script(
+        "return Array.from(document.querySelectorAll(\"td[data-metric='judge||accuracy']\"))"
+        ".map((td) => [td.dataset.value, td.style.backgroundColor]);"
+    )
+    by_value = {float(value): colour for value, colour in colours if value}
+    assert by_value.get(1.0) in (None, "rgb(253, 231, 37)") and by_value.get(0.5) in (None, "rgb(33, 145, 140)")
+    assert {1.0, 0.5} & set(by_value), by_value
+    scales = browser.find_elements("css selector", "[data-heatmap='judge||accuracy'] p.meta")
+    assert scales and "0 – 1 (the metric's range)" in scales[0].text
 
 
 def test_a_cell_lists_its_items_filters_them_and_an_item_shows_its_sentences_with_qe(browser, hand_made_site):
@@ -196,6 +221,30 @@ def test_hostile_answers_are_shown_as_text_and_never_run(browser, hand_made_site
     assert [row.get_attribute("data-item") for row in rows] == ["q3", "q1", "q2"]
     assert [row.get_attribute("class") for row in rows] == ["changed", "", ""]
     assert browser.execute_script("return window.__xlconsInjected === undefined")
+    assert severe_console_errors(browser) == []
+
+
+def test_the_compare_views_pickers_change_the_models_and_the_language(browser, hand_made_site):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    def pick(select_id: str, value: str, fragment: str) -> None:
+        browser.execute_script("document.getElementById('view').removeAttribute('data-ready')")
+        Select(browser.find_element(By.ID, select_id)).select_by_value(value)
+        WebDriverWait(browser, 15).until(lambda d: d.current_url.endswith(fragment))
+        WebDriverWait(browser, 15).until(
+            lambda d: d.execute_script("return document.getElementById('view').getAttribute('data-ready')") == "1"
+        )
+
+    open_view(browser, hand_made_site / "results/explorer", "#compare")
+    assert [Select(browser.find_element(By.ID, i)).first_selected_option.text for i in ("c-a", "c-b")] == ["m1", "m2"]
+    pick("c-metric", "judge||accuracy", "#compare/multiq/de/judge%7C%7Caccuracy/m1/m2")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#compare tr.changed")) == 1
+    pick("c-b", "m1", "#compare/multiq/de/judge%7C%7Caccuracy/m1/m1")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#compare tbody tr")
+    assert rows and all(row.get_attribute("class") == "" for row in rows), "a model against itself differs nowhere"
+    pick("c-lang", "en", "#compare/multiq/en/judge%7C%7Caccuracy/m1/m1")
+    assert "Berlin is the capital." in browser.find_element(By.ID, "compare").text
     assert severe_console_errors(browser) == []
 
 

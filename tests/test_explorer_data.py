@@ -16,6 +16,8 @@ from xlcons.reports.explorer import (
     SITE_FILES,
     build_explorer,
     data_file,
+    heatmap_file,
+    item_parts,
     js_literal,
     read_item_tables,
     script,
@@ -44,13 +46,16 @@ def item(root: Path, model: str, lang: str, item_id: str) -> dict:
     return next(entry for entry in data["items"] if entry["id"] == item_id)
 
 
-def test_the_site_has_its_pages_an_overview_and_one_file_per_answer_set(run):
+def test_the_site_has_its_pages_an_overview_a_file_per_heatmap_and_one_per_answer_set(run):
     root, _, written = run
     site = root / "results/explorer"
+    _, index = payload(site / "data/overview.js")
+    n_heatmaps = len(index["datasets"][0]["heatmaps"])
     assert {path.relative_to(site).as_posix() for path in written} == {
         *SITE_FILES,
         "data/overview.js",
-        *(f"data/multiq/{m}/{lang}.js" for m in ("m1", "m2") for lang in ("en", "de")),
+        *(f"data/heatmaps/multiq/{n}.js" for n in range(n_heatmaps)),
+        *(f"data/items/multiq/{m}/{lang}.js" for m in ("m1", "m2") for lang in ("en", "de")),
     }
     assert all(path.is_file() for path in written)
     assert not any(site.parent.glob(".explorer.building")), "built beside, then moved in place"
@@ -126,28 +131,71 @@ def test_js_literal_escapes_what_could_end_or_hide_a_script():
         js_literal(float("nan"))  # values are cleaned before: a NaN reaching here is a bug
 
 
+def heatmaps(site: Path) -> list[dict]:
+    """Every heatmap the overview's index names, as its file holds it."""
+    function, index = payload(site / "data/overview.js")
+    assert function == "overview"
+    found = []
+    for dataset in index["datasets"]:
+        for entry in dataset["heatmaps"]:
+            function, heatmap = payload(site / entry["file"])
+            assert function == "heatmap" and heatmap["file"] == entry["file"]
+            assert Path(entry["file"]) == heatmap_file("", dataset["name"], entry["index"])
+            found.append(heatmap)
+    return found
+
+
 def test_the_overview_holds_every_row_of_results_csv_with_the_same_values(run):
     root, _, _ = run
-    function, data = payload(root / "results/explorer/data/overview.js")
-    assert function == "overview"
-    cells = {
-        (h["dataset"], h["evaluator"], h["translator"], h["metric"], c["model"], c["lang"]): c
-        for h in data["heatmaps"]
-        for c in h["cells"]
-    }
+    site = root / "results/explorer"
+    cells = {}
+    for h in heatmaps(site):
+        width = len(h["langs"])
+        for index, present in enumerate(h["present"]):
+            if present:
+                model, lang = h["models"][index // width], h["langs"][index % width]
+                cell = {name: values[index] for name, values in h["cells"].items() if isinstance(values, list)}
+                cell |= {name: texts.get(str(index)) for name, texts in h["cells"].items() if isinstance(texts, dict)}
+                cells[(h["dataset"], h["evaluator"], h["translator"], h["metric"], model, lang)] = cell
     with open(root / "results/tables/results.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == len(cells)
     for row in rows:
         cell = cells[(row["dataset"], row["evaluator"], row["translator"], row["metric"], row["model"], row["lang"])]
-        for name in ("value", "ci_low", "ci_high"):
+        for name in ("value", "ci_low", "ci_high", "ci_level"):
             assert cell[name] == (float(row[name]) if row[name] else None), (row, name)
         assert cell["n_items"] == int(row["n_items"]) and cell["n_excluded"] == int(row["n_excluded"])
         assert cell["excluded_reasons"] == (row["excluded_reasons"] or None)
-    judge = next(h for h in data["heatmaps"] if h["key"] == "judge||accuracy")
+        assert cell["note"] == (row["note"] or None)
+    judge = next(h for h in heatmaps(site) if h["key"] == "judge||accuracy")
     assert judge["models"] == ["m2", "m1"], "rows in the config's order"
     assert judge["langs"] == ["de", "en"]
-    assert data["files"] == {"multiq": {"m1": ["de", "en"], "m2": ["de", "en"]}}
+    _, index = payload(site / "data/overview.js")
+    assert index["files"] == {"multiq": {"m1": {"de": 1, "en": 1}, "m2": {"de": 1, "en": 1}}}, "one part each"
+
+
+def test_a_heatmap_carries_its_metrics_declared_colour_range_or_none(run):
+    root, _, _ = run
+    ranges = {h["key"]: h["range"] for h in heatmaps(root / "results/explorer")}
+    assert ranges["judge||accuracy"] == [0.0, 1.0]
+    assert all(r is None or r[0] < r[1] for r in ranges.values())
+
+
+def test_an_answer_set_larger_than_a_part_is_split_in_order_and_each_part_says_which_it_is():
+    items = [{"id": f"q{n}", "answer": "x" * 40} for n in range(5)]
+    payload_ = {"dataset": "d", "model": "m", "lang": "de", "metrics": ["judge||accuracy"], "items": items}
+    single = item_parts(payload_)
+    assert len(single) == 1
+    parts = item_parts(payload_, part_bytes=140)  # two 64-byte items fit, a third does not
+    assert len(parts) == 3
+    calls = [json.loads(CALL.fullmatch(text).group(2)) for text in parts]
+    assert [[i["id"] for i in call["items"]] for call in calls] == [["q0", "q1"], ["q2", "q3"], ["q4"]]
+    assert [(c["part"], c["parts"], c["metrics"]) for c in calls] == [(n, 3, ["judge||accuracy"]) for n in range(3)]
+    assert all(len(text.encode()) < 140 + 200 for text in parts), "a part's items stay under the bound"
+    huge = item_parts({**payload_, "items": [{"id": "big", "answer": "y" * 500}, items[0]]}, part_bytes=140)
+    assert [len(json.loads(CALL.fullmatch(t).group(2))["items"]) for t in huge] == [1, 1], "an item too large alone"
+    assert data_file("out", "d", "m", "de", 0).as_posix() == "out/data/items/d/m/de.js"
+    assert data_file("out", "d", "m", "de", 2).as_posix() == "out/data/items/d/m/de.2.js"
 
 
 def test_the_reader_refuses_an_input_that_is_no_evaluators_per_item_output(tmp_path):

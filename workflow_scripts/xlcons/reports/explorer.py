@@ -6,12 +6,20 @@ that each call one registration function (``window.XLCONS.overview(...)``,
 ``window.XLCONS.add(...)``): a browser loads them with ``<script>`` tags, which work from
 ``file://`` where ``fetch()`` of a local file does not.
 
-- ``data/overview.js``: every row of the results table (the same numbers as results.csv), as
-  one heatmap per (data set, evaluator, translator, metric) of models x languages, and the
-  item files there are;
-- ``data/<data set>/<model>/<lang>.js``: every item of one answer set: its prompt in the
-  language and in English, the answer, its translation with each sentence's quality estimate,
-  every item score (ITEM_SCORES, with its status) and every evaluator's per-item rows.
+- ``data/overview.js``: the index: the data sets, each with its heatmaps (one per data set,
+  evaluator, translator and metric of the results table) and the file each is in, and the
+  item files there are (the number of parts of each answer set);
+- ``data/heatmaps/<data set>/<n>.js``: one heatmap of models x languages, every cell the
+  results row as it is (the same numbers as results.csv), with its metric's declared colour
+  range; loaded when its data set is shown;
+- ``data/items/<data set>/<model>/<lang>.js`` (then ``<lang>.1.js``... past :data:`PART_BYTES`):
+  every item of one answer set: its prompt in the language and in English, the answer, its
+  translation with each sentence's quality estimate, every item score (ITEM_SCORES, with its
+  status) and every evaluator's per-item rows.
+
+No file holds more than one data set's heatmap or one answer set, so the largest file a page
+loads stays small at MultiQ scale (BENCHMARKS.md); the builder reads the tables as column
+frames and makes Python rows for one (data set, model) at a time.
 
 The evaluators' per-item tables are read by one reader driven by the evaluator registry: an
 entry's per-item `results` sources and its `details` (:data:`item_tables`) name each table
@@ -35,6 +43,7 @@ import polars as pl
 
 from xlcons.evaluators.info import EvaluatorInfo
 from xlcons.evaluators.registry import EVALUATORS, resolve
+from xlcons.reports.figure_style import METRIC_RANGES
 from xlcons.schemas import (
     ITEM_SCORES,
     NO_TEXT_REASONS,
@@ -54,6 +63,10 @@ SITE = Path(__file__).parent / "explorer_site"
 SITE_FILES = ("index.html", "explorer.js", "explorer.css")
 REGISTRY_GLOBAL = "window.XLCONS"
 ANSWER_KEYS = ["dataset", "model", "item_id", "lang"]
+GROUP_KEYS = ["dataset", "model"]
+# An item file's size before the answer set goes on in a next part: a browser parses a few MB in
+# well under a second (BENCHMARKS.md, the explorer at MultiQ scale).
+PART_BYTES = 2_000_000
 # The statuses of an answer the pages filter by (beside an item score's own status).
 ANSWERED, NO_ANSWER, ERROR = "answered", "no answer", "error"
 
@@ -142,19 +155,28 @@ def _by_answer(frame: pl.DataFrame | None, keys: Sequence[str] = ANSWER_KEYS) ->
     return found
 
 
-def read_item_tables(inputs: Mapping[str, Sequence[Path | str]]) -> dict[tuple, dict[str, dict]]:
-    """Every evaluator's per-item rows, by answer, then by registered output:
-    ``{"evaluator": name, "rows": [...]}``. One reader for every evaluator: the registry names
-    each table's schema (:func:`item_tables`); inputs it does not name are not read here."""
+def _detail_frames(inputs: Mapping[str, Sequence[Path | str]]) -> dict[str, tuple[str, pl.DataFrame | None]]:
+    """Every evaluator's per-item table among `inputs`, by registered output: (evaluator, rows).
+    One reader for every evaluator: the registry names each table's schema (:func:`item_tables`);
+    the fixed inputs are read elsewhere, and any other name is an error."""
     tables = item_tables()
-    found: dict[tuple, dict[str, dict]] = defaultdict(dict)
+    found: dict[str, tuple[str, pl.DataFrame | None]] = {}
     for output, paths in inputs.items():
         if output in FIXED_INPUTS:
             continue
         if output not in tables:
             raise ValueError(f"explorer: input {output!r} is no evaluator's per-item output")
         evaluator, schema = tables[output]
-        for answer, rows in _by_answer(_frames(paths, resolve(schema))).items():
+        found[output] = (evaluator, _frames(paths, resolve(schema)))
+    return found
+
+
+def read_item_tables(inputs: Mapping[str, Sequence[Path | str]]) -> dict[tuple, dict[str, dict]]:
+    """Every evaluator's per-item rows, by answer, then by registered output:
+    ``{"evaluator": name, "rows": [...]}`` (:func:`_detail_frames` reads them)."""
+    found: dict[tuple, dict[str, dict]] = defaultdict(dict)
+    for output, (evaluator, frame) in _detail_frames(inputs).items():
+        for answer, rows in _by_answer(frame).items():
             found[answer][output] = {"evaluator": evaluator, "rows": rows}
     return found
 
@@ -184,21 +206,21 @@ def _prompts(paths: Sequence[Path | str]) -> tuple[dict[tuple, dict], dict[tuple
     return prompts, english
 
 
-def _sentences(inputs: Mapping[str, Sequence[Path | str]]) -> dict[tuple, list[dict]]:
-    """Each translated answer's sentences with their quality estimates where the run has them."""
+def _sentence_frame(inputs: Mapping[str, Sequence[Path | str]]) -> pl.DataFrame | None:
+    """Each translated answer's sentences, in order, with their quality estimates where the run has them."""
     sentences = _frames(inputs.get(SENTENCES_INPUT, ()), TRANSLATED_SENTENCES)
     if sentences is None:
-        return {}
+        return None
     qe = _frames(inputs.get(QE_INPUT, ()), TRANSLATION_QE)
     join = [*ANSWER_KEYS, "sentence_index", "source_lang"]
     if qe is not None:
         qe = qe.select(*join, "qe", "copy", "off_target", "lid_label", "lid_probability")
         sentences = sentences.join(qe, on=join, how="left")
-    return _by_answer(sentences.sort([*ANSWER_KEYS, "sentence_index"]))
+    return sentences.sort([*ANSWER_KEYS, "sentence_index"])
 
 
-def _scores(path: Sequence[Path | str]) -> dict[tuple, dict[str, list]]:
-    frame = _frames(path, ITEM_SCORES)
+def _scores(frame: pl.DataFrame | None) -> dict[tuple, dict[str, list]]:
+    """Every item score by answer, then by metric key (:func:`metric_key`): [value, status]."""
     found: dict[tuple, dict[str, list]] = defaultdict(dict)
     if frame is None:
         return found
@@ -208,114 +230,201 @@ def _scores(path: Sequence[Path | str]) -> dict[tuple, dict[str, list]]:
     return found
 
 
-def answer_files(inputs: Mapping[str, Sequence[Path | str]]) -> dict[tuple[str, str, str], dict]:
-    """The payload of every item file, by (data set, model, language): its items, each with
-    everything the run knows of it."""
-    prompts, english = _prompts(inputs.get(PROMPTS_INPUT, ()))
-    responses = _by_answer(_frames(inputs.get(RESPONSES_INPUT, ()), RESPONSES))
-    translations = _by_answer(_frames(inputs.get(TRANSLATIONS_INPUT, ()), TRANSLATIONS))
-    sentences = _sentences(inputs)
-    scores = _scores(inputs.get(ITEM_SCORES_INPUT, ()))
-    details = read_item_tables(inputs)
-    answers = sorted(set(responses) | set(scores) | set(details))
-    files: dict[tuple[str, str, str], dict] = {}
-    for dataset, model, item_id, lang in answers:
-        key = (dataset, model, item_id, lang)
-        prompt = prompts.get((dataset, item_id, lang), {})
-        response = (responses.get(key) or [{}])[0]
-        translation = (translations.get(key) or [None])[0]
-        item = {
-            "id": item_id,
-            "prompt": response.get("prompt") or prompt.get("prompt"),
-            "prompt_en": english.get((dataset, item_id)),
-            "category": prompt.get("category"),
-            "references": _clean(prompt.get("references")),
-            "answer": response.get("response"),
-            "finish_reason": response.get("finish_reason"),
-            "answer_status": _answer_status(response.get("finish_reason")) if response else None,
-            "error": response.get("error"),
-            "translation": None,
-            "scores": scores.get(key, {}),
-            "details": details.get(key, {}),
-        }
-        if translation is not None:
-            item["translation"] = {
-                "text": translation["translation"],
-                "path": translation["translation_path"],
-                "source_lang_detected": translation["source_lang_detected"],
-                "lid_label": translation["lid_label"],
-                "response_lang": translation["response_lang"],
-                "translator": translation["translator"],
-                "sentences": sentences.get(key, []),
-            }
-        payload = files.setdefault(
-            (dataset, model, lang), {"dataset": dataset, "model": model, "lang": lang, "metrics": [], "items": []}
-        )
-        payload["items"].append(item)
-    for payload in files.values():
-        payload["metrics"] = sorted({name for item in payload["items"] for name in item["scores"]})
-    return files
-
-
-def overview(
-    results: pl.DataFrame, files: Iterable[tuple[str, str, str]], models: Sequence[str] = ()
+def _item(
+    item_id: str,
+    prompt: Mapping[str, Any],
+    prompt_en: str | None,
+    response: Mapping[str, Any],
+    translation: Mapping[str, Any] | None,
+    sentences: list[dict],
+    scores: dict[str, list],
+    details: dict[str, dict],
 ) -> dict[str, Any]:
-    """The overview's payload: one heatmap per (data set, evaluator, translator, metric) of the
-    results table, its rows the models (in `models`' order, then by name) and its columns the
-    languages, each cell the results row as it is; and the item files by data set and model."""
+    """One item as the pages show it."""
+    item: dict[str, Any] = {
+        "id": item_id,
+        "prompt": response.get("prompt") or prompt.get("prompt"),
+        "prompt_en": prompt_en,
+        "category": prompt.get("category"),
+        "references": _clean(prompt.get("references")),
+        "answer": response.get("response"),
+        "finish_reason": response.get("finish_reason"),
+        "answer_status": _answer_status(response.get("finish_reason")) if response else None,
+        "error": response.get("error"),
+        "translation": None,
+        "scores": scores,
+        "details": details,
+    }
+    if translation is not None:
+        item["translation"] = {
+            "text": translation["translation"],
+            "path": translation["translation_path"],
+            "source_lang_detected": translation["source_lang_detected"],
+            "lid_label": translation["lid_label"],
+            "response_lang": translation["response_lang"],
+            "translator": translation["translator"],
+            "sentences": sentences,
+        }
+    return item
+
+
+def _partition(frame: pl.DataFrame | None) -> dict[tuple[str, str], pl.DataFrame]:
+    """`frame`'s rows by (data set, model): the explorer builds one answer set's files at a time."""
+    if frame is None:
+        return {}
+    return {(str(key[0]), str(key[1])): part for key, part in frame.partition_by(GROUP_KEYS, as_dict=True).items()}
+
+
+class AnswerTables:
+    """Every per-answer table the explorer reads, as column frames split by (data set, model).
+    The Python rows of one (data set, model) exist only while its files are made, so a run at
+    MultiQ scale (30 models x 137 languages x 200 items) is never in memory as Python objects."""
+
+    def __init__(self, inputs: Mapping[str, Sequence[Path | str]]):
+        self.prompts, self.english = _prompts(inputs.get(PROMPTS_INPUT, ()))
+        self.tables: dict[str, dict[tuple[str, str], pl.DataFrame]] = {
+            RESPONSES_INPUT: _partition(_frames(inputs.get(RESPONSES_INPUT, ()), RESPONSES)),
+            TRANSLATIONS_INPUT: _partition(_frames(inputs.get(TRANSLATIONS_INPUT, ()), TRANSLATIONS)),
+            SENTENCES_INPUT: _partition(_sentence_frame(inputs)),
+            ITEM_SCORES_INPUT: _partition(_frames(inputs.get(ITEM_SCORES_INPUT, ()), ITEM_SCORES)),
+        }
+        self.evaluators: dict[str, str] = {}
+        for output, (evaluator, frame) in _detail_frames(inputs).items():
+            self.evaluators[output] = evaluator
+            self.tables[output] = _partition(frame)
+
+    def groups(self) -> list[tuple[str, str]]:
+        """Every (data set, model) with an answer, a score or an evaluator's row, sorted."""
+        return sorted({group for parts in self.tables.values() for group in parts})
+
+    def files(self, group: tuple[str, str]) -> dict[tuple[str, str, str], dict]:
+        """The payload of every item file of one (data set, model), by (data set, model,
+        language): its items, each with everything the run knows of it."""
+        part = {name: parts.get(group) for name, parts in self.tables.items()}
+        responses = _by_answer(part[RESPONSES_INPUT])
+        translations = _by_answer(part[TRANSLATIONS_INPUT])
+        sentences = _by_answer(part[SENTENCES_INPUT])
+        scores = _scores(part[ITEM_SCORES_INPUT])
+        details: dict[tuple, dict[str, dict]] = defaultdict(dict)
+        for output, evaluator in self.evaluators.items():
+            for answer, rows in _by_answer(part[output]).items():
+                details[answer][output] = {"evaluator": evaluator, "rows": rows}
+        files: dict[tuple[str, str, str], dict] = {}
+        for key in sorted(set(responses) | set(scores) | set(details)):
+            dataset, model, item_id, lang = key
+            item = _item(
+                item_id,
+                self.prompts.get((dataset, item_id, lang), {}),
+                self.english.get((dataset, item_id)),
+                (responses.get(key) or [{}])[0],
+                (translations.get(key) or [None])[0],
+                sentences.get(key, []),
+                scores.get(key, {}),
+                details.get(key, {}),
+            )
+            payload = files.setdefault(
+                (dataset, model, lang), {"dataset": dataset, "model": model, "lang": lang, "metrics": [], "items": []}
+            )
+            payload["items"].append(item)
+        for payload in files.values():
+            payload["metrics"] = sorted({name for item in payload["items"] for name in item["scores"]})
+        return files
+
+
+def answer_files(inputs: Mapping[str, Sequence[Path | str]]) -> dict[tuple[str, str, str], dict]:
+    """The payload of every item file, by (data set, model, language) (all of them at once: for
+    a small run; the builder takes one (data set, model) at a time)."""
+    tables = AnswerTables(inputs)
+    return {key: payload for group in tables.groups() for key, payload in tables.files(group).items()}
+
+
+_CELL_NUMBERS = ("value", "ci_low", "ci_high", "ci_level", "n_items", "n_excluded")
+_CELL_TEXTS = ("excluded_reasons", "note")
+
+
+def overview(results: pl.DataFrame, models: Sequence[str] = ()) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The overview index and its heatmaps, one per (data set, evaluator, translator, metric) of
+    the results table: rows the models (in `models`' order, then by name), columns the
+    languages. A heatmap holds its cells column-wise (one list per field of the results
+    table, row-major, null where the table has no row; the texts only where there are
+    some) and its metric's declared colour range (xlcons.reports.figure_style); the index
+    names each heatmap's file, so the page loads only the data set it shows."""
     order = {name: rank for rank, name in enumerate(models)}
-    heatmaps: dict[tuple, dict] = {}
+    grouped: dict[tuple, list[dict]] = defaultdict(list)
     for row in results.iter_rows(named=True):
-        key = (row["dataset"], row["evaluator"], row["translator"], row["metric"])
-        heatmap = heatmaps.setdefault(
-            key,
-            {
-                "dataset": row["dataset"],
-                "evaluator": row["evaluator"],
-                "translator": row["translator"],
-                "metric": row["metric"],
-                "key": metric_key(row["evaluator"], row["translator"], row["metric"]),
-                "kind": row["kind"],
-                "models": [],
-                "langs": [],
-                "cells": [],
-            },
-        )
-        heatmap["cells"].append(
-            {
-                name: _clean(row[name])
-                for name in (
-                    "model",
-                    "lang",
-                    "kind",
-                    "value",
-                    "ci_low",
-                    "ci_high",
-                    "ci_level",
-                    "n_items",
-                    "n_excluded",
-                    "excluded_reasons",
-                    "note",
-                )
-            }
-        )
-    for heatmap in heatmaps.values():
-        heatmap["models"] = sorted(
-            {cell["model"] for cell in heatmap["cells"]}, key=lambda m: (order.get(m, len(order)), m)
-        )
-        heatmap["langs"] = sorted({cell["lang"] for cell in heatmap["cells"]})
-    available: dict[str, dict[str, list[str]]] = {}
-    for dataset, model, lang in sorted(files):
-        available.setdefault(dataset, {}).setdefault(model, []).append(lang)
-    return {"heatmaps": list(heatmaps.values()), "files": available}
+        grouped[(row["dataset"], row["evaluator"], row["translator"], row["metric"])].append(row)
+    datasets: dict[str, list[dict]] = {}
+    heatmaps: list[dict[str, Any]] = []
+    for (dataset, evaluator, translator, metric), rows in grouped.items():
+        row_models = sorted({row["model"] for row in rows}, key=lambda m: (order.get(m, len(order)), m))
+        langs = sorted({row["lang"] for row in rows})
+        column = {lang: index for index, lang in enumerate(langs)}
+        at = {model: index * len(langs) for index, model in enumerate(row_models)}
+        size = len(row_models) * len(langs)
+        cells: dict[str, Any] = {name: [None] * size for name in _CELL_NUMBERS}
+        texts: dict[str, dict[str, str]] = {name: {} for name in _CELL_TEXTS}
+        present = [0] * size
+        for row in rows:
+            index = at[row["model"]] + column[row["lang"]]
+            present[index] = 1
+            for name in _CELL_NUMBERS:
+                cells[name][index] = _clean(row[name])
+            for name in _CELL_TEXTS:
+                if row[name]:
+                    texts[name][str(index)] = row[name]
+        low_high = METRIC_RANGES.get(metric)
+        number = len(datasets.setdefault(dataset, []))
+        entry = {
+            "dataset": dataset,
+            "index": number,
+            "evaluator": evaluator,
+            "translator": translator,
+            "metric": metric,
+            "key": metric_key(evaluator, translator, metric),
+            "kind": rows[0]["kind"],
+            "range": list(low_high) if low_high else None,
+            "file": heatmap_file("", dataset, number).as_posix(),
+        }
+        datasets[dataset].append(entry)
+        heatmaps.append(entry | {"models": row_models, "langs": langs, "present": present, "cells": cells | texts})
+    index = {"models": list(models), "datasets": [{"name": name, "heatmaps": maps} for name, maps in datasets.items()]}
+    return index, heatmaps
 
 
 # -- Writing ----------------------------------------------------------------------------------
 
 
-def data_file(out_dir: Path | str, dataset: str, model: str, lang: str) -> Path:
-    """Where the items of one (data set, model, language) go."""
-    return Path(out_dir) / "data" / dataset / model / f"{lang}.js"
+def data_file(out_dir: Path | str, dataset: str, model: str, lang: str, part: int = 0) -> Path:
+    """Where the items of one (data set, model, language) go: ``<lang>.js``, then
+    ``<lang>.<part>.js`` for each further part of an answer set larger than :data:`PART_BYTES`."""
+    name = f"{lang}.js" if part == 0 else f"{lang}.{part}.js"
+    return Path(out_dir) / "data" / "items" / dataset / model / name
+
+
+def heatmap_file(out_dir: Path | str, dataset: str, index: int) -> Path:
+    """Where the `index`-th heatmap of a data set goes."""
+    return Path(out_dir) / "data" / "heatmaps" / dataset / f"{index}.js"
+
+
+def item_parts(payload: Mapping[str, Any], part_bytes: int = PART_BYTES) -> list[str]:
+    """The data files of one answer set: its items in order, as few parts as keep each file
+    under `part_bytes` (an item larger than that alone in its part); every part carries the
+    set's names and metrics, its number and the number of parts."""
+    items = [js_literal(item) for item in payload["items"]]
+    chunks: list[list[str]] = [[]]
+    size = 0
+    for text in items:
+        if chunks[-1] and size + len(text.encode("utf-8")) > part_bytes:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(text)
+        size += len(text.encode("utf-8")) + 1
+    names = {key: payload[key] for key in ("dataset", "model", "lang", "metrics")}
+    files = []
+    for number, chunk in enumerate(chunks):
+        head = js_literal(names | {"part": number, "parts": len(chunks)})
+        files.append(f'{REGISTRY_GLOBAL}.add({head[:-1]},"items":[{",".join(chunk)}]}});\n')
+    return files
 
 
 def build_explorer(
@@ -324,36 +433,50 @@ def build_explorer(
     *,
     models: Sequence[str] = (),
     site: Path = SITE,
+    part_bytes: int = PART_BYTES,
 ) -> list[Path]:
     """The explorer under `out_dir` (the pages and their data files), from the rule's named
-    inputs (xlcons.plan.explorer). Built beside it and moved in place, so a killed job leaves
-    no half site behind."""
+    inputs (xlcons.plan.explorer), one (data set, model) at a time. Built beside it and moved
+    in place, so a killed job leaves no half site behind."""
     out = Path(out_dir)
     building = out.with_name(f".{out.name}.building")
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
     for name in SITE_FILES:
         shutil.copyfile(site / name, building / name)
-    files = answer_files(inputs)
-    results = _frames(inputs.get(RESULTS_INPUT, ()), RESULTS)
-    payload = overview(results if results is not None else pl.from_arrow(RESULTS.empty_table()), files, models)
     written = [building / name for name in SITE_FILES]
-    (building / "data").mkdir()
-    (building / "data" / "overview.js").write_text(script("overview", payload), encoding="utf-8")
-    written.append(building / "data" / "overview.js")
-    for (dataset, model, lang), items in files.items():
-        path = data_file(building, dataset, model, lang)
+
+    def write(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(script("add", items), encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
         written.append(path)
+
+    tables = AnswerTables(inputs)
+    available: dict[str, dict[str, dict[str, int]]] = {}
+    for group in tables.groups():
+        for (dataset, model, lang), payload in tables.files(group).items():
+            parts = item_parts(payload, part_bytes)
+            for number, text in enumerate(parts):
+                write(data_file(building, dataset, model, lang, number), text)
+            available.setdefault(dataset, {}).setdefault(model, {})[lang] = len(parts)
+    results = _frames(inputs.get(RESULTS_INPUT, ()), RESULTS)
+    index, heatmaps = overview(results if results is not None else pl.from_arrow(RESULTS.empty_table()), models)
+    for heatmap in heatmaps:
+        write(heatmap_file(building, heatmap["dataset"], heatmap["index"]), script("heatmap", heatmap))
+    index["files"] = {dataset: dict(sorted(by_model.items())) for dataset, by_model in sorted(available.items())}
+    write(building / "data" / "overview.js", script("overview", index))
     shutil.rmtree(out, ignore_errors=True)
     building.rename(out)
-    log.info("explorer: %d heatmaps, %d item files in %s", len(payload["heatmaps"]), len(files), out)
+    log.info("explorer: %d heatmaps, %d data files in %s", len(heatmaps), len(written), out)
     return [out / path.relative_to(building) for path in written]
 
 
 __all__ = [
     "ANSWERED",
+    "PART_BYTES",
+    "AnswerTables",
+    "heatmap_file",
+    "item_parts",
     "ERROR",
     "FIXED_INPUTS",
     "NO_ANSWER",

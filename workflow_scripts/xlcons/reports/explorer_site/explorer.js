@@ -5,17 +5,25 @@
 "use strict";
 
 (function () {
-  const state = { overview: null, files: {}, waiting: {} };
+  // Every data file calls one of these: the overview's index, a heatmap, a part of an answer set.
+  // `loaded` holds what has arrived by key; `waiting` the promises of what is on its way.
+  const state = { overview: null, loaded: {}, waiting: {}, files: {} };
+
+  function arrived(key, payload) {
+    state.loaded[key] = payload;
+    (state.waiting[key] || []).forEach((waiter) => waiter.resolve(payload));
+    delete state.waiting[key];
+  }
 
   const XLCONS = {
     overview(payload) {
       state.overview = payload;
     },
+    heatmap(payload) {
+      arrived(heatmapKey(payload.dataset, payload.index), payload);
+    },
     add(payload) {
-      const key = fileKey(payload.dataset, payload.model, payload.lang);
-      state.files[key] = payload;
-      (state.waiting[key] || []).forEach((resolve) => resolve(payload));
-      delete state.waiting[key];
+      arrived(partKey(payload.dataset, payload.model, payload.lang, payload.part), payload);
     },
   };
   window.XLCONS = XLCONS;
@@ -24,6 +32,32 @@
 
   function fileKey(dataset, model, lang) {
     return [dataset, model, lang].join("\u0000");
+  }
+
+  function partKey(dataset, model, lang, part) {
+    return ["items", dataset, model, lang, part].join("\u0000");
+  }
+
+  function heatmapKey(dataset, index) {
+    return ["heatmap", dataset, index].join("\u0000");
+  }
+
+  // Loads one data file with a <script> tag (fetching a local file is refused under file://);
+  // resolves with what the file registered under `key`.
+  function load(key, parts) {
+    if (key in state.loaded) return Promise.resolve(state.loaded[key]);
+    return new Promise((resolve, reject) => {
+      const first = !state.waiting[key];
+      (state.waiting[key] = state.waiting[key] || []).push({ resolve, reject });
+      if (!first) return;
+      const tag = document.createElement("script");
+      tag.src = parts.map(encodeURIComponent).join("/");
+      tag.onerror = () => {
+        (state.waiting[key] || []).forEach((waiter) => waiter.reject(new Error("could not load " + parts.join("/"))));
+        delete state.waiting[key];
+      };
+      document.body.appendChild(tag);
+    });
   }
 
   function el(tag, options, children) {
@@ -59,23 +93,40 @@
     return k.evaluator + " · " + k.metric + (k.translator ? " (via " + k.translator + ")" : "");
   }
 
-  function loadFile(dataset, model, lang) {
-    const key = fileKey(dataset, model, lang);
-    if (state.files[key]) return Promise.resolve(state.files[key]);
-    return new Promise((resolve, reject) => {
-      const first = !state.waiting[key];
-      (state.waiting[key] = state.waiting[key] || []).push(resolve);
-      if (!first) return;
-      const tag = document.createElement("script");
-      tag.src = ["data", dataset, model, lang + ".js"].map(encodeURIComponent).join("/");
-      tag.onerror = () => reject(new Error("no item file for " + [dataset, model, lang].join(" / ")));
-      document.body.appendChild(tag);
-    });
+  function partsOf(dataset, model, lang) {
+    const files = (state.overview && state.overview.files) || {};
+    return (files[dataset] && files[dataset][model] && files[dataset][model][lang]) || 0;
   }
 
   function hasFile(dataset, model, lang) {
+    return partsOf(dataset, model, lang) > 0;
+  }
+
+  function languagesOf(dataset, model) {
     const files = (state.overview && state.overview.files) || {};
-    return Boolean(files[dataset] && files[dataset][model] && files[dataset][model].includes(lang));
+    return Object.keys((files[dataset] && files[dataset][model]) || {}).sort();
+  }
+
+  // Every item of one answer set, from its parts (an answer set larger than a few MB is split).
+  function loadFile(dataset, model, lang) {
+    const key = fileKey(dataset, model, lang);
+    if (state.files[key]) return Promise.resolve(state.files[key]);
+    const parts = partsOf(dataset, model, lang);
+    if (!parts) return Promise.reject(new Error("no item file for " + [dataset, model, lang].join(" / ")));
+    const loads = [];
+    for (let part = 0; part < parts; part++) {
+      const name = part === 0 ? lang + ".js" : lang + "." + part + ".js";
+      loads.push(load(partKey(dataset, model, lang, part), ["data", "items", dataset, model, name]));
+    }
+    return Promise.all(loads).then((loaded) => {
+      const file = { dataset, model, lang, metrics: loaded[0].metrics, items: loaded.flatMap((part) => part.items) };
+      state.files[key] = file;
+      return file;
+    });
+  }
+
+  function loadHeatmap(entry) {
+    return load(heatmapKey(entry.dataset, entry.index), entry.file.split("/"));
   }
 
   // The metrics of the same evaluator and translator as `key` that the items of a file have.
@@ -134,76 +185,126 @@
 
   // -- views ---------------------------------------------------------------------------------
 
+  // The colour of a value on its heatmap's scale: viridis, as the report's figures, over the
+  // metric's declared range (xlcons.reports.figure_style), or the heatmap's own minimum and
+  // maximum where the metric has none (a count, tokens per prompt); outside it, the end colour.
+  const VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+
   function colour(value, low, high) {
-    if (high <= low) return { background: "hsl(210, 60%, 70%)", dark: false };
-    const t = (value - low) / (high - low);
-    const lightness = 92 - t * 55;
-    return { background: "hsl(210, 65%, " + lightness.toFixed(1) + "%)", dark: lightness < 55 };
+    const t = high > low ? Math.min(1, Math.max(0, (value - low) / (high - low))) : 0.5;
+    const at = t * (VIRIDIS.length - 1);
+    const i = Math.min(VIRIDIS.length - 2, Math.floor(at));
+    const f = at - i;
+    const rgb = VIRIDIS[i].map((c, k) => Math.round(c + f * (VIRIDIS[i + 1][k] - c)));
+    return { background: "rgb(" + rgb.join(",") + ")", dark: t < 0.6 };
   }
 
-  function cellTitle(cell) {
-    const parts = ["value " + fmt(cell.value, 4)];
-    if (cell.ci_low !== null && cell.ci_high !== null) {
-      parts.push(Math.round((cell.ci_level || 0.95) * 100) + "% CI " + fmt(cell.ci_low, 4) + " – " + fmt(cell.ci_high, 4));
+  function scaleOf(heatmap) {
+    if (heatmap.range) return { low: heatmap.range[0], high: heatmap.range[1], declared: true };
+    let low = Infinity;
+    let high = -Infinity;
+    heatmap.cells.value.forEach((v) => {
+      if (typeof v === "number") {
+        low = Math.min(low, v);
+        high = Math.max(high, v);
+      }
+    });
+    return { low, high, declared: false };
+  }
+
+  function cellTitle(heatmap, index) {
+    const cells = heatmap.cells;
+    const parts = ["value " + fmt(cells.value[index], 4)];
+    if (cells.ci_low[index] !== null && cells.ci_high[index] !== null) {
+      parts.push(Math.round((cells.ci_level[index] || 0.95) * 100) + "% CI " + fmt(cells.ci_low[index], 4) + " – " + fmt(cells.ci_high[index], 4));
     }
-    parts.push("items " + cell.n_items + ", excluded " + cell.n_excluded);
-    if (cell.excluded_reasons) parts.push("excluded: " + cell.excluded_reasons);
-    if (cell.note) parts.push(cell.note);
+    parts.push("items " + cells.n_items[index] + ", excluded " + cells.n_excluded[index]);
+    if (cells.excluded_reasons[index]) parts.push("excluded: " + cells.excluded_reasons[index]);
+    if (cells.note[index]) parts.push(cells.note[index]);
     return parts.join("\n");
   }
 
-  function renderOverview(view) {
-    const overview = state.overview;
+  // One heatmap as a table: a row per model, a column per language. The tooltips (interval,
+  // counts, reasons) are made when the pointer first reaches a cell, not for every cell up front.
+  function heatmapTable(heatmap) {
+    const scale = scaleOf(heatmap);
+    const width = heatmap.langs.length;
+    const head = el("tr", {}, [el("th", { text: "model" }), ...heatmap.langs.map((lang) => el("th", { text: lang }))]);
+    const body = document.createElement("tbody");
+    heatmap.models.forEach((model, row) => {
+      const tr = document.createElement("tr");
+      tr.appendChild(el("th", { text: model }));
+      heatmap.langs.forEach((lang, column) => {
+        const index = row * width + column;
+        const td = document.createElement("td");
+        if (!heatmap.present[index]) {
+          td.className = "empty";
+          tr.appendChild(td);
+          return;
+        }
+        const value = heatmap.cells.value[index];
+        td.dataset.model = model;
+        td.dataset.lang = lang;
+        td.dataset.metric = heatmap.key;
+        td.dataset.value = value === null ? "" : String(value);
+        td.dataset.index = String(index);
+        const link = hasFile(heatmap.dataset, model, lang) ? document.createElement("a") : document.createElement("span");
+        if (link.tagName === "A") link.setAttribute("href", route("cell", heatmap.dataset, model, lang, heatmap.key));
+        link.textContent = fmt(value);
+        td.appendChild(link);
+        if (value === null) td.className = "empty";
+        else {
+          const c = colour(value, scale.low, scale.high);
+          td.style.backgroundColor = c.background;
+          if (c.dark) td.className = "dark";
+        }
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    });
+    const tableNode = el("table", { cls: "heatmap" }, [el("thead", {}, [head]), body]);
+    tableNode.addEventListener("mouseover", (event) => {
+      const td = event.target.closest("td[data-index]");
+      if (td && !td.title) td.title = cellTitle(heatmap, Number(td.dataset.index));
+    });
+    const scaleText = scale.declared ? "colour scale " + fmt(scale.low) + " – " + fmt(scale.high) + " (the metric's range)" : "colour scale " + fmt(scale.low) + " – " + fmt(scale.high) + " (lowest to highest here)";
+    return [tableNode, el("p", { cls: "meta", text: scaleText })];
+  }
+
+  function renderOverview(view, name) {
+    const datasets = state.overview.datasets;
     view.appendChild(el("h2", { text: "Overview" }));
     view.appendChild(
       el("p", { cls: "meta", text: "One heatmap per metric of the results table (models × languages). Hover a cell for its interval and counts; click it for its items." })
     );
-    if (!overview.heatmaps.length) view.appendChild(el("p", { text: "The results table has no rows." }));
-    let dataset = null;
-    overview.heatmaps.forEach((heatmap) => {
-      if (heatmap.dataset !== dataset) {
-        dataset = heatmap.dataset;
-        view.appendChild(el("h2", { text: "Data set " + dataset }));
-      }
-      const values = heatmap.cells.map((c) => c.value).filter((v) => typeof v === "number");
-      const low = Math.min(...values);
-      const high = Math.max(...values);
-      const byCell = {};
-      heatmap.cells.forEach((c) => (byCell[c.model + "\u0000" + c.lang] = c));
-      const head = el("tr", {}, [el("th", { text: "model" }), ...heatmap.langs.map((lang) => el("th", { text: lang }))]);
-      const rows = heatmap.models.map((model) =>
-        el("tr", {}, [
-          el("th", { text: model }),
-          ...heatmap.langs.map((lang) => {
-            const cell = byCell[model + "\u0000" + lang];
-            if (!cell) return el("td", { cls: "empty", text: "" });
-            const attrs = { "data-model": model, "data-lang": lang, "data-metric": heatmap.key, "data-value": cell.value === null ? "" : String(cell.value) };
-            const td = el("td", { cls: cell.value === null ? "empty" : "", title: cellTitle(cell), attrs });
-            const label = fmt(cell.value);
-            if (hasFile(heatmap.dataset, model, lang)) {
-              td.appendChild(el("a", { href: route("cell", heatmap.dataset, model, lang, heatmap.key), text: label }));
-            } else {
-              td.appendChild(el("span", { text: label }));
-            }
-            if (cell.value !== null) {
-              const c = colour(cell.value, low, high);
-              td.style.backgroundColor = c.background;
-              if (c.dark) td.classList.add("dark");
-            }
-            return td;
-          }),
+    if (!datasets.length) {
+      view.appendChild(el("p", { text: "The results table has no rows." }));
+      return Promise.resolve();
+    }
+    const dataset = datasets.find((d) => d.name === name) || datasets[0];
+    if (datasets.length > 1) {
+      view.appendChild(
+        el("p", { cls: "links", attrs: { id: "datasets" } }, [
+          el("span", { text: "Data sets: " }),
+          ...datasets.map((d) => el(d.name === dataset.name ? "strong" : "a", { href: d.name === dataset.name ? null : route("overview", d.name), text: d.name })),
         ])
       );
-      const compare =
-        heatmap.models.length > 1
-          ? el("a", { href: route("compare", heatmap.dataset, heatmap.langs[0], heatmap.key, heatmap.models[0], heatmap.models[1]), text: "compare two models" })
-          : null;
-      const block = el("div", { cls: "heatmap-block", attrs: { "data-heatmap": heatmap.key, "data-dataset": heatmap.dataset } }, [
-        el("h3", { text: keyLabel(heatmap.key) + (heatmap.kind !== "mean" ? " [" + heatmap.kind + "]" : "") }),
-        el("table", { cls: "heatmap" }, [el("thead", {}, [head]), el("tbody", {}, rows)]),
-        compare,
+    }
+    view.appendChild(el("h2", { text: "Data set " + dataset.name, attrs: { "data-dataset": dataset.name } }));
+    const blocks = dataset.heatmaps.map((entry) => {
+      const block = el("div", { cls: "heatmap-block", attrs: { "data-heatmap": entry.key, "data-dataset": entry.dataset } }, [
+        el("h3", { text: keyLabel(entry.key) + (entry.kind !== "mean" ? " [" + entry.kind + "]" : "") }),
       ]);
       view.appendChild(block);
+      return block;
+    });
+    return Promise.all(dataset.heatmaps.map(loadHeatmap)).then((heatmaps) => {
+      heatmaps.forEach((heatmap, i) => {
+        heatmapTable(heatmap).forEach((node) => blocks[i].appendChild(node));
+        if (heatmap.models.length > 1) {
+          blocks[i].appendChild(el("a", { href: route("compare", heatmap.dataset, heatmap.langs[0], heatmap.key, heatmap.models[0], heatmap.models[1]), text: "compare two models" }));
+        }
+      });
     });
   }
 
@@ -227,7 +328,7 @@
       const maximum = el("input", { attrs: { type: "number", step: "any", placeholder: "max score", id: "max-score" } });
       const counter = el("span", { cls: "meta", attrs: { id: "count" } });
       view.appendChild(el("div", { cls: "controls" }, [search, status, sort, minimum, maximum, counter]));
-      const others = state.overview.files[dataset] ? Object.keys(state.overview.files[dataset]).filter((m) => m !== model && hasFile(dataset, m, lang)) : [];
+      const others = Object.keys(state.overview.files[dataset] || {}).filter((m) => m !== model && hasFile(dataset, m, lang));
       if (others.length) {
         view.appendChild(el("p", { cls: "links" }, [el("span", { text: "Compare with: " }), ...others.map((m) => el("a", { href: route("compare", dataset, lang, key, model, m), text: m }))]));
       }
@@ -299,7 +400,7 @@
     return loadFile(dataset, model, lang).then((file) => {
       const item = file.items.find((candidate) => candidate.id === id);
       if (!item) throw new Error("no item " + id + " in " + [dataset, model, lang].join(" / "));
-      const languages = (state.overview.files[dataset] && state.overview.files[dataset][model]) || [];
+      const languages = languagesOf(dataset, model);
       view.appendChild(el("p", { cls: "links", attrs: { id: "other-languages" } }, [el("span", { text: "Same item in: " }), ...languages.filter((l) => l !== lang).map((l) => el("a", { href: route("item", dataset, model, l, id), text: l }))]));
       const models = Object.keys(state.overview.files[dataset] || {}).filter((m) => m !== model && hasFile(dataset, m, lang));
       if (models.length) {
@@ -360,16 +461,16 @@
 
   function renderCompare(view, params) {
     const files = state.overview.files;
-    const heatmaps = state.overview.heatmaps;
     const datasets = Object.keys(files);
     let [dataset, lang, key, modelA, modelB] = params;
     dataset = dataset || datasets[0];
     view.appendChild(el("h2", { text: "Compare two models on the same items" }));
     if (!dataset) return Promise.resolve(view.appendChild(el("p", { text: "No item files." })));
     const models = Object.keys(files[dataset] || {});
-    const langs = Array.from(new Set(models.flatMap((m) => files[dataset][m]))).sort();
+    const langs = Array.from(new Set(models.flatMap((m) => languagesOf(dataset, m)))).sort();
     lang = lang || langs[0];
-    const keys = Array.from(new Set(heatmaps.filter((h) => h.dataset === dataset).map((h) => h.key)));
+    const entry = state.overview.datasets.find((d) => d.name === dataset);
+    const keys = Array.from(new Set((entry ? entry.heatmaps : []).map((h) => h.key)));
     key = key || keys[0];
     modelA = modelA || models[0];
     modelB = modelB || models[1] || models[0];
@@ -444,7 +545,7 @@
       if (parts[0] === "cell" && parts.length === 5) done = renderCell(view, parts[1], parts[2], parts[3], parts[4]);
       else if (parts[0] === "item" && parts.length === 5) done = renderItem(view, parts[1], parts[2], parts[3], parts[4]);
       else if (parts[0] === "compare") done = renderCompare(view, parts.slice(1));
-      else renderOverview(view);
+      else done = renderOverview(view, parts[0] === "overview" ? parts[1] : null);
     } catch (error) {
       showError(view, error);
     }
