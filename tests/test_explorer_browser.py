@@ -111,7 +111,8 @@ return Array.from(document.querySelectorAll('[data-heatmap] td[data-metric]')).m
 
 
 def overview_cells(driver) -> dict[tuple[str, str, str, str], str]:
-    """Every heatmap cell of the data set the overview shows: (data set, metric key, model, language) -> its data-value."""
+    """Every heatmap cell of the data set the overview shows:
+    (data set, metric key, model, language) -> its data-value."""
     return {tuple(cell[:4]): cell[4] for cell in driver.execute_script(READ_CELLS)}
 
 

@@ -365,13 +365,13 @@ def overview(results: pl.DataFrame, models: Sequence[str] = ()) -> tuple[dict[st
         texts: dict[str, dict[str, str]] = {name: {} for name in _CELL_TEXTS}
         present = [0] * size
         for row in rows:
-            index = at[row["model"]] + column[row["lang"]]
-            present[index] = 1
+            cell = at[row["model"]] + column[row["lang"]]
+            present[cell] = 1
             for name in _CELL_NUMBERS:
-                cells[name][index] = _clean(row[name])
+                cells[name][cell] = _clean(row[name])
             for name in _CELL_TEXTS:
                 if row[name]:
-                    texts[name][str(index)] = row[name]
+                    texts[name][str(cell)] = row[name]
         low_high = METRIC_RANGES.get(metric)
         number = len(datasets.setdefault(dataset, []))
         entry = {
@@ -387,8 +387,9 @@ def overview(results: pl.DataFrame, models: Sequence[str] = ()) -> tuple[dict[st
         }
         datasets[dataset].append(entry)
         heatmaps.append(entry | {"models": row_models, "langs": langs, "present": present, "cells": cells | texts})
-    index = {"models": list(models), "datasets": [{"name": name, "heatmaps": maps} for name, maps in datasets.items()]}
-    return index, heatmaps
+    listed = [{"name": name, "heatmaps": maps} for name, maps in datasets.items()]
+    contents = {"models": list(models), "datasets": listed}
+    return contents, heatmaps
 
 
 # -- Writing ----------------------------------------------------------------------------------
