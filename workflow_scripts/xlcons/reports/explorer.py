@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 
 from xlcons.evaluators.info import EvaluatorInfo
 from xlcons.evaluators.registry import EVALUATORS, resolve
@@ -64,6 +65,7 @@ SITE_FILES = ("index.html", "explorer.js", "explorer.css")
 REGISTRY_GLOBAL = "window.XLCONS"
 ANSWER_KEYS = ["dataset", "model", "item_id", "lang"]
 GROUP_KEYS = ["dataset", "model"]
+Pair = tuple[str, str]  # (data set, model): the explorer builds one pair's files at a time
 # An item file's size before the answer set goes on in a next part: a browser parses a few MB in
 # well under a second (BENCHMARKS.md, the explorer at MultiQ scale).
 PART_BYTES = 2_000_000
@@ -155,30 +157,11 @@ def _by_answer(frame: pl.DataFrame | None, keys: Sequence[str] = ANSWER_KEYS) ->
     return found
 
 
-def _detail_frames(inputs: Mapping[str, Sequence[Path | str]]) -> dict[str, tuple[str, pl.DataFrame | None]]:
-    """Every evaluator's per-item table among `inputs`, by registered output: (evaluator, rows).
-    One reader for every evaluator: the registry names each table's schema (:func:`item_tables`);
-    the fixed inputs are read elsewhere, and any other name is an error."""
-    tables = item_tables()
-    found: dict[str, tuple[str, pl.DataFrame | None]] = {}
-    for output, paths in inputs.items():
-        if output in FIXED_INPUTS:
-            continue
-        if output not in tables:
-            raise ValueError(f"explorer: input {output!r} is no evaluator's per-item output")
-        evaluator, schema = tables[output]
-        found[output] = (evaluator, _frames(paths, resolve(schema)))
-    return found
-
-
 def read_item_tables(inputs: Mapping[str, Sequence[Path | str]]) -> dict[tuple, dict[str, dict]]:
     """Every evaluator's per-item rows, by answer, then by registered output:
-    ``{"evaluator": name, "rows": [...]}`` (:func:`_detail_frames` reads them)."""
-    found: dict[tuple, dict[str, dict]] = defaultdict(dict)
-    for output, (evaluator, frame) in _detail_frames(inputs).items():
-        for answer, rows in _by_answer(frame).items():
-            found[answer][output] = {"evaluator": evaluator, "rows": rows}
-    return found
+    ``{"evaluator": name, "rows": [...]}`` (all at once: the builder takes a pair at a time)."""
+    tables = AnswerTables(inputs)
+    return {answer: found for group in tables.groups() for answer, found in tables.details(group).items()}
 
 
 def _answer_status(finish_reason: str | None) -> str:
@@ -206,12 +189,10 @@ def _prompts(paths: Sequence[Path | str]) -> tuple[dict[tuple, dict], dict[tuple
     return prompts, english
 
 
-def _sentence_frame(inputs: Mapping[str, Sequence[Path | str]]) -> pl.DataFrame | None:
-    """Each translated answer's sentences, in order, with their quality estimates where the run has them."""
-    sentences = _frames(inputs.get(SENTENCES_INPUT, ()), TRANSLATED_SENTENCES)
+def _with_qe(sentences: pl.DataFrame | None, qe: pl.DataFrame | None) -> pl.DataFrame | None:
+    """Translated sentences, in order, with their quality estimates where the run has them."""
     if sentences is None:
         return None
-    qe = _frames(inputs.get(QE_INPUT, ()), TRANSLATION_QE)
     join = [*ANSWER_KEYS, "sentence_index", "source_lang"]
     if qe is not None:
         qe = qe.select(*join, "qe", "copy", "off_target", "lid_label", "lid_probability")
@@ -268,47 +249,86 @@ def _item(
     return item
 
 
-def _partition(frame: pl.DataFrame | None) -> dict[tuple[str, str], pl.DataFrame]:
-    """`frame`'s rows by (data set, model): the explorer builds one answer set's files at a time."""
-    if frame is None:
-        return {}
-    return {(str(key[0]), str(key[1])): part for key, part in frame.partition_by(GROUP_KEYS, as_dict=True).items()}
+def _groups_of(path: Path | str, schema: pa.Schema) -> set[Pair]:
+    """The (data set, model) pairs a table file holds, from its two key columns alone."""
+    keys = pl.from_arrow(read_table(path, schema, columns=GROUP_KEYS))
+    assert isinstance(keys, pl.DataFrame)
+    return {(str(d), str(m)) for d, m in keys.unique().iter_rows()}
 
 
 class AnswerTables:
-    """Every per-answer table the explorer reads, as column frames split by (data set, model).
-    The Python rows of one (data set, model) exist only while its files are made, so a run at
-    MultiQ scale (30 models x 137 languages x 200 items) is never in memory as Python objects."""
+    """Every per-answer table the explorer reads, one (data set, model) at a time. The stages
+    write a file per (data set, model) (the results job one file for all, the item scores):
+    a file of one pair is read when its pair is built, a file of several once, kept as column
+    frames by pair. So a run at MultiQ scale (30 models x 137 languages x 200 items) is never
+    in memory whole, nor as Python objects beyond one pair's."""
 
     def __init__(self, inputs: Mapping[str, Sequence[Path | str]]):
         self.prompts, self.english = _prompts(inputs.get(PROMPTS_INPUT, ()))
-        self.tables: dict[str, dict[tuple[str, str], pl.DataFrame]] = {
-            RESPONSES_INPUT: _partition(_frames(inputs.get(RESPONSES_INPUT, ()), RESPONSES)),
-            TRANSLATIONS_INPUT: _partition(_frames(inputs.get(TRANSLATIONS_INPUT, ()), TRANSLATIONS)),
-            SENTENCES_INPUT: _partition(_sentence_frame(inputs)),
-            ITEM_SCORES_INPUT: _partition(_frames(inputs.get(ITEM_SCORES_INPUT, ()), ITEM_SCORES)),
+        schemas: dict[str, tuple[pa.Schema, str | None]] = {
+            RESPONSES_INPUT: (RESPONSES, None),
+            TRANSLATIONS_INPUT: (TRANSLATIONS, None),
+            SENTENCES_INPUT: (TRANSLATED_SENTENCES, None),
+            QE_INPUT: (TRANSLATION_QE, None),
+            ITEM_SCORES_INPUT: (ITEM_SCORES, None),
         }
-        self.evaluators: dict[str, str] = {}
-        for output, (evaluator, frame) in _detail_frames(inputs).items():
-            self.evaluators[output] = evaluator
-            self.tables[output] = _partition(frame)
+        tables = item_tables()
+        for output in inputs:
+            if output in FIXED_INPUTS:
+                continue
+            if output not in tables:
+                raise ValueError(f"explorer: input {output!r} is no evaluator's per-item output")
+            evaluator, schema = tables[output]
+            schemas[output] = (resolve(schema), evaluator)
+        self.schemas = {name: schema for name, (schema, _) in schemas.items()}
+        self.evaluators = {name: evaluator for name, (_, evaluator) in schemas.items() if evaluator is not None}
+        # per table: the files of one pair, by pair; the rows of files of several pairs, by pair
+        self.single: dict[str, dict[Pair, list[Path | str]]] = {name: defaultdict(list) for name in schemas}
+        self.shared: dict[str, dict[Pair, list[pl.DataFrame]]] = {name: defaultdict(list) for name in schemas}
+        for name, schema in self.schemas.items():
+            for path in inputs.get(name, ()):
+                pairs = _groups_of(path, schema)
+                if len(pairs) == 1:
+                    self.single[name][pairs.pop()].append(path)
+                elif pairs:
+                    frame = _frames([path], schema)
+                    assert frame is not None
+                    for key, part in frame.partition_by(GROUP_KEYS, as_dict=True).items():
+                        self.shared[name][(str(key[0]), str(key[1]))].append(part)
 
-    def groups(self) -> list[tuple[str, str]]:
+    def groups(self) -> list[Pair]:
         """Every (data set, model) with an answer, a score or an evaluator's row, sorted."""
-        return sorted({group for parts in self.tables.values() for group in parts})
+        return sorted({pair for by_pair in (*self.single.values(), *self.shared.values()) for pair in by_pair})
 
-    def files(self, group: tuple[str, str]) -> dict[tuple[str, str, str], dict]:
-        """The payload of every item file of one (data set, model), by (data set, model,
-        language): its items, each with everything the run knows of it."""
-        part = {name: parts.get(group) for name, parts in self.tables.items()}
-        responses = _by_answer(part[RESPONSES_INPUT])
-        translations = _by_answer(part[TRANSLATIONS_INPUT])
-        sentences = _by_answer(part[SENTENCES_INPUT])
-        scores = _scores(part[ITEM_SCORES_INPUT])
+    def table(self, name: str, group: Pair) -> pl.DataFrame | None:
+        """The rows of table `name` for one (data set, model)."""
+        frames = []
+        if name in self.single and group in self.single[name]:
+            read = _frames(self.single[name][group], self.schemas[name])
+            if read is not None:
+                frames.append(read.filter(pl.col("dataset") == group[0], pl.col("model") == group[1]))
+        frames += self.shared.get(name, {}).get(group, [])
+        frames = [frame for frame in frames if frame.height]
+        return pl.concat(frames, how="diagonal_relaxed") if frames else None
+
+    def details(self, group: Pair) -> dict[tuple, dict[str, dict]]:
+        """Every evaluator's per-item rows of one (data set, model), by answer, then by registered
+        output: ``{"evaluator": name, "rows": [...]}``. One reader for every evaluator: the
+        registry names each table's schema (:func:`item_tables`)."""
         details: dict[tuple, dict[str, dict]] = defaultdict(dict)
         for output, evaluator in self.evaluators.items():
-            for answer, rows in _by_answer(part[output]).items():
+            for answer, rows in _by_answer(self.table(output, group)).items():
                 details[answer][output] = {"evaluator": evaluator, "rows": rows}
+        return details
+
+    def files(self, group: Pair) -> dict[tuple[str, str, str], dict]:
+        """The payload of every item file of one (data set, model), by (data set, model,
+        language): its items, each with everything the run knows of it."""
+        responses = _by_answer(self.table(RESPONSES_INPUT, group))
+        translations = _by_answer(self.table(TRANSLATIONS_INPUT, group))
+        sentences = _by_answer(_with_qe(self.table(SENTENCES_INPUT, group), self.table(QE_INPUT, group)))
+        scores = _scores(self.table(ITEM_SCORES_INPUT, group))
+        details = self.details(group)
         files: dict[tuple[str, str, str], dict] = {}
         for key in sorted(set(responses) | set(scores) | set(details)):
             dataset, model, item_id, lang = key

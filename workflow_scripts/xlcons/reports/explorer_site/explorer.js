@@ -531,9 +531,17 @@
     });
   }
 
+  // The view is drawn: data-ready for the tests, and data-painted-ms (milliseconds since the page
+  // began to load, at the first frame after drawing) for benchmarks/explorer_scale.py.
+  function drawn(view) {
+    view.setAttribute("data-ready", "1");
+    requestAnimationFrame(() => setTimeout(() => view.setAttribute("data-painted-ms", String(Math.round(performance.now()))), 0));
+  }
+
   function render() {
     const view = document.getElementById("view");
     view.removeAttribute("data-ready");
+    view.removeAttribute("data-painted-ms");
     view.replaceChildren();
     if (!state.overview) {
       showError(view, "data/overview.js did not load: open index.html from the explorer folder, with its data/ beside it.");
@@ -549,8 +557,8 @@
     } catch (error) {
       showError(view, error);
     }
-    if (done) done.catch((error) => showError(view, error)).then(() => view.setAttribute("data-ready", "1"));
-    else view.setAttribute("data-ready", "1");
+    if (done) done.catch((error) => showError(view, error)).then(() => drawn(view));
+    else drawn(view);
   }
 
   window.addEventListener("hashchange", render);
