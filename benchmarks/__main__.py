@@ -33,6 +33,7 @@ BENCHMARKS = (
     "results_bootstrap",
     "scheduling",
     "multiq_fidelity",
+    "explorer_scale",
     "gpu",
 )
 OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}

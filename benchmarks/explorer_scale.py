@@ -17,8 +17,10 @@ Phases: the synthetic tables (not part of the pipeline); ``build_explorer`` in a
 heatmap file, the largest item file, the largest file of all); Chromium (``--repeats`` fresh
 page loads, medians): the overview of the data set (from navigation to the first paint after
 every heatmap is drawn), a cell clicked on the overview (click to paint, its item file loaded),
-and a cell opened from a link (page load to paint). The page marks ``data-painted-ms``
-(performance.now() at the first frame after a view is drawn) on its view.
+a cell and an item opened from a link (page load to paint). The page marks
+``data-painted-ms`` (performance.now() at the first frame after a view is drawn) on its view,
+and the overview ``data-first-painted-ms`` when its first heatmap is on screen (it draws one
+heatmap at a time, yielding to the browser in between).
 
     python benchmarks/explorer_scale.py [--models 30] [--languages 137] [--items 200] [--out DIR] [--keep]
 """
@@ -76,6 +78,7 @@ ENGLISH = (
 )
 
 TARGETS = {
+    "overview_first_ms": ("<", 1000),
     "overview_ms": ("<", 2000),
     "cell_click_ms": ("<", 2000),
     "largest_file_mb": ("<", 5),
@@ -356,6 +359,7 @@ def sizes(site: Path) -> dict:
 
 
 PAINTED = "return document.getElementById('view').getAttribute('data-painted-ms')"
+FIRST_PAINTED = "return document.getElementById('view').getAttribute('data-first-painted-ms')"
 
 
 def browser_times(site: Path, model: str, lang: str, repeats: int) -> dict:
@@ -371,11 +375,12 @@ def browser_times(site: Path, model: str, lang: str, repeats: int) -> dict:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     profile = tempfile.mkdtemp(prefix="xlcons-bench-chromium-")
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--enable-precise-memory-info"):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
     driver.set_page_load_timeout(120)
-    times: dict[str, list[float]] = {"overview_ms": [], "cell_click_ms": [], "cell_link_ms": [], "item_link_ms": []}
+    names = ("overview_first_ms", "overview_ms", "cell_click_ms", "cell_link_ms", "item_link_ms")
+    times: dict[str, list[float]] = {name: [] for name in names}
     heap: list[float] = []
 
     def wait_painted() -> float:
@@ -390,6 +395,7 @@ def browser_times(site: Path, model: str, lang: str, repeats: int) -> dict:
     try:
         for _ in range(repeats):
             times["overview_ms"].append(fresh(""))
+            times["overview_first_ms"].append(float(driver.execute_script(FIRST_PAINTED)))
             heap.append(
                 driver.execute_script("return performance.memory ? performance.memory.usedJSHeapSize : 0") / 1e6
             )
@@ -453,7 +459,8 @@ def measure(args: argparse.Namespace) -> dict:
             lang = "de" if args.languages > 20 else "en"
             timed = browser_times(site, f"model-{args.models // 2:02d}", lang, args.repeats)
             print(
-                f"Chromium, medians of {args.repeats} fresh loads: overview {timed['overview_ms']:,.0f} ms "
+                f"Chromium, medians of {args.repeats} fresh loads: overview's first heatmap "
+                f"{timed['overview_first_ms']:,.0f} ms, all {timed['overview_ms']:,.0f} ms "
                 f"(JS heap {timed['overview_js_heap_mb']:,.0f} MB), "
                 f"cell clicked on it {timed['cell_click_ms']:,.0f} ms, "
                 f"cell from a link {timed['cell_link_ms']:,.0f} ms, item from a link {timed['item_link_ms']:,.0f} ms"

@@ -222,3 +222,20 @@ def test_the_gpu_check_runs_each_part_it_can_and_writes_one_json(tmp_path, offli
     assert json.loads(out.read_text()) == found
     assert found["generation"].startswith("skipped: vLLM is not installed")
     assert found["moe_device"] == "cpu" and found["moe_device_map"] is False and found["moe_sentences_per_s"] > 0
+
+
+def test_the_explorer_scale_benchmark_builds_a_synthetic_run_and_measures_its_site(tmp_path, capsys):
+    """benchmarks/explorer_scale.py at a small size, without the browser: the synthetic tables pass
+    the real schemas, the real builder runs, and the sizes are the site's."""
+    from benchmarks import explorer_scale
+
+    found = explorer_scale.figures(
+        ["--models", "2", "--languages", "3", "--items", "4", "--no-browser", "--out", str(tmp_path), "--keep"]
+    )
+    site = tmp_path / "results" / "explorer"
+    assert found["answers"] == 2 * 3 * 4
+    assert found["files"] == sum(1 for path in site.rglob("*") if path.is_file())
+    # 3 pages, the index, 10 heatmaps (RESULT_METRICS) and 2 x 3 answer sets of one part each
+    assert found["files"] == 3 + 1 + len(explorer_scale.RESULT_METRICS) + 2 * 3
+    assert found["largest_file_mb"] * 1e6 == pytest.approx(max(p.stat().st_size for p in site.rglob("*.js")), abs=1e4)
+    assert "build_explorer:" in capsys.readouterr().out
