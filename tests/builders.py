@@ -313,6 +313,10 @@ def explorer_run(folder) -> dict[str, list[str]]:
                         )
             base = f"results/translations/multiq/{model}/{lang}"
             write("translations", translated, TRANSLATIONS, f"{base}.parquet")
+            if model == "m1" and lang == "de":  # a second translator (`translators`) of m1's German answers
+                other = [row | {"translation": f"B[{row['response']}]", "translator": "nllb-b"} for row in translated]
+                other_base = f"results/by-translator/nllb-b/translations/multiq/{model}/{lang}"
+                write("other_translations", other, TRANSLATIONS, f"{other_base}.parquet")
             write("translation_sentences", sentence_rows, TRANSLATED_SENTENCES, f"{base}.sentences.parquet")
             write("translation_qe", qe_rows, TRANSLATION_QE, f"{base}.qe.parquet")
     write(

@@ -197,6 +197,8 @@ def test_a_cell_lists_its_items_filters_them_and_an_item_shows_its_sentences_wit
     assert "Berlin ist die Hauptstadt" in sentences[0].text
     assert "Berlin is a capital." in browser.find_element(By.CSS_SELECTOR, "[data-output='information_facts']").text
     assert "yes" in browser.find_element(By.CSS_SELECTOR, "[data-output='judgments']").text
+    others = browser.find_element(By.ID, "other-translations").text
+    assert "nllb-b" in others and "B[Berlin ist die Hauptstadt. Es ist groß.]" in others
     verdicts = browser.find_element(By.ID, "verdicts").text
     assert "judge verdict: yes" in verdicts and "language_id label: __label__de" in verdicts
     # the same item in the other language, one click away

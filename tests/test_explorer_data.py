@@ -101,6 +101,15 @@ def test_an_item_file_holds_prompts_answer_translation_sentences_with_qe_scores_
     ]
 
 
+def test_other_translators_translations_stand_beside_the_primary_one(run):
+    root, _, _ = run
+    assert item(root, "m1", "de", "q1")["other_translations"] == [
+        {"translator": "nllb-b", "text": "B[Berlin ist die Hauptstadt. Es ist groß.]", "path": "prompt_language"}
+    ]
+    assert item(root, "m1", "de", "q1")["translation"]["translator"] == "tiny-nllb", "the primary stays the primary"
+    assert item(root, "m2", "de", "q1")["other_translations"] == []
+
+
 def test_a_failed_request_is_an_error_and_its_scores_say_so(run):
     root, _, _ = run
     q3 = item(root, "m1", "de", "q3")

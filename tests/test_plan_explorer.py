@@ -77,6 +77,24 @@ def test_translated_answers_bring_their_sentences_and_quality_estimates():
     assert no_qe["translation_qe"] == [] and no_qe["translation_sentences"]
 
 
+def test_other_translators_translations_are_read_where_an_evaluator_reads_translations():
+    config = {
+        **MULTIQ,
+        "translator": {"datasets": ["multiq"]},
+        "translators": {"nllb-b": {"model": {"hf_id": "org/nllb-b"}}},
+        "evaluators": {"information": {"datasets": ["multiq"]}},
+    }
+    plan = plan_of(config)
+    assert plan.translator_vias("multiq") == ["", "by-translator/nllb-b/"], "information reads translations"
+    others = plan.explorer_inputs()["other_translations"]
+    assert others == [
+        f"results/by-translator/nllb-b/translations/multiq/{model}/{lang}.parquet"
+        for model in ("m", "n")
+        for lang in ("en", "de")
+    ]
+    assert plan_of({**MULTIQ, "translator": {"datasets": ["multiq"]}}).explorer_inputs()["other_translations"] == []
+
+
 def test_the_per_item_tables_come_from_the_registry():
     """Each evaluator's per-item results sources and its details; no corpus-level source."""
     tables = item_tables()

@@ -15,7 +15,13 @@ import yaml
 
 from builders import shipped_config
 from test_config import reversed_keys
-from test_explorer_browser import browser, check_overview_matches_results, click_and_wait, severe_console_errors  # noqa: F401  (browser: a fixture)
+from test_explorer_browser import (
+    browser,  # noqa: F401  (a fixture)
+    check_overview_matches_results,
+    click_and_wait,
+    open_view,
+    severe_console_errors,
+)
 from test_workflow import REPO, job_counts, snakemake
 
 EXAMPLE = REPO / "config" / "examples" / "own-prompts.yaml"
@@ -93,6 +99,7 @@ def test_the_quickstart_explorer_goes_from_a_heatmap_cell_to_an_item_with_its_tr
     results = workdir / "results" / "quickstart"
     site = results / "explorer"
     check_overview_matches_results(browser, site, results / "tables" / "results.csv")
+    open_view(browser, site, "#overview/clinic_qa")
     link = browser.find_element(By.CSS_SELECTOR, "td[data-metric='judge||accuracy'][data-lang='de'] a")
     click_and_wait(browser, link)
     items = browser.find_elements(By.CSS_SELECTOR, "#items tbody tr a")

@@ -3,9 +3,10 @@
 It reads what the results stage read, and what lies beside it: the per-item tables of every
 evaluator as the evaluator registry lists them (each entry's per-item `results` sources and
 its `details`), the item scores and the results table, the prompts and answers of every
-scored (data set, model), and the primary translator's translations and their quality
-estimates where the run has them. Other translators' files are left out: their scores are in
-the item scores, under their translator's name.
+scored (data set, model), the primary translator's translations with their sentences and
+quality estimates where the run has them, and the other translators' (`translators`)
+translations of the sets an evaluator reads translated (their text beside their scores,
+which are in the item scores under their translator's name).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from xlcons.plan.evaluation import EvaluationPlan
 from xlcons.plan.layout import Layout
 from xlcons.plan.quality import QualityPlan
 from xlcons.plan.scoring import EvaluatorPlan
+from xlcons.plan.translation import TranslationPlan
 
 # The explorer rule's named inputs beside the evaluators' outputs (which keep their registered names).
 RESULTS_TABLE = "results"
@@ -26,6 +28,7 @@ ITEM_SCORES_TABLE = "item_scores"
 PROMPT_TABLES = "prompts"
 RESPONSE_TABLES = RESPONSES_INPUT
 TRANSLATION_TABLES = "translations"
+OTHER_TRANSLATION_TABLES = "other_translations"
 SENTENCE_TABLES = "translation_sentences"
 QE_TABLES = QE_INPUT
 FIXED_INPUTS = (
@@ -34,6 +37,7 @@ FIXED_INPUTS = (
     PROMPT_TABLES,
     RESPONSE_TABLES,
     TRANSLATION_TABLES,
+    OTHER_TRANSLATION_TABLES,
     SENTENCE_TABLES,
     QE_TABLES,
 )
@@ -48,9 +52,10 @@ class ExplorerPlan:
         evaluators: EvaluatorPlan,
         evaluation: EvaluationPlan,
         quality: QualityPlan,
+        translation: TranslationPlan,
     ):
         self.config, self.data, self.layout, self.evaluators = config, data, layout, evaluators
-        self.evaluation, self.quality = evaluation, quality
+        self.evaluation, self.quality, self.translation = evaluation, quality, translation
 
     def explorer_enabled(self) -> bool:
         """The run writes the explorer: `output.explorer` is on and some evaluator runs (there is
@@ -91,6 +96,14 @@ class ExplorerPlan:
         translated = set(self.data.translation_datasets())
         inputs[TRANSLATION_TABLES] = [
             path for d, m in pairs if d in translated for path in self.layout.translation_files(d, m)
+        ]
+        inputs[OTHER_TRANSLATION_TABLES] = [
+            path
+            for d, m in pairs
+            if d in translated
+            for via in self.translation.translator_vias(d)
+            if via
+            for path in self.layout.translation_files(d, m, via=via)
         ]
         inputs[SENTENCE_TABLES] = [
             path for d, m in pairs if d in translated for path in self.layout.translation_files(d, m, "sentences")

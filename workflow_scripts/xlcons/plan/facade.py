@@ -172,7 +172,9 @@ class Plan:
             config, self.registry, self.models, self.data, self.layout, self.translation, self.scoring
         )
         self.evaluation = EvaluationPlan(self.models, self.layout, self.scoring, self.translation, self.quality)
-        self.explorer = ExplorerPlan(config, self.data, self.layout, self.scoring, self.evaluation, self.quality)
+        self.explorer = ExplorerPlan(
+            config, self.data, self.layout, self.scoring, self.evaluation, self.quality, self.translation
+        )
         self.targets = Targets(
             self.models, self.data, self.layout, self.scoring, self.translation, self.quality, self.evaluation
         )

@@ -78,6 +78,7 @@ ITEM_SCORES_INPUT = "item_scores"
 PROMPTS_INPUT = "prompts"
 RESPONSES_INPUT = "responses"
 TRANSLATIONS_INPUT = "translations"
+OTHER_TRANSLATIONS_INPUT = "other_translations"
 SENTENCES_INPUT = "translation_sentences"
 QE_INPUT = "translation_qe"
 FIXED_INPUTS = (
@@ -86,6 +87,7 @@ FIXED_INPUTS = (
     PROMPTS_INPUT,
     RESPONSES_INPUT,
     TRANSLATIONS_INPUT,
+    OTHER_TRANSLATIONS_INPUT,
     SENTENCES_INPUT,
     QE_INPUT,
 )
@@ -220,8 +222,9 @@ def _item(
     sentences: list[dict],
     scores: dict[str, list],
     details: dict[str, dict],
+    others: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """One item as the pages show it."""
+    """One item as the pages show it; `others`: the other translators' translations of its answer."""
     item: dict[str, Any] = {
         "id": item_id,
         "prompt": response.get("prompt") or prompt.get("prompt"),
@@ -233,6 +236,10 @@ def _item(
         "answer_status": _answer_status(response.get("finish_reason")) if response else None,
         "error": response.get("error"),
         "translation": None,
+        "other_translations": [
+            {"translator": row["translator"], "text": row["translation"], "path": row["translation_path"]}
+            for row in sorted(others, key=lambda row: row["translator"])
+        ],
         "scores": scores,
         "details": details,
     }
@@ -268,6 +275,7 @@ class AnswerTables:
         schemas: dict[str, tuple[pa.Schema, str | None]] = {
             RESPONSES_INPUT: (RESPONSES, None),
             TRANSLATIONS_INPUT: (TRANSLATIONS, None),
+            OTHER_TRANSLATIONS_INPUT: (TRANSLATIONS, None),
             SENTENCES_INPUT: (TRANSLATED_SENTENCES, None),
             QE_INPUT: (TRANSLATION_QE, None),
             ITEM_SCORES_INPUT: (ITEM_SCORES, None),
@@ -326,6 +334,7 @@ class AnswerTables:
         language): its items, each with everything the run knows of it."""
         responses = _by_answer(self.table(RESPONSES_INPUT, group))
         translations = _by_answer(self.table(TRANSLATIONS_INPUT, group))
+        others = _by_answer(self.table(OTHER_TRANSLATIONS_INPUT, group))
         sentences = _by_answer(_with_qe(self.table(SENTENCES_INPUT, group), self.table(QE_INPUT, group)))
         scores = _scores(self.table(ITEM_SCORES_INPUT, group))
         details = self.details(group)
@@ -341,6 +350,7 @@ class AnswerTables:
                 sentences.get(key, []),
                 scores.get(key, {}),
                 details.get(key, {}),
+                others.get(key, []),
             )
             payload = files.setdefault(
                 (dataset, model, lang), {"dataset": dataset, "model": model, "lang": lang, "metrics": [], "items": []}

@@ -454,6 +454,21 @@
         sentences.id = "sentences";
         view.appendChild(sentences);
       }
+      if (item.other_translations && item.other_translations.length) {
+        view.appendChild(el("h3", { text: "Other translators" }));
+        const others = table(
+          ["translator", "English translation", "scores"],
+          item.other_translations.map((other) =>
+            el("tr", { attrs: { "data-translator": other.translator } }, [
+              el("td", { text: other.translator }),
+              el("td", {}, [el("div", { cls: "cell-text", text: other.text })]),
+              el("td", { text: Object.keys(item.scores).sort().filter((key) => splitKey(key).translator === other.translator).map((key) => splitKey(key).evaluator + " " + splitKey(key).metric + " " + fmt(item.scores[key][0], 4)).join("; ") || "–" }),
+            ])
+          )
+        );
+        others.id = "other-translations";
+        view.appendChild(others);
+      }
       view.appendChild(el("h3", { text: "Scores" }));
       const scores = table(
         ["metric", "value", "status"],
