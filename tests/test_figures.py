@@ -137,6 +137,13 @@ def test_metric_ranges_come_from_the_metrics_nature():
     assert METRIC_RANGES["lcpr"] == METRIC_RANGES["F"] == METRIC_RANGES["xSC"] == (0.0, 1.0)
     assert METRIC_RANGES["spearman"] == (-1.0, 1.0)
     assert METRIC_RANGES["chrF"] == (0.0, 100.0)
+
+
+def test_a_qualified_metric_takes_the_range_of_the_metric_it_qualifies():
+    from xlcons.reports.figure_style import declared_range
+
+    assert declared_range("f1@qe_pass") == declared_range("F@qe_pass-all") == declared_range("f1") == (0.0, 1.0)
+    assert declared_range("tokens_per_prompt") is None
     with pytest.raises(KeyError, match="METRIC_RANGES"):
         metric_range("no such metric")
 

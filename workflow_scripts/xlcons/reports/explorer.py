@@ -44,7 +44,7 @@ import pyarrow as pa
 
 from xlcons.evaluators.info import EvaluatorInfo
 from xlcons.evaluators.registry import EVALUATORS, resolve
-from xlcons.reports.figure_style import METRIC_RANGES
+from xlcons.reports.figure_style import declared_range
 from xlcons.schemas import (
     ITEM_SCORES,
     NO_TEXT_REASONS,
@@ -402,7 +402,7 @@ def overview(results: pl.DataFrame, models: Sequence[str] = ()) -> tuple[dict[st
             for name in _CELL_TEXTS:
                 if row[name]:
                     texts[name][str(cell)] = row[name]
-        low_high = METRIC_RANGES.get(metric)
+        low_high = declared_range(metric)
         number = len(datasets.setdefault(dataset, []))
         entry = {
             "dataset": dataset,

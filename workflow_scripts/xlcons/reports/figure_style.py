@@ -29,10 +29,12 @@ METRIC_RANGES: dict[str, tuple[float, float]] = {
     "line_pass": UNIT,
     "word_pass": UNIT,
     "F": UNIT,
+    "f1": UNIT,
     "precision": UNIT,
     "recall": UNIT,
     "consistency": UNIT,
     "xSC": UNIT,
+    "xSC_oracle": UNIT,
     "xAC": UNIT,
     "accuracy": UNIT,
     # language fidelity, empathy's per-mechanism agreement, tokenizer class shares
@@ -62,6 +64,12 @@ MISSING_EDGE = "#7f7f7f"  # the hatching's colour
 MISSING_HATCH = "///"
 DIAGONAL_COLOUR = "white"
 MISSING_NOTE = "grey hatched: no value"
+
+
+def declared_range(metric: str) -> tuple[float, float] | None:
+    """The metric's declared colour range, or None: its own entry, else that of the metric it
+    qualifies (``f1@qe_pass``, F over the items that pass QE, is an F: ``f1``'s range)."""
+    return METRIC_RANGES.get(metric) or METRIC_RANGES.get(metric.split("@", 1)[0])
 
 
 def metric_range(metric: str) -> tuple[float, float]:
