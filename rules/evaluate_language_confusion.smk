@@ -16,6 +16,7 @@ if PLAN.evaluator_datasets("language_confusion"):
             ],
         output:
             per_item=evaluation("language_confusion"),
+            lines=evaluation("language_confusion_lines"),
         log:
             "logs/evaluate/{dataset}/{model}/language_confusion.log",
         benchmark:

@@ -19,6 +19,7 @@ from builders import response_rows
 from xlcons.evaluators.language_confusion import (
     DERIVED_METRICS,
     LANGUAGE_CONFUSION,
+    LANGUAGE_CONFUSION_LINES,
     LCPR,
     english_words,
     language_confusion_pass_rate,
@@ -176,6 +177,23 @@ def test_lines_under_min_line_tokens_are_not_judged_nor_sent_to_the_model():
     # With a threshold of 3 tokens the English line is judged, and confused.
     (row,) = score([("q1", "ru", text)], min_line_tokens=3)
     assert (row["n_judged_lines"], row["n_confused_lines"], row["line_pass"]) == (3, 1, False)
+
+
+def test_each_line_sent_to_language_id_is_listed_with_its_label_and_whether_it_counted():
+    mixed = "Берлин is the capital, столица и крупнейший город"
+    text = RUSSIAN_SWITCHING.split("\n")[0] + "\nДа.\n" + RUSSIAN_SWITCHING.split("\n")[2] + "\n" + mixed
+    lines: list[dict] = []
+    score_language_confusion(
+        response_rows([("q1", "ru", text)]), FakeLID({mixed: ("en", 0.4)}), REGISTRY, line_rows=lines
+    )
+    assert [(r["line_index"], r["label"], r["judged"], r["confused"]) for r in lines] == [
+        (0, "ru", True, False),
+        (1, "en", True, True),
+        (2, "en", False, None),  # below min_confidence: sent, not counted
+    ], "the short line is not sent at all"
+    assert lines[1]["line"] == "It is also known for its history, museums and nightlife."
+    assert {(r["dataset"], r["model"], r["item_id"], r["lang"]) for r in lines} == {("multiq", "m", "q1", "ru")}
+    assert pa.Table.from_pylist(lines, schema=LANGUAGE_CONFUSION_LINES).num_rows == 3
 
 
 def test_a_response_of_short_lines_only_has_no_judged_line_but_is_still_checked_for_words():
@@ -393,6 +411,13 @@ def test_run_language_confusion_with_lid176_on_a_german_and_a_russian_answer(off
     assert (clean["line_pass"], clean["word_pass"]) == (True, True)
     frame = pl.from_arrow(read_table(out, LANGUAGE_CONFUSION))
     assert frame.height == 3
+    lines_path = tmp_path / "out" / "lines.parquet"
+    run_language_confusion(
+        [source], tmp_path / "out" / "again.parquet", offline_models["lid176"], "lid176", lines_path=lines_path
+    )
+    lines = read_table(lines_path, LANGUAGE_CONFUSION_LINES).to_pylist()
+    assert len(lines) == 2 + 4 + 2 and sum(bool(r["confused"]) for r in lines) == 2
+    assert {r["label"] for r in lines if r["lang"] == "de"} == {"de"}
 
 
 def test_serbian_in_latin_letters_is_not_checked_for_english_words_by_the_strict_rule():

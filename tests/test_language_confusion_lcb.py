@@ -126,6 +126,15 @@ class TestLines:
         assert (row["n_confused_lines"], row["line_pass"]) == (1, False)
         assert (row["word_pass"], row["word_excluded_reason"]) == (None, "line_error")
 
+    def test_each_judged_line_is_listed_with_its_label_and_whether_it_is_confused(self):
+        lines: list[dict] = []
+        text = f"{RU}\nКоротко.\nThis line is written in English"
+        score_language_confusion_lcb(responses([("ru", text)]), FakeLID176(), VOCABULARY, REGISTRY, line_rows=lines)
+        assert [(r["line_index"], r["line"], r["label"], r["judged"], r["confused"]) for r in lines] == [
+            (0, RU, "ru", True, False),
+            (1, "This line is written in English", "en", True, True),
+        ], "the short line is not judged, so not listed"
+
     def test_an_unknown_line_is_an_error(self):
         [row] = score([("ru", RU)], FakeLID176({RU: ("ru", 0.25)}))
         assert row["line_pass"] is False

@@ -8,6 +8,7 @@ the example runs is asserted on them here."""
 from __future__ import annotations
 
 import csv
+import json
 
 import pyarrow.parquet as pq
 import pytest
@@ -109,6 +110,14 @@ def test_the_quickstart_explorer_goes_from_a_heatmap_cell_to_an_item_with_its_tr
     assert browser.find_element(By.CSS_SELECTOR, "[data-output='judgments']")
     assert browser.find_element(By.CSS_SELECTOR, "[data-output='information_facts']")
     assert severe_console_errors(browser) == []
+    # language confusion's lines, each with its language-ID label, for the items that have judged lines
+    lines = [
+        row
+        for path in (site / "data" / "items" / "clinic_qa").rglob("*.js")
+        for item in json.loads(path.read_text(encoding="utf-8").split("(", 1)[1].rsplit(");", 1)[0])["items"]
+        for row in item["details"].get("language_confusion_lines", {}).get("rows", [])
+    ]
+    assert lines and all(row["label"] and row["line"] for row in lines if row["judged"])
 
 
 def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(quickstart_run):

@@ -140,6 +140,30 @@ LANGUAGE_CONFUSION = pa.schema(
     ]
 )
 
+# Every line sent to language ID, one row each (the item explorer shows them under the answer):
+# `line_index` its place among the answer's lines sent, `label` the language-ID label (null
+# where the model gave none), `judged` whether it counted (long and sure enough), `confused`
+# whether a judged line is not in `lang` (null when not judged).
+LANGUAGE_CONFUSION_LINES = pa.schema(
+    [
+        DATASET,
+        MODEL,
+        ITEM_ID,
+        LANG,
+        pa.field("line_index", pa.int32(), nullable=False),
+        pa.field("line", pa.string(), nullable=False),
+        pa.field("label", pa.string()),
+        pa.field("judged", pa.bool_(), nullable=False),
+        pa.field("confused", pa.bool_()),
+    ]
+)
+
+
+def line_row(row: dict, index: int, line: str, label: str | None, judged: bool, confused: bool | None) -> dict:
+    """One LANGUAGE_CONFUSION_LINES row of the answer `row`."""
+    keys = {key: row[key] for key in ("dataset", "model", "item_id", "lang")}
+    return keys | {"line_index": index, "line": line, "label": label, "judged": judged, "confused": confused}
+
 
 class Identifier(Protocol):
     """What scoring needs of `xlcons.lid.LanguageIdentifier`."""
@@ -300,8 +324,11 @@ def score_language_confusion(
     *,
     min_line_tokens: int = DEFAULT_MIN_LINE_TOKENS,
     min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    line_rows: list[dict] | None = None,
 ) -> pa.Table:
-    """The LANGUAGE_CONFUSION rows of RESPONSES rows (any models, data sets, languages), in their order."""
+    """The LANGUAGE_CONFUSION rows of RESPONSES rows (any models, data sets, languages), in their
+    order; with `line_rows`, each line sent to language ID is appended to it as a
+    LANGUAGE_CONFUSION_LINES row."""
     check_thresholds(min_line_tokens, min_confidence)
     registry = registry or getattr(identifier, "registry", None) or LanguageRegistry.load()
     rows = responses.select(["dataset", "model", "item_id", "lang", "response"]).to_pylist()
@@ -335,6 +362,15 @@ def score_language_confusion(
             if predictions[i][0] is not None and predictions[i][1] is not None and predictions[i][1] >= min_confidence
         ]
         confused = sum(not identifier.is_language(label, lang) for label in judged)
+        if line_rows is not None:
+            for number, i in enumerate(indices):
+                label, probability = predictions[i]
+                sure = label is not None and probability is not None and probability >= min_confidence
+                line_rows.append(
+                    line_row(
+                        row, number, texts[i], label, sure, not identifier.is_language(label, lang) if sure else None
+                    )
+                )
         if not supported[lang]:
             line_reason = "lid_unsupported_language"
         elif not answered:

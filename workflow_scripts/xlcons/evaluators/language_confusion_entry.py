@@ -12,7 +12,7 @@ from typing import Any
 
 from xlcons.data_sources.catalog import LCB_WORDS_SHA256, LCB_WORDS_URL, LID176_SHA256, LID176_URL
 from xlcons.datasets import PROMPT_LANGUAGE_ANSWERS
-from xlcons.evaluators.info import EvaluatorInfo, ResultsSource, config_section
+from xlcons.evaluators.info import EvaluatorInfo, ItemDetails, ResultsSource, config_section
 from xlcons.evaluators.language_id_entry import lid_model
 
 LCB_MODEL_KEY = "evaluators.language_confusion.model"
@@ -32,7 +32,7 @@ LANGUAGE_CONFUSION_ENTRY = EvaluatorInfo(
     "language_confusion",
     "language_confusion",
     "evaluate_language_confusion.smk",
-    ("language_confusion",),
+    ("language_confusion", "language_confusion_lines"),
     "language_confusion",
     needs=frozenset({PROMPT_LANGUAGE_ANSWERS}),
     models=language_confusion_models,
@@ -44,6 +44,8 @@ LANGUAGE_CONFUSION_ENTRY = EvaluatorInfo(
         ),
     ),
     derived=("xlcons.evaluators.language_confusion:LCPR",),
+    # each line sent to language ID, with its label: the item explorer shows them under the answer
+    details=(ItemDetails("language_confusion_lines", "xlcons.evaluators.language_confusion:LANGUAGE_CONFUSION_LINES"),),
     options=config_section(
         "Language confusion (Marchisio et al. 2024): line-level language ID of every answer (does it "
         "switch language part way?) and, for non-Latin-script languages, English words inside it; "

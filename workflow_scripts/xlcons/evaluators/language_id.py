@@ -18,6 +18,7 @@ from xlcons.evaluators.language_confusion import (
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_MIN_LINE_TOKENS,
     LANGUAGE_CONFUSION,
+    LANGUAGE_CONFUSION_LINES,
     check_thresholds,
     score_language_confusion,
 )
@@ -56,15 +57,29 @@ def run_language_confusion(
     *,
     min_line_tokens: int = DEFAULT_MIN_LINE_TOKENS,
     min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    lines_path: Path | str | None = None,
 ) -> Path:
-    """RESPONSES files in, one LANGUAGE_CONFUSION file out (thresholds checked before the model loads)."""
+    """RESPONSES files in, one LANGUAGE_CONFUSION file out (thresholds checked before the model
+    loads); with `lines_path`, the lines sent to language ID too (LANGUAGE_CONFUSION_LINES)."""
     check_thresholds(min_line_tokens, min_confidence)
     responses = read_responses(response_files)
     identifier = LanguageIdentifier(model_path, label_scheme)
+    lines: list[dict] = []
     table = score_language_confusion(
-        responses, identifier, identifier.registry, min_line_tokens=min_line_tokens, min_confidence=min_confidence
+        responses,
+        identifier,
+        identifier.registry,
+        min_line_tokens=min_line_tokens,
+        min_confidence=min_confidence,
+        line_rows=lines,
     )
+    _write_lines(lines, lines_path)
     return write_table(table, out_path, LANGUAGE_CONFUSION)
+
+
+def _write_lines(lines: list[dict], path: Path | str | None) -> None:
+    if path is not None:
+        write_table(pa.Table.from_pylist(lines, schema=LANGUAGE_CONFUSION_LINES), path, LANGUAGE_CONFUSION_LINES)
 
 
 def run_language_confusion_lcb(
@@ -74,15 +89,19 @@ def run_language_confusion_lcb(
     words_path: Path | str,
     *,
     min_line_tokens: int = DEFAULT_MIN_LINE_TOKENS,
+    lines_path: Path | str | None = None,
 ) -> Path:
-    """RESPONSES files in, one LANGUAGE_CONFUSION file out, by the Language Confusion Benchmark's rule."""
+    """RESPONSES files in, one LANGUAGE_CONFUSION file out, by the Language Confusion Benchmark's
+    rule; with `lines_path`, the judged lines too (LANGUAGE_CONFUSION_LINES)."""
     check_thresholds(min_line_tokens, DEFAULT_MIN_CONFIDENCE)
     vocabulary = lcb_rule.english_vocabulary(words_path)  # a bad list fails before the model loads
     responses = read_responses(response_files)
     identifier = LanguageIdentifier(model_path, "lid176")
+    lines: list[dict] = []
     table = lcb_rule.score_language_confusion_lcb(
-        responses, identifier, vocabulary, identifier.registry, min_line_tokens=min_line_tokens
+        responses, identifier, vocabulary, identifier.registry, min_line_tokens=min_line_tokens, line_rows=lines
     )
+    _write_lines(lines, lines_path)
     return write_table(table, out_path, LANGUAGE_CONFUSION)
 
 
@@ -110,6 +129,7 @@ def rule_language_confusion(smk) -> None:
             paths[LCB_MODEL_KEY],
             paths[LCB_WORDS_KEY],
             min_line_tokens=params.min_line_tokens,
+            lines_path=smk.output.lines,
         )
         return
     run_language_confusion(
@@ -119,4 +139,5 @@ def rule_language_confusion(smk) -> None:
         params.label_scheme,
         min_line_tokens=params.min_line_tokens,
         min_confidence=params.min_confidence,
+        lines_path=smk.output.lines,
     )

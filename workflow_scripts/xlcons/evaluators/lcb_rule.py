@@ -49,6 +49,7 @@ from xlcons.evaluators.language_confusion import (
     LATIN_SCRIPT,
     check_thresholds,
     confusion_row,
+    line_row,
 )
 from xlcons.evaluators.lcb_tokens import LineTokenizer
 from xlcons.languages import Language, LanguageRegistry, written_script
@@ -125,8 +126,10 @@ def score_language_confusion_lcb(
     tokenizer: LineTokenizer | None = None,
     *,
     min_line_tokens: int = MIN_LINE_TOKENS,
+    line_rows: list[dict] | None = None,
 ) -> pa.Table:
-    """The LANGUAGE_CONFUSION rows of RESPONSES rows by the Language Confusion Benchmark's rule.
+    """The LANGUAGE_CONFUSION rows of RESPONSES rows by the Language Confusion Benchmark's rule;
+    with `line_rows`, each judged line is appended to it as a LANGUAGE_CONFUSION_LINES row.
 
     `identifier` is lid.176 (or a stand-in), `vocabulary` the English words of
     :func:`xlcons.evaluators.english_vocabulary`. ``n_lines`` counts the non-empty
@@ -170,6 +173,11 @@ def score_language_confusion_lcb(
         lines, tokens, labels_of_row = by_row.get(index, ([], [], []))
         accepted = {expected[lang]} if written[index] == languages[lang].script else set(languages[lang].lid176_labels)
         confused = sum(label not in accepted for label in labels_of_row)
+        if line_rows is not None:
+            line_rows.extend(
+                line_row(row, number, line, label, True, label not in accepted)
+                for number, (line, label) in enumerate(zip(lines, labels_of_row))
+            )
         if expected[lang] is None:
             line_reason = "lid_unsupported_language"
         elif not answered:
