@@ -189,6 +189,13 @@ def test_a_cell_lists_its_items_filters_them_and_an_item_shows_its_sentences_wit
     Select(browser.find_element(By.ID, "status")).select_by_value("error")
     assert [r.get_attribute("data-item") for r in browser.find_elements(By.CSS_SELECTOR, "#items tbody tr")] == ["q3"]
     Select(browser.find_element(By.ID, "status")).select_by_value("")
+    # the answers' translation quality: a column, and a range to keep (q1's QE is 0.5625, shown 0.563; q2's lower)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#items tbody tr")
+    qe = {r.get_attribute("data-item"): r.find_element(By.CSS_SELECTOR, "td.qe").text for r in rows}
+    assert qe["q1"] == "0.563"
+    browser.find_element(By.ID, "min-qe").send_keys("0.56")
+    assert [r.get_attribute("data-item") for r in browser.find_elements(By.CSS_SELECTOR, "#items tbody tr")] == ["q1"]
+    browser.find_element(By.ID, "min-qe").clear()
     browser.find_element(By.ID, "search").send_keys("hauptstadt")
     assert [r.get_attribute("data-item") for r in browser.find_elements(By.CSS_SELECTOR, "#items tbody tr")] == ["q1"]
     click_and_wait(browser, browser.find_element(By.LINK_TEXT, "q1"))

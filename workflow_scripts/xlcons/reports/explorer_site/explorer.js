@@ -338,25 +338,35 @@
       ]);
       const minimum = el("input", { attrs: { type: "number", step: "any", placeholder: "min score", id: "min-score" } });
       const maximum = el("input", { attrs: { type: "number", step: "any", placeholder: "max score", id: "max-score" } });
+      // The answer's translation quality (the QE evaluator's item score), where the run has one.
+      const qeKey = file.metrics.find((name) => splitKey(name).evaluator === "translation_qe" && splitKey(name).metric === "qe") || null;
+      const qeMinimum = el("input", { attrs: { type: "number", step: "any", placeholder: "min QE", id: "min-qe" } });
+      const qeMaximum = el("input", { attrs: { type: "number", step: "any", placeholder: "max QE", id: "max-qe" } });
       const counter = el("span", { cls: "meta", attrs: { id: "count" } });
-      view.appendChild(el("div", { cls: "controls" }, [search, status, sort, minimum, maximum, counter]));
+      view.appendChild(el("div", { cls: "controls" }, [search, status, sort, minimum, maximum, ...(qeKey ? [qeMinimum, qeMaximum] : []), counter]));
       const others = Object.keys(state.overview.files[dataset] || {}).filter((m) => m !== model && hasFile(dataset, m, lang));
       if (others.length) {
         view.appendChild(el("p", { cls: "links" }, [el("span", { text: "Compare with: " }), ...others.map((m) => el("a", { href: route("compare", dataset, lang, key, model, m), text: m }))]));
       }
       const body = el("tbody", {});
-      const headers = ["item", "status", ...siblings.map((m) => splitKey(m).metric), "prompt", "answer"];
+      const qeColumn = qeKey && !siblings.includes(qeKey);
+      const headers = ["item", "status", ...siblings.map((m) => splitKey(m).metric), ...(qeColumn ? ["QE"] : []), "prompt", "answer"];
       view.appendChild(el("table", { attrs: { id: "items" } }, [el("thead", {}, [el("tr", {}, headers.map((h) => el("th", { text: h })))]), body]));
       function update() {
         const needle = search.value.trim().toLowerCase();
         const low = minimum.value === "" ? null : Number(minimum.value);
         const high = maximum.value === "" ? null : Number(maximum.value);
+        const qeLow = qeMinimum.value === "" ? null : Number(qeMinimum.value);
+        const qeHigh = qeMaximum.value === "" ? null : Number(qeMaximum.value);
         let items = file.items.filter((item) => {
           const s = itemStatus(item, metric);
           if (status.value && s !== status.value) return false;
           const score = scoreOf(item, metric);
           if (low !== null && (score === null || score < low)) return false;
           if (high !== null && (score === null || score > high)) return false;
+          const qe = scoreOf(item, qeKey);
+          if (qeLow !== null && (qe === null || qe < qeLow)) return false;
+          if (qeHigh !== null && (qe === null || qe > qeHigh)) return false;
           if (!needle) return true;
           const texts = [item.id, item.prompt, item.prompt_en, item.answer, item.translation && item.translation.text];
           return texts.some((t) => t && String(t).toLowerCase().includes(needle));
@@ -377,6 +387,7 @@
               el("td", {}, [el("a", { href: route("item", dataset, model, lang, item.id), text: item.id })]),
               el("td", { cls: statusClass(s), text: s }),
               ...siblings.map((m) => el("td", { text: fmt(scoreOf(item, m)) })),
+              ...(qeColumn ? [el("td", { cls: "qe", text: fmt(scoreOf(item, qeKey)) })] : []),
               el("td", {}, [el("div", { cls: "cell-text", text: item.prompt })]),
               el("td", {}, [el("div", { cls: "cell-text", text: item.answer })]),
             ]);
@@ -384,7 +395,7 @@
         );
         counter.textContent = items.length + " of " + file.items.length + " items";
       }
-      [search, minimum, maximum].forEach((input) => input.addEventListener("input", update));
+      [search, minimum, maximum, qeMinimum, qeMaximum].forEach((input) => input.addEventListener("input", update));
       [status, sort].forEach((input) => input.addEventListener("change", update));
       update();
     });
