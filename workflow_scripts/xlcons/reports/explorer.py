@@ -311,10 +311,10 @@ class AnswerTables:
     def table(self, name: str, group: Pair) -> pl.DataFrame | None:
         """The rows of table `name` for one (data set, model)."""
         frames = []
-        if name in self.single and group in self.single[name]:
+        if name in self.single and group in self.single[name]:  # files of this pair alone
             read = _frames(self.single[name][group], self.schemas[name])
             if read is not None:
-                frames.append(read.filter(pl.col("dataset") == group[0], pl.col("model") == group[1]))
+                frames.append(read)
         frames += self.shared.get(name, {}).get(group, [])
         frames = [frame for frame in frames if frame.height]
         return pl.concat(frames, how="diagonal_relaxed") if frames else None
@@ -359,13 +359,6 @@ class AnswerTables:
         for payload in files.values():
             payload["metrics"] = sorted({name for item in payload["items"] for name in item["scores"]})
         return files
-
-
-def answer_files(inputs: Mapping[str, Sequence[Path | str]]) -> dict[tuple[str, str, str], dict]:
-    """The payload of every item file, by (data set, model, language) (all of them at once: for
-    a small run; the builder takes one (data set, model) at a time)."""
-    tables = AnswerTables(inputs)
-    return {key: payload for group in tables.groups() for key, payload in tables.files(group).items()}
 
 
 _CELL_NUMBERS = ("value", "ci_low", "ci_high", "ci_level", "n_items", "n_excluded")
@@ -512,7 +505,6 @@ __all__ = [
     "FIXED_INPUTS",
     "NO_ANSWER",
     "SITE",
-    "answer_files",
     "build_explorer",
     "data_file",
     "item_tables",
