@@ -23,6 +23,7 @@ if PLAN.evaluator_datasets("information"):
             per_item=translated_evaluation("information_items"),
             facts=translated_evaluation("information_facts"),
             scores=translated_evaluation("information_scores"),
+            usage=PLAN.usage_file("information", "{dataset}", "{model}", "{via}"),
         log:
             "logs/evaluate/{via}{dataset}/{model}/information.log",
         benchmark:
@@ -54,6 +55,7 @@ if PLAN.evaluator_datasets("translationese"):
             per_item=evaluation("translationese_items"),
             facts=evaluation("translationese_facts"),
             scores=evaluation("translationese_scores"),
+            usage=PLAN.usage_file("translationese", "{dataset}", "{model}"),
         log:
             "logs/evaluate/{dataset}/{model}/translationese.log",
         benchmark:

@@ -13,6 +13,7 @@ if PLAN.evaluator_datasets("judge"):
             weights=JUDGE.weights,
         output:
             judgments=evaluation("judgments"),
+            usage=PLAN.usage_file("judge", "{dataset}", "{model}"),
         log:
             "logs/evaluate/{dataset}/{model}/judge.log",
         benchmark:

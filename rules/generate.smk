@@ -15,6 +15,7 @@ for dataset in PLAN.generation_datasets():
         output:
             responses=PLAN.response_files(dataset, "{model}"),
             table=PLAN.response_table(dataset, "{model}"),
+            usage=PLAN.usage_file("generate", dataset, "{model}"),
         log:
             f"logs/generate/{dataset}/{{model}}.log",
         benchmark:

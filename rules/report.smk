@@ -59,6 +59,38 @@ if PLAN.evaluators():
             "../workflow_scripts/results.py"
 
 
+# The usage ledger: every job that called a model (generation, translation, QE, the LLM
+# evaluators) wrote what it asked of which model and what that took; one table of them all,
+# with money where `pricing` gives the model's prices (xlcons.reports.usage).
+if PLAN.usage_jobs():
+    REPORT_TARGETS.append(f"{RESULTS}/tables/usage.csv")
+
+    localrules:
+        usage,
+
+    rule usage:
+        input:
+            usage=PLAN.usage_files(),
+        output:
+            usage=report(
+                f"{RESULTS}/tables/usage.csv",
+                caption="captions/usage.rst",
+                category="Usage",
+            ),
+        log:
+            "logs/report/usage.log",
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=1000,
+            runtime=10,
+        params:
+            jobs=PLAN.usage_jobs(),
+            pricing=PLAN.pricing(),
+        script:
+            "../workflow_scripts/usage_table.py"
+
+
 # Every evaluator's figure and table on every data set it scored, as its registry entry declares
 # them (EvaluatorInfo.figure_metrics: models x languages heatmaps, or language-pair matrices per
 # model), so that a user's set gets the figures of the paper sets: one job per (evaluator, data

@@ -49,6 +49,7 @@ for dataset in PLAN.translation_datasets():
             sentences=PLAN.translation_files(
                 dataset, "{model}", "sentences", via="{via}"
             ),
+            usage=PLAN.usage_file("translate", dataset, "{model}", "{via}"),
         log:
             f"logs/translate/{{via}}{dataset}/{{model}}.log",
         benchmark:
@@ -89,6 +90,7 @@ for dataset in PLAN.qe_datasets():
             lid=PLAN.model_inputs(LANGUAGE_ID, RESOURCES),
         output:
             qe=PLAN.qe_files(dataset, "{model}", via="{via}"),
+            usage=PLAN.usage_file("translation_qe", dataset, "{model}", "{via}"),
         log:
             f"logs/translate/{{via}}{dataset}/{{model}}.qe.log",
         benchmark:
@@ -127,6 +129,7 @@ for dataset in PLAN.prompt_translated_datasets():
         output:
             prompts=[PLAN.prompt_file(dataset, lang) for lang in targets],
             reviews=[PLAN.prompt_review_file(dataset, lang) for lang in targets],
+            usage=PLAN.usage_file("translate_prompts", dataset),
         log:
             f"logs/translate_prompts/{dataset}.log",
         benchmark:
@@ -161,6 +164,7 @@ if PLAN.round_trip_languages():
                 PLAN.round_trip_file("{dataset}", "{model}", lang)
                 for lang in PLAN.round_trip_languages()
             ],
+            usage=PLAN.usage_file("round_trip", "{dataset}", "{model}"),
         log:
             "logs/round_trip/{dataset}/{model}.log",
         benchmark:

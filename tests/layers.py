@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "xlcons.fingerprint",
             "xlcons.job",
             "xlcons.progress",
+            "xlcons.usage",
             "xlcons.embeddings",
         ),
     ),

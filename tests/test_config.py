@@ -26,23 +26,27 @@ def errors_of(config: dict, tmp_path: Path | None = None) -> str:
     return str(caught.value)
 
 
-def walk_properties(schema: dict, root: dict, path: str = ""):
-    """Every (dotted key, property schema) of the schema, through $refs and allOf."""
+def walk_properties(schema: dict, root: dict, path: str = "", required: set[str] | None = None):
+    """Every (dotted key, property schema) of the schema, through $refs and allOf; the dotted
+    keys that their object requires are added to `required`."""
     parts = [schema] + [root["$defs"][p["$ref"].split("/")[-1]] for p in schema.get("allOf", []) if "$ref" in p]
     if "$ref" in schema:
         parts.append(root["$defs"][schema["$ref"].split("/")[-1]])
     for part in parts:
+        if required is not None:
+            required.update(f"{path}{name}" for name in part.get("required", ()))
         for key, prop in part.get("properties", {}).items():
             yield f"{path}{key}", prop
-            yield from walk_properties(prop, root, f"{path}{key}.")
+            yield from walk_properties(prop, root, f"{path}{key}.", required)
         if isinstance(part.get("additionalProperties"), dict):
-            yield from walk_properties(part["additionalProperties"], root, f"{path}<name>.")
+            yield from walk_properties(part["additionalProperties"], root, f"{path}<name>.", required)
 
 
 class TestSchema:
     def test_every_key_has_a_description_and_a_default(self):
         schema = load_schema()
-        keys = list(walk_properties(schema, schema))
+        required: set[str] = set()
+        keys = list(walk_properties(schema, schema, required=required))
         assert len(keys) > 80
         for key, prop in keys:
             target = (
@@ -52,6 +56,8 @@ class TestSchema:
             if key.startswith("translators.<name>.") and not key.startswith("translators.<name>.llm."):
                 # an extra translator's unset key is the primary translator's (expand_translators)
                 assert "default" not in prop, f"{key} has a default of its own"
+            elif key in required:  # must be given (a model's prices): a default would never apply
+                assert "default" not in prop, f"{key} is required and has a default"
             else:
                 assert "default" in prop, f"{key} has no default"
 

@@ -10,10 +10,12 @@ import logging
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from xlcons.job import HF_OFFLINE, start_job
+from xlcons.usage import read_usage, recording
 
 SCRIPTS = sorted((Path(__file__).resolve().parent.parent / "workflow_scripts").glob("*.py"))
 # Local rules that may reach the network: the fetches, and prompts read from a Hub data set.
@@ -126,7 +128,10 @@ RECORDED: list = []
 
 
 def _record_job(smk) -> None:
+    from xlcons.usage import record
+
     RECORDED.append((smk.rule, os.environ["OMP_NUM_THREADS"]))
+    record("judge-model", "judge", requests=2)
 
 
 def test_the_evaluator_script_starts_the_job_then_runs_the_function_its_rule_is_registered_with(tmp_path, monkeypatch):
@@ -142,7 +147,13 @@ def test_the_evaluator_script_starts_the_job_then_runs_the_function_its_rule_is_
     spec.loader.exec_module(module)
     job = _Job(tmp_path / "judge.log")
     job.rule = "judge"
+    job.output = SimpleNamespace(usage=str(tmp_path / "usage.json"), keys=lambda: ["judgments", "usage"])
+    job.resources = SimpleNamespace(gpu=1)
 
-    module.main(job)
+    with recording():
+        module.main(job)
 
     assert RECORDED == [("judge", "3")], "started (cores set) before the registered function ran"
+    # and then wrote the job's usage ledger, its rule's output `usage`
+    usage = read_usage(tmp_path / "usage.json")
+    assert usage["gpus"] == 1 and usage["calls"][0]["requests"] == 2

@@ -11,6 +11,9 @@ def main(smk) -> None:
     from xlcons.evaluators.registry import RULE_JOBS, resolve
 
     resolve(RULE_JOBS[smk.rule])(smk)
+    from xlcons.job import finish_job
+
+    finish_job(smk)  # its usage ledger, once the outputs are written
 
 
 # Guarded: vLLM starts its engine in a spawned process, which runs this file again (as

@@ -22,6 +22,9 @@ def main(smk) -> None:
         table_path=smk.output.table,
         max_failed_share=params.max_failed_share,
     )
+    from xlcons.job import finish_job
+
+    finish_job(smk)  # its usage ledger, once the outputs are written
 
 
 # Guarded: vLLM starts its engine in a spawned process, which runs this file again (as

@@ -30,6 +30,9 @@ def main(smk) -> None:
         language_id_model=params.lid,
         label_scheme=params.label_scheme,
     )
+    from xlcons.job import finish_job
+
+    finish_job(smk)  # its usage ledger, once the outputs are written
 
 
 # Guarded: vLLM starts its engine in a spawned process, which runs this file again (as

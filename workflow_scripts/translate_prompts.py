@@ -26,6 +26,9 @@ def main(smk) -> None:
         params.cache,
         degeneration=degeneration,
     )
+    from xlcons.job import finish_job
+
+    finish_job(smk)  # its usage ledger, once the outputs are written
 
 
 # Guarded: vLLM starts its engine in a spawned process, which runs this file again (as

@@ -27,4 +27,5 @@ def sentence_transformer_embedder(model: str, *, device: str | None = None, batc
     def embed(texts: Sequence[str]) -> np.ndarray:
         return encoder.encode(list(texts), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True)
 
+    embed.tokenizer = encoder.tokenizer  # type: ignore[attr-defined]  # what the QE scorer counts tokens with
     return embed

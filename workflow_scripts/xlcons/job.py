@@ -11,7 +11,9 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 
+from xlcons import usage
 from xlcons.redaction import RedactingStream, remember_environment
 
 # Compute jobs read what the fetch rules put on disk; with these set, a missing file fails
@@ -29,6 +31,7 @@ def start_job(smk, *, offline: bool = True) -> None:
     ``offline=False`` for the local rules that may download (fetches, a user's ``hf_dataset``
     prompts). A variable the user set (``HF_HUB_OFFLINE=0``) is left as it is.
     """
+    usage.ledger().started = time.monotonic()  # the job's wall time, in its usage ledger, runs from here
     os.environ.setdefault("OMP_NUM_THREADS", str(smk.threads))
     if offline:
         for name, value in HF_OFFLINE.items():
@@ -38,3 +41,9 @@ def start_job(smk, *, offline: bool = True) -> None:
     remember_environment()
     sys.stderr = RedactingStream(open(smk.log[0], "w"))
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s", force=True)
+
+
+def finish_job(smk) -> None:
+    """Call last, once the outputs are written: a job that calls a model (its rule declares the
+    output `usage`) writes its usage ledger there (xlcons.usage.write_job_usage)."""
+    usage.write_job_usage(smk)

@@ -100,6 +100,9 @@ class EvaluatorInfo:
     # Its scores rest on the primary translator's output although it reads no translation table
     # (the translationese round trips): the results' `translator` column names it.
     through_primary_translator: bool = False
+    # Its jobs call a model (an LLM): each writes a usage ledger (xlcons.usage), its rule's output
+    # `usage` at Layout.usage_file(<its name>, ...), which the run's usage.csv gathers.
+    calls_models: bool = False
     # Its place among the evaluators: in the config schema's `evaluators`, the config reference,
     # the rule files the Snakefile includes and the results inputs (ascending, then by entry
     # module name; the built-in evaluators hold 10 to 80, a new one may leave the default).

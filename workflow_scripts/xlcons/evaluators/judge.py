@@ -259,7 +259,7 @@ def run_judge(
     (xlcons.generation.stage.check_failures) instead of becoming `unparseable` verdicts."""
     prompts = judge_prompts(responses, english_prompts)
     job = f"judge {table_owners(responses)}"
-    judged = run_generation(judge_spec, prompts, max_new_tokens, cache_path, backend_factory, job)
+    judged = run_generation(judge_spec, prompts, max_new_tokens, cache_path, backend_factory, job, "judge")
     if max_failed_share is not None:
         rows = [
             {"item_id": item, "lang": None, "error": error}

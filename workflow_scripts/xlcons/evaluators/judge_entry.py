@@ -37,6 +37,7 @@ JUDGE_ENTRY = EvaluatorInfo(
         },
     ),
     jobs={"judge": "xlcons.evaluators.judge:rule_judge"},
+    calls_models=True,
     position=20,
     headline="accuracy",
     figure_metrics=("accuracy",),

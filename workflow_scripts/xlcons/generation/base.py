@@ -101,6 +101,13 @@ class ModelSpec:
         return identity | ({"content": content} if content else {})
 
 
+def ledger_name(spec: ModelSpec) -> str:
+    """A model's name in the usage ledger (xlcons.usage) and in `pricing`: what it is (an API's
+    model name, a Hub id, a local folder's name), not the role a job gives it (`judge`,
+    `information`); recorded answers go by the model's name in the config."""
+    return spec.name if backend_info(spec.backend).recorded else str(spec.identity()["model"])
+
+
 @dataclass(frozen=True)
 class Request:
     """One prompt to answer. `key` identifies it in the cache."""

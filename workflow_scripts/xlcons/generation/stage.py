@@ -26,6 +26,7 @@ from xlcons.generation.base import (
     decoding_hash,
     effective_max_new_tokens,
     finalize,
+    ledger_name,
     load_backend,
 )
 from xlcons.generation.cache import ResponseCache
@@ -33,6 +34,7 @@ from xlcons.generation.registry import backend_info
 from xlcons.progress import Progress
 from xlcons.schemas import PROMPT_TOO_LONG, PROMPTS, RESPONSES, UNANSWERED_REASONS
 from xlcons.tables import read_table, write_table
+from xlcons.usage import record
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +44,11 @@ def _chunks(requests: Sequence[Request], size: int) -> Iterable[Sequence[Request
         yield requests[start : start + size]
 
 
-def log_engine_stats(spec: ModelSpec, backend: Backend) -> dict[str, int]:
-    """Put the engine's counters in the job log (vLLM: what the prefix cache saved)."""
+def log_engine_stats(spec: ModelSpec, backend: Backend, part: str = "generate") -> dict[str, int]:
+    """Put the engine's counters in the job log (vLLM: what the prefix cache saved) and in the
+    job's usage ledger under `part` (prompt tokens served from a prefix cache, API retries)."""
     stats = backend.engine_stats()
+    record(ledger_name(spec), part, cached_tokens=stats.get("cached_prompt_tokens"), retries=stats.get("retries"))
     if stats.get("prompt_tokens"):
         log.info(
             "%s: prefix cache served %d of %d prompt tokens (%.1f%%); %d computed",
@@ -63,11 +67,17 @@ def generate_missing(
     cache: ResponseCache,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
     job: str | None = None,
+    part: str = "generate",
 ) -> dict[str, Result]:
     """Answer every request not in the cache; returns this run's results that the cache does not
     keep (failed requests, prompts too long for the model: ResponseCache.put) by key. Progress
-    lines (xlcons.progress) go to the console and the log under `job` (default: the model's name)."""
+    lines (xlcons.progress) go to the console and the log under `job` (default: the model's name).
+    The job's usage ledger (xlcons.usage) counts, under `part`, the distinct requests sent and
+    their tokens and failures, and the distinct requests the cache answered."""
+    distinct = {request.key for request in requests}
     unique = list({request.key: request for request in requests if request.key not in cache}.values())
+    name = ledger_name(spec)
+    record(name, part, cached_requests=len(distinct) - len(unique))
     unkept: dict[str, Result] = {}
     if not unique:
         log.info("%s: all %d requests answered from the cache", spec.name, len(requests))
@@ -80,6 +90,14 @@ def generate_missing(
         for chunk in _chunks(unique, backend.chunk_size):
             for raw in backend.generate(chunk):
                 result = finalize(raw)
+                record(
+                    name,
+                    part,
+                    requests=result.finish_reason != PROMPT_TOO_LONG,  # never sent: no room in the context
+                    prompt_tokens=result.prompt_tokens if result.finish_reason != PROMPT_TOO_LONG else 0,
+                    completion_tokens=result.completion_tokens,
+                    failures=result.finish_reason == "error",
+                )
                 cache.put(result)
                 if result.finish_reason in UNANSWERED_REASONS:
                     unkept[result.key] = result
@@ -88,7 +106,7 @@ def generate_missing(
     finally:
         progress.finish()
         cache.flush()
-        log_engine_stats(spec, backend)
+        log_engine_stats(spec, backend, part)
         backend.close()
     seconds = time.perf_counter() - started
     failed = sum(result.finish_reason == "error" for result in unkept.values())
@@ -142,13 +160,15 @@ def run_generation(
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
     job: str | None = None,
+    part: str = "generate",
 ) -> pa.Table:
-    """Responses for every prompt row, generating only what the cache lacks (`job` names its progress lines)."""
+    """Responses for every prompt row, generating only what the cache lacks (`job` names its
+    progress lines, `part` its entry in the usage ledger)."""
     max_new_tokens = effective_max_new_tokens(spec, dataset_max_new_tokens)
     rows = prompts.to_pylist()
     requests = build_requests(spec, rows, max_new_tokens)
     cache = ResponseCache(cache_path)
-    unkept = generate_missing(spec, requests, cache, backend_factory, job)
+    unkept = generate_missing(spec, requests, cache, backend_factory, job, part)
     results = {request.key: unkept.get(request.key) or cache.get(request.key) for request in requests}
     table = response_table(spec, rows, requests, results, max_new_tokens)
     log_prompts_too_long(spec.name, table)

@@ -25,6 +25,7 @@ from xlcons.plan.quality import QualityPlan
 from xlcons.plan.scoring import EvaluatorPlan
 from xlcons.plan.targets import Targets
 from xlcons.plan.translation import TranslationPlan
+from xlcons.plan.usage import UsagePlan
 
 # Part -> the names of its methods the plan answers too.
 FORWARDED: dict[str, tuple[str, ...]] = {
@@ -77,6 +78,7 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "evaluation_file",
         "evaluator_report_dir",
         "cache_file",
+        "usage_file",
     ),
     "scoring": (
         "evaluators",
@@ -135,6 +137,7 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "file_translators",
         "results_inputs",
     ),
+    "usage": ("usage_jobs", "usage_files", "pricing"),
     "explorer": ("explorer_enabled", "explorer_in_report", "explorer_dir", "explorer_inputs"),
     "targets": ("missing_models", "required_model_keys", "fetched_sources", "fetch_targets", "final_targets"),
     "options": (
@@ -179,6 +182,7 @@ class Plan:
             self.models, self.data, self.layout, self.scoring, self.translation, self.quality, self.evaluation
         )
         self.options = RunOptions(config)
+        self.usage = UsagePlan(config, self.targets)
 
     @property
     def sources(self) -> dict[str, Mapping[str, Any]]:

@@ -81,3 +81,9 @@ class Layout:
         """A job's own item cache: not an output, so it survives reruns (and a killed job resumes)."""
         cache = f"{self.results}/{via}cache/{stage}/{dataset}"
         return f"{cache}/{model}.jsonl" if model else f"{cache}.jsonl"
+
+    def usage_file(self, stage: str, dataset: str, model: str | None = None, via: str = "") -> str:
+        """The usage ledger of a job that calls a model (xlcons.usage), beside its outputs: one
+        per job, an output of it, gathered into tables/usage.csv."""
+        usage = f"{self.results}/{via}usage/{stage}/{dataset}"
+        return f"{usage}/{model}.json" if model else f"{usage}.json"

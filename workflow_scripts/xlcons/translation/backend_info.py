@@ -45,7 +45,8 @@ class TranslatorBackendInfo:
     module: str = ""
 
 
-# A QE backend's scorer: (sources, translations) -> one score per pair.
+# A QE backend's scorer: (sources, translations) -> one score per pair. A scorer may also have
+# `tokens_of(texts) -> int`, the input tokens its model reads for the texts (the usage ledger's count).
 Scorer = Callable[[Sequence[str], Sequence[str]], list[float]]
 
 

@@ -82,6 +82,7 @@ from xlcons.translation.spec import (
     prompt_template,
 )
 from xlcons.translation.translators import register
+from xlcons.usage import record
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +176,7 @@ class LLMTranslator:
         self.model = model_spec(spec)
         self.max_new_tokens = max_new_tokens(spec, self.model)
         self.registry = registry or LanguageRegistry.load()
+        self.ledger_name = spec.ledger_name()  # its name in the job's usage ledger (xlcons.usage)
         self.calls = 0  # requests sent to the model so far
         self.failed = 0  # requests without a translation (error, refused, empty): "" for the sentence
         # The sentences of the last call whose request failed: the stage does not cache their "",
@@ -218,6 +220,13 @@ class LLMTranslator:
                 self.calls += len(chunk)
                 for result in self._answers(chunk):
                     result = finalize(result)
+                    record(  # its tokens and failures; the requests are the sentence stage's to count
+                        self.ledger_name,
+                        "translate",
+                        prompt_tokens=result.prompt_tokens,
+                        completion_tokens=result.completion_tokens,
+                        failures=result.finish_reason == "error",
+                    )
                     sentence = sentence_of[result.key]
                     if result.finish_reason in FAILED:
                         done[sentence] = ""
@@ -255,7 +264,7 @@ class LLMTranslator:
 
         backend, self.backend = self.backend, None
         if backend is not None:
-            log_engine_stats(self.model, backend)
+            log_engine_stats(self.model, backend, "translate")
             backend.close()
 
     # -- the steps (public for tests)

@@ -24,6 +24,7 @@ def embedding_scorer(model: str | Path, *, batch_size: int = 64, device: str | N
     from xlcons.embeddings import sentence_transformer_embedder
 
     embed = sentence_transformer_embedder(str(model), device=device, batch_size=batch_size)
+    tokenizer = getattr(embed, "tokenizer", None)
 
     def score(sources: Sequence[str], translations: Sequence[str]) -> list[float]:
         texts = list(dict.fromkeys([*sources, *translations]))
@@ -33,6 +34,13 @@ def embedding_scorer(model: str | Path, *, batch_size: int = 64, device: str | N
         index = {text: row for row, text in enumerate(texts)}
         return [float(vectors[index[s]] @ vectors[index[t]]) for s, t in zip(sources, translations)]
 
+    def tokens_of(texts: Sequence[str]) -> int:
+        """The tokens the encoder reads for the distinct texts (for the usage ledger)."""
+        if tokenizer is None or not texts:
+            return 0
+        return sum(len(ids) for ids in tokenizer(list(dict.fromkeys(texts)), truncation=True)["input_ids"])
+
+    score.tokens_of = tokens_of  # type: ignore[attr-defined]
     return score
 
 

@@ -39,6 +39,7 @@ import pyarrow as pa
 
 from xlcons.translation.quality_backends import QE_BACKENDS, Scorer
 from xlcons.translation.quality_checks import ENGLISH, check_sentences
+from xlcons.usage import record
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,9 @@ def estimate(
     rows = sentences.select([*keys, "source", "translation"]).to_pylist()
     pairs = list(dict.fromkeys((row["source"], row["translation"]) for row in rows))
     values = dict(zip(pairs, score([s for s, _ in pairs], [t for _, t in pairs]))) if pairs else {}
+    tokens_of = getattr(score, "tokens_of", None)
+    texts = [text for pair in pairs for text in pair]
+    record(model_name, "qe", requests=len(pairs), prompt_tokens=tokens_of(texts) if tokens_of else 0)
     if len(values) != len(pairs):
         raise RuntimeError(f"the QE model returned {len(values)} scores for {len(pairs)} sentence pairs")
     checks = check_sentences(

@@ -33,6 +33,7 @@ from xlcons.translation.cache import TranslationCache, decoding_tag, identity_di
 from xlcons.translation.degeneration import is_degenerate
 from xlcons.translation.spec import SamplingSpec, TranslatorSpec
 from xlcons.translation.translators import TranslatorBackend, load_translator
+from xlcons.usage import record
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,7 @@ class SentenceTranslator:
         self.chunk_size = chunk_size
         self.identity = identity_digest(spec.identity())
         self.label = spec.label()
+        self.ledger_name = spec.ledger_name()  # its name in the job's usage ledger (xlcons.usage)
         self._translator: TranslatorBackend | None = None
         self.model_calls = 0
 
@@ -135,6 +137,8 @@ class SentenceTranslator:
         tag = decoding_tag(sampling)
         keys = {sentence: sentence_key(self.identity, src, tgt, tag, sentence) for sentence in sentences}
         missing = [sentence for sentence, key in keys.items() if key not in self.cache]
+        # The usage ledger: each distinct sentence is one request (its tokens are the translator's to count).
+        record(self.ledger_name, "translate", cached_requests=len(keys) - len(missing))
         uncached = self._translate_missing(missing, keys, src, tgt, sampling) if missing else {}
         return {
             sentence: uncached[sentence] if sentence in uncached else self.cache.get(key)
@@ -162,6 +166,7 @@ class SentenceTranslator:
                         self.cache.put(keys[sentence], translation)
                 self.cache.flush()
                 self.model_calls += len(chunk)
+                record(self.ledger_name, "translate", requests=len(chunk))
                 progress.update(len(chunk))
         return uncached
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from xlcons.fingerprint import local_content
 from xlcons.generation.base import ModelSpec, effective_max_new_tokens
+from xlcons.generation.base import ledger_name as model_ledger_name
 from xlcons.generation.registry import backend_info
 from xlcons.translation.registry import LLM_TRANSLATOR, TRANSLATOR_BACKENDS
 
@@ -202,6 +203,13 @@ class TranslatorSpec:
                 {"family": self.family} if self.family != "nllb" else {}  # NLLB keys stay as they were
             )
         )
+
+    def ledger_name(self) -> str:
+        """The translator's model in the usage ledger (xlcons.usage) and in `pricing`: an LLM
+        translator's model as the generation stage names it, else the checkpoint (Hub id or folder name)."""
+        if self.backend == "llm":
+            return model_ledger_name(model_spec(self))
+        return str(self.identity()["model"])
 
     def label(self) -> str:
         """A short human-readable name, recorded with every translation."""

@@ -72,6 +72,7 @@ from typing import ClassVar, Protocol
 
 from xlcons.translation.registry import TRANSLATOR_BACKENDS
 from xlcons.translation.spec import SamplingSpec, TranslationError, TranslatorSpec
+from xlcons.usage import record
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +122,7 @@ class Translator(ABC):
             raise TranslationError(f"translator: cannot load a tokenizer from {where}: {error}") from error
         self.eos_id = self.tokenizer.eos_token_id
         self.special_ids = frozenset(self.tokenizer.all_special_ids)
+        self.ledger_name = spec.ledger_name()  # its name in the job's usage ledger (xlcons.usage)
         self.truncated = 0  # sentences cut to max_input_tokens so far
         self.calls = 0  # engine calls (batches) so far
 
@@ -146,6 +148,13 @@ class Translator(ABC):
                 self.calls += 1
                 for index, ids in zip(batch, outputs):
                     done[unique[index]] = self.decode(ids)
+                # The usage ledger: source tokens (tag and </s> included) and the tokens written.
+                record(
+                    self.ledger_name,
+                    "translate",
+                    prompt_tokens=sum(len(encoded[index]) for index in batch),
+                    completion_tokens=sum(len(ids) for ids in outputs),
+                )
         return [done.get(sentence, "") for sentence in sentences]
 
     def close(self) -> None:  # noqa: B027 - an optional hook: a translator with nothing to free keeps this one

@@ -79,7 +79,7 @@ class Answerer:
             len({r.key for r in requests}),
             len(missing),
         )
-        unkept = generate_missing(self.spec, requests, self.cache, self._factory, f"{self.spec.name} {what}")
+        unkept = generate_missing(self.spec, requests, self.cache, self._factory, f"{self.spec.name} {what}", part=what)
         results = [unkept.get(request.key) or self.cache.get(request.key) for request in requests]
         for (item, lang, _), result in zip(prompts, results):
             self.outcomes.setdefault(
@@ -96,7 +96,7 @@ class Answerer:
 
     def close(self) -> None:
         if self.backend is not None:
-            log_engine_stats(self.spec, self.backend)
+            log_engine_stats(self.spec, self.backend, "extraction and verification")  # the engine's job-wide counters
             self.backend.close()
             self.backend = None
 

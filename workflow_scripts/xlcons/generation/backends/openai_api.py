@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import Any
@@ -86,6 +87,14 @@ def context_length_exceeded(error: BaseException) -> bool:
     return getattr(error, "code", None) == "context_length_exceeded" or bool(
         _CONTEXT_LENGTH_MESSAGE.search(str(error.message))
     )
+
+
+def cached_prompt_tokens(completion: Any) -> int:
+    """The prompt tokens a provider served from its prompt cache (`usage.prompt_tokens_details.
+    cached_tokens`, OpenAI's and vLLM's field); 0 where the response does not say."""
+    details = getattr(getattr(completion, "usage", None), "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return cached if isinstance(cached, int) else 0
 
 
 def parse_completion(key: str, completion: Any) -> Result:
@@ -177,6 +186,19 @@ class OpenAIBackend(Backend):
             max_retries=0,
         )
         self.executor = ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix=f"openai-{spec.name}")
+        # The job's usage ledger (engine_stats): attempts repeated, and prompt tokens the provider
+        # served from its prompt cache (billed at the cached-input price).
+        self._counts = {"retries": 0, "cached_prompt_tokens": 0}
+        self._counts_lock = threading.Lock()
+
+    def _count(self, **counts: int) -> None:
+        with self._counts_lock:
+            for name, value in counts.items():
+                self._counts[name] += value
+
+    def engine_stats(self) -> dict[str, int]:
+        with self._counts_lock:
+            return dict(self._counts)
 
     def request_kwargs(self, request: Request) -> dict[str, Any]:
         """The chat completions arguments for one request."""
@@ -203,7 +225,10 @@ class OpenAIBackend(Backend):
         )
         kwargs = self.request_kwargs(request)
         try:
-            completion = retrying(self.client.chat.completions.create, **kwargs)
+            try:
+                completion = retrying(self.client.chat.completions.create, **kwargs)
+            finally:
+                self._count(retries=max(0, retrying.statistics.get("attempt_number", 1) - 1))
         except FATAL_ERRORS as error:
             raise GenerationError(
                 f"model '{self.spec.name}': the endpoint refused the first request, {describe_error(error)}; "
@@ -220,6 +245,7 @@ class OpenAIBackend(Backend):
             attempts = retrying.statistics.get("attempt_number", 1)
             suffix = f" (gave up after {attempts} attempts)" if _retryable(error) and attempts > 1 else ""
             return Result(request.key, "", "error", error=describe_error(error) + suffix)
+        self._count(cached_prompt_tokens=cached_prompt_tokens(completion))
         try:
             return parse_completion(request.key, completion)
         except Exception as error:  # noqa: BLE001 - a malformed body is an error for this item only

@@ -1,0 +1,147 @@
+"""The usage ledger of one model job: what it asked of which model, and what that took.
+
+A job that calls a model (generation, a translator, the QE model, the information evaluator,
+the judge) runs in one process, so the ledger is that process's: the code that sends
+requests adds to it where it already knows the counts (``record``), and the rule script
+writes it next to the job's outputs when the job ends (``write_job_usage``). The results
+stage gathers the files into ``usage.csv`` (:mod:`xlcons.reports.usage`).
+
+Per called model and part of the job (``generate``, ``extract``, ``verify``, ``translate``,
+``qe``) the ledger counts:
+
+- ``requests``: requests sent to the model in this run (distinct prompts or sentences the
+  cache did not hold), and ``cached_requests``: those the job's cache answered, which cost
+  nothing; a rerun after a kill shows only what it sent again;
+- ``prompt_tokens`` and ``completion_tokens`` of the sent requests, as the backend counted
+  them (the counts the caches keep per item), and ``cached_tokens``: the prompt tokens the
+  engine or the provider served from its prefix cache (vLLM, OpenAI's cached input);
+- ``failures``: sent requests that came back without an answer (errors), and ``retries``:
+  attempts repeated after a retryable API error.
+
+The job adds its wall time and the GPUs it held (``gpu_s`` = GPUs x wall). Standard
+library only: the rule scripts import it before anything heavy.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from xlcons.atomic import atomic_path
+
+FORMAT = "xlcons-usage"
+VERSION = 1
+
+
+@dataclass
+class Usage:
+    """The counters of one (called model, part) of a job."""
+
+    requests: int = 0
+    cached_requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    failures: int = 0
+    retries: int = 0
+
+    def add(self, **counts: int | None) -> None:
+        for name, value in counts.items():
+            if name not in COUNTERS:
+                raise KeyError(f"usage: unknown counter {name!r}; known: {', '.join(COUNTERS)}")
+            setattr(self, name, getattr(self, name) + int(value or 0))
+
+
+COUNTERS: tuple[str, ...] = tuple(field.name for field in fields(Usage))
+
+
+class Ledger:
+    """The counters of one job, by (called model, part), in the order they were first used."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str], Usage] = {}
+        self.started = time.monotonic()
+
+    def add(self, model: str, part: str, **counts: int | None) -> None:
+        self.entries.setdefault((model, part), Usage()).add(**counts)
+
+    def calls(self) -> list[dict[str, Any]]:
+        return [{"model": model, "part": part, **asdict(usage)} for (model, part), usage in self.entries.items()]
+
+    def record(self, gpus: int, wall_s: float) -> dict[str, Any]:
+        """What the job's usage file holds."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "gpus": gpus,
+            "wall_s": round(wall_s, 3),
+            "gpu_s": round(gpus * wall_s, 3),
+            "calls": self.calls(),
+        }
+
+
+_ledger = Ledger()
+
+
+def ledger() -> Ledger:
+    """This process's (this job's) ledger."""
+    return _ledger
+
+
+def record(model: str, part: str, **counts: int | None) -> None:
+    """Add counts to this job's ledger (None counts as 0: a backend that does not count tokens)."""
+    _ledger.add(model, part, **counts)
+
+
+@contextmanager
+def recording() -> Iterator[Ledger]:
+    """A fresh ledger for the block (tests; a job's own ledger is the process's)."""
+    global _ledger
+    previous, _ledger = _ledger, Ledger()
+    try:
+        yield _ledger
+    finally:
+        _ledger = previous
+
+
+def write_usage(path: Path | str, usage: Mapping[str, Any]) -> Path:
+    with atomic_path(path) as temporary:
+        temporary.write_text(json.dumps(usage, indent=1) + "\n", encoding="utf-8")
+    return Path(path)
+
+
+def write_job_usage(smk) -> Path | None:
+    """The rule script's last step: this job's ledger to its `usage` output, with its wall time
+    (since the ledger started, i.e. since the script imported this module at start-up) and
+    the GPUs its resources asked for. Nothing for a rule without a `usage` output."""
+    if "usage" not in smk.output.keys():
+        return None
+    gpus = int(getattr(smk.resources, "gpu", 0) or 0)
+    return write_usage(smk.output.usage, _ledger.record(gpus, time.monotonic() - _ledger.started))
+
+
+class UsageError(ValueError):
+    """A usage file that cannot be read; the message names the file and the key."""
+
+
+def read_usage(path: Path | str) -> dict[str, Any]:
+    """A job's usage file, checked: its counters are whole numbers, its times numbers."""
+    try:
+        usage = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise UsageError(f"usage file {path}: cannot be read ({error})") from None
+    if not isinstance(usage, dict) or usage.get("format") != FORMAT:
+        raise UsageError(f"usage file {path}: not an xlcons usage file (key 'format' is not {FORMAT!r})")
+    for key in ("gpus", "wall_s", "gpu_s"):
+        if not isinstance(usage.get(key), (int, float)):
+            raise UsageError(f"usage file {path}: key {key!r} is not a number")
+    for index, call in enumerate(usage.get("calls", [])):
+        for key in COUNTERS:
+            if not isinstance(call.get(key), int):
+                raise UsageError(f"usage file {path}: calls[{index}].{key} is not a whole number")
+    return usage
