@@ -151,6 +151,10 @@ def behaviour(prompt: str, attempt: int, body: dict) -> tuple:
         return 200, completion(body, None, refusal="I can't help with that.")
     if prompt == "empty":
         return 200, completion(body, "")
+    if prompt == "cached prefix":  # the provider served part of the prompt from its prompt cache
+        answer = completion(body, "cached answer")
+        answer["usage"]["prompt_tokens_details"] = {"cached_tokens": 5}
+        return 200, answer
     if prompt == "not json":  # a proxy's error page, a cut connection: a body the client cannot read
         return 200, b'{"id": "chatcmpl-test", "choices": [{"index": 0, "message": {"content": "cut'
 
@@ -372,6 +376,19 @@ def test_a_missing_key_variable_fails_before_any_request(monkeypatch):
 
 def test_the_backend_is_registered_under_openai():
     assert base.backend_class("openai") is OpenAIBackend
+
+
+def test_the_backend_counts_its_retries_and_the_prompt_tokens_the_provider_cached(server):
+    """What the usage ledger reads (engine_stats): two requests retried once each, and 5 prompt
+    tokens the provider reported as served from its cache."""
+    model = spec(server.base_url)
+    requests = build_requests(model, rows(["rate limited once", "server error once", "cached prefix", "question 0"]), 8)
+    backend = OpenAIBackend(model, backoff_s=0.001)
+    try:
+        assert {result.finish_reason for result in backend.generate(requests)} == {"stop"}
+        assert backend.engine_stats() == {"retries": 2, "cached_prompt_tokens": 5}
+    finally:
+        backend.close()
 
 
 # parse_completion: the API's answer -> Result

@@ -26,6 +26,7 @@ from xlcons.translation.response_translation import run_translation_job
 from xlcons.translation.sentence_translator import DegenerationSpec, SentenceTranslator
 from xlcons.translation.spec import DEFAULT_PROMPT, SamplingSpec, TranslationError, TranslatorSpec
 from xlcons.translation.translators import load_translator
+from xlcons.usage import recording
 
 KEY_ENV = "XLCONS_TEST_TRANSLATOR_KEY"
 SERVED_MODEL = "served-translator"
@@ -439,7 +440,8 @@ def test_the_translation_job_runs_end_to_end_with_an_llm_translator(endpoint, tm
     spec = served(endpoint)
     responses = _job_responses(tmp_path)
     out, sentences, cache = tmp_path / "t.parquet", tmp_path / "s.parquet", tmp_path / "cache.jsonl"
-    run_translation_job(spec, responses, out, sentences, cache, detect_response_language=False)
+    with recording() as ledger:
+        run_translation_job(spec, responses, out, sentences, cache, detect_response_language=False)
     table = pq.read_table(out)
     assert table.schema.equals(TRANSLATIONS) and pq.read_table(sentences).schema.equals(TRANSLATED_SENTENCES)
     rows = {row["item_id"]: row for row in table.to_pylist()}
@@ -450,12 +452,19 @@ def test_the_translation_job_runs_end_to_end_with_an_llm_translator(endpoint, tm
     assert any("German text" in prompt for prompt in endpoint.prompts)
     assert any("French text" in prompt for prompt in endpoint.prompts)
     assert len(endpoint.prompts) == 4  # "Es ist sehr alt." twice in the job, asked once
+    # The usage ledger: 4 requests of the endpoint's 10 + 5 tokens each, under the served model's name.
+    (call,) = ledger.calls()
+    assert (call["model"], call["part"], call["requests"], call["cached_requests"]) == (SERVED_MODEL, "translate", 4, 0)
+    assert (call["prompt_tokens"], call["completion_tokens"], call["failures"]) == (40, 20, 0)
 
     # A rerun is served by the job's cache; another prompt is another translator.
-    run_translation_job(
-        spec, responses, tmp_path / "t2.parquet", tmp_path / "s2.parquet", cache, detect_response_language=False
-    )
+    with recording() as ledger:
+        run_translation_job(
+            spec, responses, tmp_path / "t2.parquet", tmp_path / "s2.parquet", cache, detect_response_language=False
+        )
     assert len(endpoint.prompts) == 4
+    (call,) = ledger.calls()
+    assert (call["requests"], call["cached_requests"], call["prompt_tokens"]) == (0, 4, 0)
     assert pq.read_table(tmp_path / "t2.parquet").equals(table)
     other = served(endpoint, prompt="Please translate from {source_language} into {target_language}:\n{text}")
     run_translation_job(

@@ -120,6 +120,38 @@ def test_the_quickstart_explorer_goes_from_a_heatmap_cell_to_an_item_with_its_tr
     assert lines and all(row["label"] and row["line"] for row in lines if row["judged"])
 
 
+# The quickstart's jobs that call a model, by usage.csv's `stage` (docs/usage.md).
+MODEL_STAGES = {"generate", "translate_prompts", "translate", "translation_qe", "judge", "information"}
+
+
+def test_the_quickstart_usage_table_counts_the_requests_and_tokens_of_every_model_stage(quickstart_run):
+    """results/tables/usage.csv of a cold run: every stage that called a model sent requests with
+    tokens (nothing was cached yet), the totals add the rows up, and without `pricing` no cost."""
+    workdir, _ = quickstart_run
+    with open(workdir / "results" / "quickstart" / "tables" / "usage.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    stages = [row for row in rows if row["stage"] != "total"]
+    assert {row["stage"] for row in stages} == MODEL_STAGES
+    for stage in MODEL_STAGES:
+        mine = [row for row in stages if row["stage"] == stage]
+        assert all(int(row["requests"]) > 0 for row in mine), (stage, mine)
+        assert all(int(row["prompt_tokens"]) > 0 for row in mine), (stage, mine)
+        if stage != "translation_qe":  # an encoder writes no tokens
+            assert all(int(row["completion_tokens"]) > 0 for row in mine), (stage, mine)
+        assert all(int(row["cached_requests"]) == 0 for row in mine), "a cold run has nothing cached"
+        assert all(float(row["wall_s"]) > 0 for row in mine if int(row["jobs"])), (stage, mine)
+    assert {(row["stage"], row["dataset"], row["model"]) for row in stages if row["stage"] == "generate"} == {
+        ("generate", dataset, model) for dataset in ("clinic_qa", "my_english_prompts", "empathy") for model in MODELS
+    }
+    # The judge and the information evaluator's LLM are named by what they are, not by their role.
+    assert {row["called_model"] for row in stages if row["stage"] == "judge"} == {"smollm2-135m-instruct"}
+    run = rows[-1]
+    assert (run["stage"], run["called_model"]) == ("total", "")
+    for column in ("jobs", "requests", "prompt_tokens", "completion_tokens"):
+        assert int(run[column]) == sum(int(row[column]) for row in stages), column
+    assert {row["cost_usd"] for row in rows} == {""}
+
+
 def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(quickstart_run):
     tmp_path, run = quickstart_run
     results = tmp_path / "results" / "quickstart"  # output.results_dir
@@ -223,6 +255,7 @@ def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(quickstar
     html = (results / "report.html").read_text(encoding="utf-8")
     assert "At a glance" in html and "The run at a glance" in html and "summary.md" in html
     assert "Evaluator: knowledge" in html and "Evaluator: language_id" in html and "heatmaps.png" in html
+    assert "Usage" in html and "usage.csv" in html, "the usage table has its section"
 
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
 
@@ -245,6 +278,7 @@ def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(quickstar
     planned = snakemake(*run, "-n")
     reports = {
         "results",
+        "usage",  # (its rows follow the data sets' order, which the rewritten file sorts)
         "evaluator_report",
         "translate_then_evaluate_report",
         "translation_quality_report",

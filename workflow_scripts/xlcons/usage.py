@@ -68,7 +68,12 @@ class Ledger:
         self.started = time.monotonic()
 
     def add(self, model: str, part: str, **counts: int | None) -> None:
-        self.entries.setdefault((model, part), Usage()).add(**counts)
+        """Add to a (model, part)'s counters; counts that are all zero add no entry (an engine
+        without counters, a translator stand-in)."""
+        if any(counts.values()) or (model, part) in self.entries:
+            self.entries.setdefault((model, part), Usage()).add(**counts)
+        else:
+            Usage().add(**counts)  # still refuses an unknown counter
 
     def calls(self) -> list[dict[str, Any]]:
         return [{"model": model, "part": part, **asdict(usage)} for (model, part), usage in self.entries.items()]
