@@ -266,6 +266,12 @@ def test_the_plan_lists_a_usage_file_for_every_model_job(repo_root):
     assert ("judge", "clinic_qa", "smollm2-135m") in stages
     assert ("information", "my_english_prompts", "tiny-llm") in stages
     assert not any(stage in ("knowledge", "language_id", "empathy") for stage, _, _ in stages)
+    translators = {job["stage"]: job["translator"] for job in plan.usage_jobs()}
+    assert (translators["information"], translators["translate"], translators["judge"]) == (
+        "tiny-nllb",
+        "tiny-nllb",
+        "",
+    )
     assert (
         plan.usage_file("information", "d", "m", "by-translator/b/")
         == "results/quickstart/by-translator/b/usage/information/d/m.json"

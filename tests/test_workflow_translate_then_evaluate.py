@@ -19,6 +19,11 @@ from xlcons.evaluators.information.tables import INFORMATION_ITEMS, INFORMATION_
 from xlcons.schemas import PROMPTS, ROUND_TRIPS
 
 
+def usage_rows(results):
+    with open(results / "tables" / "usage.csv", encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
 def gupta2025_subset(workdir, shared_data, *, languages, limit):
     """config/offline.yaml with absolute paths, SmolLM2 only, the two English-only sets."""
     config = offline_config(REPO)
@@ -182,6 +187,20 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
     for tex in (results / "tables").rglob("*.tex"):
         check_tabular(tex.read_text(encoding="utf-8"))
 
+    # The usage table: every stage that called a model sent requests with tokens, the round trip
+    # and the translationese check among them, and each translator's jobs are rows of their own.
+    usage = usage_rows(results)
+    stages = {"generate", "translate_prompts", "translate", "translation_qe", "round_trip", "information"}
+    assert {row["stage"] for row in usage} == stages | {"translationese", "total"}
+    for row in usage:
+        if row["stage"] != "total":
+            assert int(row["requests"]) > 0 and int(row["prompt_tokens"]) > 0, row
+    assert {(row["stage"], row["translator"]) for row in usage if row["called_model"] == "tiny-nllb-b"} == {
+        ("translate", "tiny-nllb-b"),
+        ("total", ""),  # the model's total over the stages
+    }
+    assert {row["translator"] for row in usage if row["stage"] == "information"} == {"tiny-nllb", "tiny-nllb-b"}
+
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
 
     # The HTML report holds the tables with their captions, the config behind them filled in.
@@ -225,6 +244,7 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
         "translation_qe_information": 1,
         "translation_qe_empathy": 1,
         "translation_quality_report": 1,
+        "usage": 1,  # the usage table, with the new jobs' ledgers
     } | {  # the second translator's share: a translation, a QE and a score of each set again
         "translate_information": 2,
         "translate_empathy": 2,
@@ -287,3 +307,8 @@ def test_an_llm_as_second_translator_runs_through_the_workflow(tmp_path, offline
         == "dataset,evaluator,model,lang,metric,tiny-nllb,tiny-llm-translator,lowest,highest,range,n translators"
     )
     assert not (results / "tables/translation_quality/sensitivity.csv").exists(), "QE off: the spread alone"
+    # The LLM translator's requests and tokens, under the model it prompted.
+    (llm,) = [
+        row for row in usage_rows(results) if row["translator"] == "tiny-llm-translator" and row["stage"] == "translate"
+    ]
+    assert llm["called_model"] == "tiny-llm" and int(llm["requests"]) > 0 and int(llm["completion_tokens"]) > 0

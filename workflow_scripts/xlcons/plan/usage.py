@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from xlcons.evaluators.registry import TRANSLATIONS
 from xlcons.plan.targets import Targets
 
 # The stages whose jobs call a model, beside the evaluators whose entries say so
@@ -51,9 +52,10 @@ class UsagePlan:
                 for model in generators
             ]
         for info in self.evaluators.evaluators():
-            if info.calls_models:
+            if info.calls_models:  # the translator behind the scores, as the results' `translator` column
+                translated = info.reads == TRANSLATIONS or info.through_primary_translator
                 jobs += [
-                    (info.name, d, m, via, translator_of(via) if via else "")
+                    (info.name, d, m, via, translator_of(via) if translated else "")
                     for d, m, via in self.evaluation.evaluation_jobs(info.name)
                 ]
         return [
