@@ -134,6 +134,7 @@ class TestDryRuns:
             "translation_qe_information": 2,
             "translation_qe_empathy": 2,
             "translation_quality_report": 1,
+            "usage": 1,  # what every model job asked and took, in one table
         }
 
     def test_the_fetch_target_downloads_the_same_and_nothing_else(self):
@@ -238,6 +239,7 @@ class TestDryRuns:
             "translation_qe_information": 4,
             "translation_qe_empathy": 4,
             "translation_quality_report": 1,
+            "usage": 1,  # what every model job asked and took, in one table
         }
 
     def test_holtermann2024_schedules_one_generation_job_per_model_over_137_languages(self):

@@ -97,6 +97,7 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
         "all": 1,
         "results": 1,
         "explorer": 1,
+        "usage": 1,  # the usage table, with the generation job's new ledger
     }
     run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"])
     planned = snakemake(*run, "-n")
