@@ -123,6 +123,12 @@ def test_a_run_with_failed_requests_ends_non_zero_and_the_next_run_sends_only_th
     assert second.returncode == 0, second.output[-3000:]
     assert endpoint.seen[failed] == 2 and sum(endpoint.seen.values()) == 5, "only the failed request is sent again"
     assert (tmp_path / "results/tables/results.csv").exists()
+    # The usage table says what the second run cost: the one request sent again, with the
+    # endpoint's 10 + 5 tokens; the three answered the first time came from the cache.
+    with open(tmp_path / "results/tables/usage.csv", encoding="utf-8", newline="") as handle:
+        (row,) = [row for row in csv.DictReader(handle) if row["stage"] == "generate"]
+    assert (row["called_model"], row["requests"], row["cached_requests"]) == ("example/api-model", "1", "3")
+    assert (row["prompt_tokens"], row["completion_tokens"], row["failures"]) == ("10", "5", "0")
 
 
 def test_failures_a_user_accepts_are_counted_as_errors_not_as_answers_and_no_echoed_key_is_kept(
