@@ -42,6 +42,19 @@ for old, new in PLAN.legacy_caches():
             f"xlcons: moved the item cache {old} to {new} (its earlier place, without the data set)"
         )
 
+# The run's budget (docs/usage.md#the-budget-guard): with `limits` set, the estimate's bound
+# (xlcons.estimate) is checked before any job is scheduled, dry runs included; never in a job
+# that Snakemake starts on a cluster node (it parses this file again), and never without limits
+# (the estimate loads tokenizers: seconds).
+if PLAN.limits() and not (workflow.remote_exec or workflow.subprocess_exec):
+    from xlcons.estimate.check import limits_problem
+
+    problem, budget_notes = limits_problem(PLAN, RESOURCES)
+    for message in budget_notes:
+        logger.warning(f"xlcons: {message}")
+    if problem:
+        raise WorkflowError(problem)
+
 # A lock left by a local run that was killed (kill -9) is released when its process and its
 # jobs provably no longer run (xlcons.run_lock); any other lock stops the run, as Snakemake's
 # message and docs/cluster.md#resuming say.

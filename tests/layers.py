@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "xlcons.job",
             "xlcons.progress",
             "xlcons.usage",
+            "xlcons.budget",
             "xlcons.embeddings",
         ),
     ),
@@ -53,7 +54,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("item scores", ("xlcons.item_scores", "xlcons.derived_metrics")),  # the per-item table every evaluator maps to
     ("evaluators", ("xlcons.evaluators",)),  # stage 4: per-item scores
     ("reports", ("xlcons.reports",)),  # stage 5: results tables, figures, paper tables
-    ("config and plan", ("xlcons.config", "xlcons.dataset_resolver", "xlcons.plan", "xlcons.schema_docs")),  # the DAG
+    (
+        "config and plan",  # the DAG, and what is worked out from it before a run (the estimate, the `xlcons` command)
+        (
+            "xlcons.config",
+            "xlcons.dataset_resolver",
+            "xlcons.plan",
+            "xlcons.schema_docs",
+            "xlcons.estimate",
+            "xlcons.cli",
+        ),
+    ),
 )
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}
 

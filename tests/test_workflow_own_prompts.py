@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import subprocess
+import sys
 
 import pyarrow.parquet as pq
 import pytest
@@ -80,6 +83,16 @@ def quickstart_run(tmp_path_factory, offline_models, shared_data):
     """One cold quickstart run, shared by the tests below: (its folder, the snakemake arguments)."""
     workdir = tmp_path_factory.mktemp("quickstart")
     run = quickstart_in(workdir, shared_data)
+    # The estimate before anything runs (what `xlcons estimate` prints), checked against the ledger below.
+    estimate = subprocess.run(
+        [sys.executable, "-m", "xlcons.estimate", "--configfile", "config.yaml", "--csv", "estimate.csv"],
+        cwd=workdir,
+        env={**os.environ, "PYTHONPATH": str(REPO / "workflow_scripts"), "HF_HUB_OFFLINE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert estimate.returncode == 0, estimate.stdout + estimate.stderr
     result = snakemake(*run, timeout=1200)
     assert result.returncode == 0, result.output[-6000:]
     return workdir, run
@@ -150,6 +163,41 @@ def test_the_quickstart_usage_table_counts_the_requests_and_tokens_of_every_mode
     for column in ("jobs", "requests", "prompt_tokens", "completion_tokens"):
         assert int(run[column]) == sum(int(row[column]) for row in stages), column
     assert {row["cost_usd"] for row in rows} == {""}
+
+
+def _by_group(rows):
+    keys = ("stage", "dataset", "model", "translator", "called_model")
+    return {tuple(row[key] for key in keys): row for row in rows if row["stage"] != "total"}
+
+
+def test_the_quickstart_estimate_before_the_run_matches_its_usage_ledger(quickstart_run, figures):
+    """`xlcons estimate` on the quickstart before it ran, against the usage.csv the run wrote
+    (docs/usage.md#before-a-run-the-estimate): the same groups; generation of the sets whose
+    prompts exist before the run exact in requests and prompt tokens (the models' own
+    tokenizers); every `exact` or `bound` row at least what was sent, and every completion
+    bound at least what was written. The `approx` rows' ratios are reported, not asserted."""
+    workdir, _ = quickstart_run
+    with open(workdir / "estimate.csv", encoding="utf-8") as handle:
+        estimate = _by_group(csv.DictReader(handle))
+    with open(workdir / "results" / "quickstart" / "tables" / "usage.csv", encoding="utf-8") as handle:
+        ledger = _by_group(csv.DictReader(handle))
+    assert set(estimate) == set(ledger)
+    exact = {group for group, row in estimate.items() if row["basis"] == "exact"}
+    assert {(group[0], group[1]) for group in exact} >= {("generate", "clinic_qa")}
+    for group, row in estimate.items():
+        sent = ledger[group]
+        if row["basis"] == "exact":
+            assert int(row["requests"]) == int(sent["requests"]), group
+            assert int(row["prompt_tokens"]) == int(sent["prompt_tokens"]), group
+        if row["basis"] in ("exact", "bound"):
+            assert int(row["requests"]) >= int(sent["requests"]), group
+            assert int(row["max_completion_tokens"]) >= int(sent["completion_tokens"]), group
+        else:
+            figures[f"estimate/ledger {'/'.join(group[:3])}"] = (
+                f"requests {row['requests']}/{sent['requests']}, prompt tokens {row['prompt_tokens']}/"
+                f"{sent['prompt_tokens']}, completion {row['max_completion_tokens']}/{sent['completion_tokens']}"
+            )
+        assert int(row["cached_requests"]) == 0, "a cold run: nothing cached"
 
 
 def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(quickstart_run):

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from xlcons import usage
+from xlcons import budget, usage
 from xlcons.redaction import RedactingStream, remember_environment
 
 # Compute jobs read what the fetch rules put on disk; with these set, a missing file fails
@@ -41,6 +41,11 @@ def start_job(smk, *, offline: bool = True) -> None:
     remember_environment()
     sys.stderr = RedactingStream(open(smk.log[0], "w"))
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s", force=True)
+    if "usage" in smk.output.keys():  # a job that calls a model: it stops at the run's limits
+        where = "/".join(str(value) for value in smk.wildcards)
+        budget.install_from_config(
+            getattr(smk, "config", {}) or {}, smk.output.usage, f"{getattr(smk, 'rule', 'job')} {where}".strip()
+        )
 
 
 def finish_job(smk) -> None:

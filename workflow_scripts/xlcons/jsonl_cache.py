@@ -167,3 +167,23 @@ class JsonLinesCache:
             handle.flush()
             os.fsync(handle.fileno())
         self._pending.clear()
+
+
+def read_keys(path: Path | str) -> set[str]:
+    """The keys a cache file holds, read without taking its lock or changing it (the estimate
+    reads the caches of a run that may be going on): whole lines only, the header skipped; a
+    missing file holds none. A line that is not a record is skipped here (the job that owns
+    the file reports it)."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return set()
+    keys: set[str] = set()
+    for raw in data[: data.rfind(b"\n") + 1].split(b"\n"):
+        try:
+            record = json.loads(raw.decode("utf-8")) if raw.strip() else None
+        except (UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(record, dict) and isinstance(record.get("key"), str):
+            keys.add(record["key"])
+    return keys

@@ -114,6 +114,29 @@ def recording() -> Iterator[Ledger]:
         _ledger = previous
 
 
+MILLION = 1_000_000
+
+
+def cost(counts: Mapping[str, Any], prices: Mapping[str, float] | None) -> float | None:
+    """USD for counted tokens (``prompt_tokens``, ``cached_tokens``, ``completion_tokens``) at a
+    model's prices (USD per million tokens: ``input``, ``cached_input``, ``output``): prompt
+    tokens not served from a prompt cache at ``input``, cached ones at ``cached_input`` (the
+    ``input`` price when it has none), completion tokens at ``output``. None without prices."""
+    if not prices:
+        return None
+    cached = counts.get("cached_tokens", 0)
+    cached_price = prices["input"] if prices.get("cached_input") is None else prices["cached_input"]
+    usd = (counts["prompt_tokens"] - cached) * prices["input"] + cached * cached_price
+    return (usd + counts["completion_tokens"] * prices["output"]) / MILLION
+
+
+def run_usage_files(results_dir: Path | str) -> list[Path]:
+    """The usage files present under a results folder (`<results>/[by-translator/<name>/]usage/`,
+    the layout of xlcons.plan.layout's ``usage_file``): the ledgers of the jobs that finished."""
+    results = Path(results_dir)
+    return sorted([*results.glob("usage/**/*.json"), *results.glob("by-translator/*/usage/**/*.json")])
+
+
 def write_usage(path: Path | str, usage: Mapping[str, Any]) -> Path:
     with atomic_path(path) as temporary:
         temporary.write_text(json.dumps(usage, indent=1) + "\n", encoding="utf-8")

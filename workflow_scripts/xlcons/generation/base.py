@@ -184,6 +184,14 @@ def build_requests(spec: ModelSpec, rows: Iterable[Mapping[str, str]], max_new_t
     return requests
 
 
+def chat_prompt_ids(tokenizer: Any, messages: Sequence[Mapping[str, str]]) -> list[int]:
+    """A conversation's prompt token ids as a local model reads them: rendered by its chat
+    template with the generation prompt, then tokenized without adding special tokens (the
+    template writes every one the model expects, a BOS token included where it has one)."""
+    text = tokenizer.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=False)
+    return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+
 def effective_max_new_tokens(spec: ModelSpec, dataset_cap: int) -> int:
     """A model's own cap wins over the data set's."""
     return spec.decoding.max_new_tokens or dataset_cap

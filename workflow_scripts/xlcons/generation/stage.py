@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from xlcons import budget
 from xlcons.generation.base import (
     Backend,
     GenerationError,
@@ -73,7 +74,9 @@ def generate_missing(
     keep (failed requests, prompts too long for the model: ResponseCache.put) by key. Progress
     lines (xlcons.progress) go to the console and the log under `job` (default: the model's name).
     The job's usage ledger (xlcons.usage) counts, under `part`, the distinct requests sent and
-    their tokens and failures, and the distinct requests the cache answered."""
+    their tokens and failures, and the distinct requests the cache answered. Before each chunk the
+    run's budget is checked (xlcons.budget): past a limit the job stops with BudgetExceeded, the
+    answers received so far flushed to the cache."""
     distinct = {request.key for request in requests}
     unique = list({request.key: request for request in requests if request.key not in cache}.values())
     name = ledger_name(spec)
@@ -88,6 +91,7 @@ def generate_missing(
     progress = Progress(job or spec.name, len(unique))
     try:
         for chunk in _chunks(unique, backend.chunk_size):
+            budget.check()  # the cache holds every answer so far (flushed after each chunk)
             for raw in backend.generate(chunk):
                 result = finalize(raw)
                 record(

@@ -148,6 +148,7 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "comparisons",
         "training_languages",
         "max_failed_share",
+        "limits",
     ),
 }
 

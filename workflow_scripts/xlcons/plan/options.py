@@ -1,10 +1,12 @@
 """The run's own options that jobs pass on as params: output formats, the results' statistics,
-the share of failed requests a job may leave, the generators' training languages."""
+the share of failed requests a job may leave, the run's limits, the generators' training languages."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from xlcons.budget import Limits
 
 
 class RunOptions:
@@ -32,6 +34,10 @@ class RunOptions:
     def training_languages(self) -> dict[str, list[str] | None]:
         """Each generator's training languages, as the config lists them (None: not listed)."""
         return {name: spec.get("training_languages") for name, spec in self.config["models"].items()}
+
+    def limits(self) -> Limits:
+        """The run's budget (`limits`: xlcons.budget); false when the config sets none."""
+        return Limits.from_config(self.config)
 
     def max_failed_share(self) -> float:
         """Share of a generation or judge job's requests that may fail with the job still done."""

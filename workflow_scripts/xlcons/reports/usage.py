@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from xlcons.atomic import atomic_path
-from xlcons.usage import COUNTERS, read_usage
+from xlcons.usage import COUNTERS, cost, read_usage
 
 log = logging.getLogger(__name__)
 
@@ -28,17 +28,6 @@ TOTAL = "total"
 KEYS = ("stage", "dataset", "model", "translator", "called_model")
 TIMES = ("wall_s", "gpu_s")
 COLUMNS = (*KEYS, "jobs", *COUNTERS, *TIMES, "cost_usd")
-MILLION = 1_000_000
-
-
-def cost(row: Mapping[str, Any], prices: Mapping[str, float] | None) -> float | None:
-    """USD for a row's tokens at a model's prices (USD per million tokens); None without prices."""
-    if not prices:
-        return None
-    cached = row["cached_tokens"]
-    cached_price = prices["input"] if prices.get("cached_input") is None else prices["cached_input"]
-    usd = (row["prompt_tokens"] - cached) * prices["input"] + cached * cached_price
-    return (usd + row["completion_tokens"] * prices["output"]) / MILLION
 
 
 def _empty(keys: Mapping[str, str]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from xlcons import budget
 from xlcons.languages import LanguageRegistry
 from xlcons.progress import Progress
 from xlcons.segmentation import Segmented, split
@@ -157,6 +158,7 @@ class SentenceTranslator:
         with Progress(f"{self.job} {src}→{tgt}{attempt}", len(missing), unit="sentences") as progress:
             for start in range(0, len(missing), self.chunk_size):
                 chunk = missing[start : start + self.chunk_size]
+                budget.check()  # the run's limits (xlcons.budget); the cache holds every chunk before
                 translations = translator.translate(chunk, src, tgt, sampling=sampling)
                 failed = getattr(translator, "failed_sentences", ())  # an LLM translator's failed requests of this call
                 for sentence, translation in zip(chunk, translations):

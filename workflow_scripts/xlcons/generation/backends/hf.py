@@ -42,6 +42,7 @@ from xlcons.generation.base import (
     ModelSpec,
     Request,
     Result,
+    chat_prompt_ids,
     fits_context,
     prompt_too_long,
     register,
@@ -182,7 +183,7 @@ class HFBackend(Backend):
     def prompt_ids(self, request: Request) -> list[int]:
         """The prompt's token ids. The template writes every special token the model expects
         (a BOS token, where the model has one, is part of it), so the tokenizer adds none."""
-        return self.tokenizer(self.prompt_text(request), add_special_tokens=False)["input_ids"]
+        return chat_prompt_ids(self.tokenizer, request.messages)
 
     def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
         """Answer in batches of similar prompt length, longest first, so a batch too large for

@@ -1,0 +1,185 @@
+"""The budget guard (xlcons.budget): `limits.max_cost` / `limits.max_tokens` stop a job before its
+next chunk of requests once the run's ledger reaches them, with every answer received kept."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+
+import pyarrow as pa
+import pytest
+
+from xlcons import usage
+from xlcons.budget import BudgetExceeded, BudgetGuard, Limits, Spent, guarding, install_from_config, spent_by
+from xlcons.generation.base import Backend, Decoding, ModelSpec, Request, Result, build_requests
+from xlcons.generation.cache import ResponseCache
+from xlcons.generation.stage import generate_missing, run_generation
+from xlcons.translation.cache import TranslationCache
+from xlcons.translation.sentence_translator import DegenerationSpec, SentenceTranslator
+from xlcons.translation.spec import TranslatorSpec
+
+# USD per million tokens: a prompt token costs 1 µUSD... times 1e6 / 1e6: 10 prompt tokens at 2.00
+# and 5 completion tokens at 8.00 cost (10 * 2 + 5 * 8) / 1e6 = 60e-6 USD per request.
+PRICES = {"api-model": {"input": 2.0, "output": 8.0}}
+PER_REQUEST_USD = (10 * 2.0 + 5 * 8.0) / 1_000_000
+
+
+class Priced(Backend):
+    """An API stand-in: 10 prompt and 5 completion tokens per answer; chunks of 3."""
+
+    name = "priced"
+    chunk_size = 3
+
+    def __init__(self, spec, sent):
+        super().__init__(spec)
+        self.sent = sent
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
+        for request in requests:
+            self.sent.append(request.prompt)
+            yield Result(request.key, f"answer to {request.prompt}", "stop", 10, 5)
+
+
+def api_spec() -> ModelSpec:
+    return ModelSpec(name="api", backend="openai", location=None, decoding=Decoding(), options={"model": "api-model"})
+
+
+def rows(n: int) -> list[dict[str, str]]:
+    return [{"dataset": "d", "item_id": str(i), "lang": "en", "prompt": f"question {i}"} for i in range(n)]
+
+
+def guard(limits: Limits, files=(), own=None) -> BudgetGuard:
+    return BudgetGuard(limits, PRICES, lambda: list(files), own, "generate d/api")
+
+
+def test_spent_adds_tokens_and_prices_them_as_usage_csv_does():
+    calls = [
+        {"model": "api-model", "prompt_tokens": 2_000_000, "completion_tokens": 500_000, "cached_tokens": 0},
+        {"model": "local", "prompt_tokens": 100, "completion_tokens": 10, "cached_tokens": 0},
+    ]
+    spent = spent_by(calls, PRICES)
+    assert spent.tokens == 2_500_110
+    assert spent.cost_usd == pytest.approx(2 * 2.0 + 0.5 * 8.0)  # 8 USD; the unpriced model adds none
+    assert spent.unpriced == ("local",)
+
+
+def test_limits_read_numbers_given_as_text_by_snakemake_config():
+    assert Limits.from_config({"limits": {"max_cost": "2.5", "max_tokens": "10"}}) == Limits(2.5, 10)
+    assert not Limits.from_config({"limits": None}) and not Limits.from_config({})
+
+
+def test_a_cost_limit_crossed_by_a_chunk_stops_the_job_at_the_next_one_and_the_cache_keeps_the_answers(tmp_path):
+    """Chunks of 3 requests at 60 µUSD each: after the first chunk the ledger is at 180 µUSD,
+    past a limit of 150 µUSD, so the second chunk is never sent."""
+    spec, sent = api_spec(), []
+    requests = build_requests(spec, rows(7), 16)
+    cache = ResponseCache(tmp_path / "cache.jsonl")
+    with usage.recording() as ledger, guarding(guard(Limits(max_cost=150e-6))):
+        with pytest.raises(BudgetExceeded) as stopped:
+            generate_missing(spec, requests, cache, lambda spec: Priced(spec, sent))
+    assert len(sent) == 3
+    assert len(ResponseCache(tmp_path / "cache.jsonl")) == 3, "the answers received are in the cache, on disk"
+    assert ledger.calls()[0]["requests"] == 3
+    message = str(stopped.value)
+    assert "limits.max_cost" in message and "0.0002 USD" in message and "0.0001 USD" in message
+    assert "kept in its cache" in message and "--config 'limits={max_cost: ...}'" in message
+    assert stopped.value.spent == pytest.approx(3 * PER_REQUEST_USD)
+
+
+def test_the_rerun_with_a_higher_limit_sends_only_the_rest(tmp_path):
+    spec, sent = api_spec(), []
+    requests = build_requests(spec, rows(7), 16)
+    with usage.recording(), guarding(guard(Limits(max_tokens=40))):  # 3 answers: 45 tokens
+        with pytest.raises(BudgetExceeded, match="limits.max_tokens"):
+            generate_missing(spec, requests, ResponseCache(tmp_path / "cache.jsonl"), lambda spec: Priced(spec, sent))
+    again = []
+    with usage.recording() as ledger, guarding(guard(Limits(max_tokens=1000))):
+        generate_missing(spec, requests, ResponseCache(tmp_path / "cache.jsonl"), lambda spec: Priced(spec, again))
+    assert len(again) == 4 and not set(again) & set(sent)
+    assert ledger.calls()[0]["cached_requests"] == 3
+
+
+def test_the_finished_jobs_usage_files_count_and_the_jobs_own_file_does_not(tmp_path):
+    """The run's ledger: the usage files under results (other jobs, finished) plus this job's
+    own ledger; its own earlier file (about to be replaced) is not counted twice."""
+    other, own = tmp_path / "usage" / "judge" / "d" / "m.json", tmp_path / "usage" / "generate" / "d" / "api.json"
+    record = {"gpus": 0, "wall_s": 1.0, "gpu_s": 0.0}
+    call = {"part": "generate", "requests": 1, "cached_requests": 0, "cached_tokens": 0, "failures": 0, "retries": 0}
+    usage.write_usage(other, {**record, "format": usage.FORMAT, "version": usage.VERSION, "calls": [
+        {**call, "model": "api-model", "prompt_tokens": 30, "completion_tokens": 0}
+    ]})  # fmt: skip
+    usage.write_usage(own, json.loads(other.read_text()))
+    sent = []
+    spec = api_spec()
+    with usage.recording(), guarding(guard(Limits(max_tokens=50), usage.run_usage_files(tmp_path), own)):
+        with pytest.raises(BudgetExceeded) as stopped:
+            generate_missing(spec, build_requests(spec, rows(7), 16), ResponseCache(tmp_path / "c.jsonl"),
+                             lambda spec: Priced(spec, sent))  # fmt: skip
+    assert len(sent) == 3 and stopped.value.spent == 30 + 45  # the other job's 30, this one's 45; not its own file
+
+
+def test_a_job_without_limits_installs_no_guard_and_sends_everything(tmp_path):
+    assert install_from_config({"limits": {}}, None, "job") is None
+    spec, sent = api_spec(), []
+    with usage.recording():
+        generate_missing(spec, build_requests(spec, rows(7), 16), ResponseCache(tmp_path / "c.jsonl"),
+                         lambda spec: Priced(spec, sent))  # fmt: skip
+    assert len(sent) == 7
+
+
+class Counting:
+    """A translator stand-in that records its tokens in the ledger as the real ones do (4 source
+    and 6 written tokens per sentence)."""
+
+    def __init__(self):
+        self.sentences: list[str] = []
+
+    def translate(self, sentences, src, tgt, *, sampling=None):
+        self.sentences += sentences
+        usage.record("nllb", "translate", prompt_tokens=4 * len(sentences), completion_tokens=6 * len(sentences))
+        return [f"{tgt}({sentence})" for sentence in sentences]
+
+    def close(self):
+        pass
+
+
+def test_the_translation_stage_stops_at_the_next_chunk_and_keeps_its_translations(tmp_path):
+    spec = TranslatorSpec(location="scripted", model_id="scripted", device="cpu")
+    translator = Counting()
+    cache = TranslationCache(tmp_path / "t.jsonl")
+    engine = SentenceTranslator(spec, cache, DegenerationSpec(repair=False), lambda spec: translator, chunk_size=4)
+    with usage.recording(), guarding(guard(Limits(max_tokens=30))):  # one chunk: 4 x 10 tokens
+        with pytest.raises(BudgetExceeded, match="limits.max_tokens"):
+            engine.translate([f"Sentence {i}." for i in range(10)], "eng_Latn", "deu_Latn")
+    engine.close()
+    assert len(translator.sentences) == 4
+    assert len(TranslationCache(tmp_path / "t.jsonl")) == 4
+
+
+@pytest.mark.slow
+def test_a_real_model_job_stops_mid_run_and_its_rerun_sends_only_the_rest(offline_models, tmp_path):
+    """The tiny random LM through the hf backend (chunks of 8 x batch_size 1 = 8 prompts): a
+    token limit below one chunk's tokens stops the job after its first chunk, those 8 answers
+    cached; with the limit raised the rerun sends the other 4."""
+    spec = ModelSpec(
+        name="tiny-llm",
+        backend="hf",
+        location=str(offline_models["tiny-llm"]),
+        decoding=Decoding(max_new_tokens=4),
+        options={"device": "cpu", "batch_size": 1},
+    )
+    prompts = pa.Table.from_pylist(rows(12))
+    cache = tmp_path / "cache.jsonl"
+    with usage.recording() as ledger, guarding(guard(Limits(max_tokens=10))):
+        with pytest.raises(BudgetExceeded, match="limits.max_tokens"):
+            run_generation(spec, prompts, 4, cache)
+    first = ledger.calls()[0]
+    assert first["requests"] == 8 and len(ResponseCache(cache)) == 8
+    with usage.recording() as ledger, guarding(guard(Limits(max_tokens=10**6))):
+        table = run_generation(spec, prompts, 4, cache)
+    assert ledger.calls()[0]["requests"] == 4 and ledger.calls()[0]["cached_requests"] == 8
+    assert table.num_rows == 12
+
+
+def test_spent_sums():
+    assert Spent(1, 0.5, ("a",)) + Spent(2, 0.25, ("a", "b")) == Spent(3, 0.75, ("a", "b"))

@@ -1,0 +1,63 @@
+"""The budget check before anything is scheduled: the estimate against `limits` (xlcons.budget).
+
+The Snakefile calls `limits_problem` once the plan is built; with no limit set it returns at
+once, so a run without limits never loads a tokenizer. With a limit it counts what the run's
+ledger would hold at most: what the usage files under the results folder already count (the
+finished jobs, as the guard counts them while the run goes on), plus the estimate's bound on
+what the jobs will send (prompt tokens and `max_new_tokens` completion tokens per request).
+"""
+
+from __future__ import annotations
+
+from xlcons.budget import HOW_TO_RAISE, Limits, Spent, describe, over_limit, spent_by
+from xlcons.estimate import estimate
+from xlcons.estimate.prompts import UNKNOWN
+from xlcons.estimate.rows import EstimateRow
+from xlcons.plan import Plan
+from xlcons.usage import read_usage, run_usage_files
+
+
+def already_spent(plan: Plan) -> Spent:
+    """What the usage files under the results folder count."""
+    pricing = plan.usage.pricing()
+    total = Spent()
+    for path in run_usage_files(plan.results):
+        total = total + spent_by(read_usage(path).get("calls", []), pricing)
+    return total
+
+
+def limits_problem(
+    plan: Plan, resources: str = "resources", rows: list[EstimateRow] | None = None
+) -> tuple[str | None, list[str]]:
+    """(why the run must not start, or None; notes for the log: stages the estimate could not count)."""
+    limits = Limits.from_config(plan.config)
+    if not limits:
+        return None, []
+    rows = rows if rows is not None else estimate(plan, resources)
+    run = rows[-1]
+    bound = Spent(run.prompt_tokens + run.max_completion_tokens, run.cost_usd or 0.0)
+    before = already_spent(plan)
+    notes = [
+        f"the estimate could not count {row.stage} {row.dataset}/{row.model or '-'} ({row.note}); "
+        "the budget guard checks its jobs while they run"
+        for row in rows
+        if row.basis == UNKNOWN and row.stage != "total"
+    ]
+    reached = over_limit(limits, before + bound, reached=False)
+    if reached is None:
+        return None, notes
+    key, value, limit = reached
+    part = (
+        f"{run.prompt_tokens:,} prompt tokens + at most {run.max_completion_tokens:,} completion tokens"
+        if key.endswith("max_tokens")
+        else f"{describe(key, run.cost_usd or 0.0)} at the `pricing` prices"
+    )
+    spent = describe(key, before.tokens if key.endswith("max_tokens") else before.cost_usd)
+    return (
+        f"xlcons: the run's estimate is above {key}: it may come to {describe(key, value)} ({part} to send, "
+        f"plus {spent} that the usage files under {plan.results} already count), and {key} is "
+        f"{describe(key, limit)}. Nothing was scheduled. See the figures per stage with "
+        "`xlcons estimate --configfile <your config files>` (docs/usage.md#before-a-run-the-estimate). "
+        "To run anyway, " + HOW_TO_RAISE.format(key=key.split(".")[-1]) + "; the jobs still stop when the "
+        "run's ledger reaches the limit."
+    ), notes

@@ -1,0 +1,322 @@
+"""Per stage, what its jobs will send: requests, prompt tokens and a bound on completion tokens.
+
+Generation is counted from the prompts themselves: the requests a job builds
+(xlcons.generation.base.build_requests), distinct by key as `generate_missing` sends them,
+less those its cache holds (read without its lock: xlcons.jsonl_cache.read_keys), their
+prompt tokens with the model's tokenizer (xlcons.estimate.tokens), and at most
+`max_new_tokens` (xlcons.generation.base.effective_max_new_tokens) completion tokens each.
+
+The later stages read answers that do not exist before the run, so they are counted from the
+number of answers they will read, with the rules that docs/usage.md#before-a-run-the-estimate
+states: the prompts' translation from the English sentences it will send (a bound: every
+repair try counted), the judge at most one request per answer, and the translation of answers,
+QE, round trips and the LLM evaluators from an answer of `max_new_tokens` tokens in sentences
+of `SENTENCE_TOKENS` tokens (an approximation).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from types import SimpleNamespace
+
+from xlcons.estimate.prompts import APPROX, BOUND, EXACT, UNKNOWN, DatasetPrompts, dataset_prompts
+from xlcons.estimate.rows import EstimateRow
+from xlcons.estimate.tokens import counter_for
+from xlcons.evaluators.information.fact_checking import EXTRACTION_MAX_NEW_TOKENS
+from xlcons.evaluators.information.prompts import extraction_prompt, verification_prompt
+from xlcons.evaluators.judge import JUDGE_MAX_NEW_TOKENS, judge_prompt
+from xlcons.generation.base import ModelSpec, build_requests, chat_messages, effective_max_new_tokens, ledger_name
+from xlcons.generation.registry import backend_info
+from xlcons.jsonl_cache import read_keys
+from xlcons.plan import Plan
+from xlcons.segmentation import split
+from xlcons.translation.spec import TranslatorSpec
+
+ENGLISH = "en"
+# Tokens of one sentence of an answer, for the stages that split answers not written yet.
+SENTENCE_TOKENS = 20
+# The tokens a translator writes besides a sentence's `max_new_tokens`: the decoder's start and
+# the target language tag.
+TRANSLATOR_EXTRA_TOKENS = 2
+# Each evaluator that calls an LLM: its cap when the LLM's decoding sets none.
+EVALUATOR_CAPS = {"judge": JUDGE_MAX_NEW_TOKENS}
+
+
+class Context:
+    """What the stages share: the plan, where models and data are, and each data set's prompts
+    and each model's spec, worked out once."""
+
+    def __init__(self, plan: Plan, resources: str = "resources"):
+        self.plan, self.resources = plan, resources
+        self._prompts: dict[str, DatasetPrompts] = {}
+
+    def prompts(self, dataset: str) -> DatasetPrompts:
+        if dataset not in self._prompts:
+            self._prompts[dataset] = dataset_prompts(self.plan, dataset, self.resources)
+        return self._prompts[dataset]
+
+    def generator(self, model: str, dataset: str) -> ModelSpec:
+        job = self.plan.llm_job(f"models.{model}", self.resources, "envs", dataset)
+        params = job.spec(SimpleNamespace(model=model))
+        return ModelSpec.from_config(model, params, params["location"])
+
+    def llm(self, key: str) -> ModelSpec:
+        params = self.plan.models.llm_spec(key, self.resources)
+        return ModelSpec.from_config(key.split(".")[-2], params, params["location"])
+
+    def answer_cap(self, model: str, dataset: str) -> int:
+        """At most how many tokens an answer of `model` has."""
+        return effective_max_new_tokens(self.generator(model, dataset), self.plan.data.max_new_tokens(dataset))
+
+    def answers(self, dataset: str, languages: set[str] | None = None, english: bool = True) -> int:
+        """How many answers a (data set, model) will have (in `languages`; without English)."""
+        return sum(
+            1
+            for row in self.prompts(dataset).rows
+            if (languages is None or row["lang"] in languages) and (english or row["lang"] != ENGLISH)
+        )
+
+
+def _row(
+    job: dict[str, str],
+    called: str,
+    basis: str,
+    tokens: str,
+    requests: int = 0,
+    cached_requests: int = 0,
+    prompt_tokens: int = 0,
+    max_completion_tokens: int = 0,
+) -> EstimateRow:
+    return EstimateRow(
+        job["stage"],
+        job["dataset"],
+        job["model"],
+        job["translator"],
+        called,
+        basis,
+        tokens,
+        requests=requests,
+        cached_requests=cached_requests,
+        prompt_tokens=prompt_tokens,
+        max_completion_tokens=max_completion_tokens,
+    )
+
+
+def _unknown(job: dict[str, str], called: str, note: str) -> EstimateRow:
+    row = _row(job, called, UNKNOWN, "none")
+    row.note = note
+    return row
+
+
+def generate(context: Context, job: dict[str, str]) -> EstimateRow:
+    plan, dataset, model = context.plan, job["dataset"], job["model"]
+    spec = context.generator(model, dataset)
+    prompts = context.prompts(dataset)
+    if prompts.basis == UNKNOWN:
+        return _unknown(job, ledger_name(spec), prompts.note)
+    cap = effective_max_new_tokens(spec, plan.data.max_new_tokens(dataset))
+    distinct = {request.key: request for request in build_requests(spec, prompts.rows, cap)}
+    cached = read_keys(plan.layout.cache_file("generate", dataset, model))
+    missing = [request for key, request in distinct.items() if key not in cached]
+    info = backend_info(spec.backend)
+    counter = counter_for(spec.location if info.local_files else None, recorded=info.recorded)
+    return _row(
+        job,
+        ledger_name(spec),
+        prompts.basis,
+        counter.how,
+        requests=len(missing),
+        cached_requests=len(distinct) - len(missing),
+        prompt_tokens=sum(counter.chat(request.messages) for request in missing),
+        max_completion_tokens=0 if info.recorded else len(missing) * cap,
+    )
+
+
+class _Translator:
+    """A translator as the estimate needs it: its name in the ledger, tokenizer, caps."""
+
+    def __init__(self, context: Context, name: str):
+        plan = context.plan
+        section = plan.translation.translator_section(name)
+        location = plan.models.local_path(plan.translation.translator_key(name), context.resources)
+        self.llm = plan.translation.is_llm_translator(name)
+        spec = TranslatorSpec.from_config(plan.translation.translator_fields(name, context.resources), location)
+        self.called = spec.ledger_name()
+        self.counter = counter_for(None if self.llm else location, src_lang="eng_Latn")
+        self.cap = section.get("max_new_tokens") or 256
+        degeneration = section.get("degeneration") or {}
+        self.attempts = 1 + (degeneration.get("tries", 0) if degeneration.get("repair", True) else 0)
+
+
+def translate_prompts(context: Context, job: dict[str, str]) -> EstimateRow:
+    """Every distinct English sentence to each other language, once per attempt (the first
+    translation and each repair try: a bound, since only degenerate ones are tried again)."""
+    plan, dataset = context.plan, job["dataset"]
+    translator = _Translator(context, job["translator"])
+    prompts = context.prompts(dataset)
+    if prompts.basis == UNKNOWN:
+        return _unknown(job, translator.called, prompts.note)
+    source = plan.data.info(dataset).translated_from
+    sentences = list(
+        dict.fromkeys(
+            sentence
+            for row in prompts.rows
+            if row["lang"] == source
+            for sentence in split(row["prompt"], source).sentences
+        )
+    )
+    targets = len(plan.data.prompt_translation_languages(dataset))
+    requests = len(sentences) * targets * translator.attempts
+    return _row(
+        job,
+        translator.called,
+        EXACT if translator.attempts == 1 else BOUND,
+        translator.counter.how,
+        requests=requests,
+        prompt_tokens=sum(translator.counter.text(sentence) for sentence in sentences) * targets * translator.attempts,
+        max_completion_tokens=requests * (translator.cap + TRANSLATOR_EXTRA_TOKENS),
+    )
+
+
+def _sentences_per_answer(cap: int) -> int:
+    return max(1, math.ceil(cap / SENTENCE_TOKENS))
+
+
+def translate(context: Context, job: dict[str, str]) -> EstimateRow:
+    """Each answer not in English, `max_new_tokens` tokens long, in sentences of SENTENCE_TOKENS."""
+    translator = _Translator(context, job["translator"])
+    if context.prompts(job["dataset"]).basis == UNKNOWN:
+        return _unknown(job, translator.called, context.prompts(job["dataset"]).note)
+    cap = context.answer_cap(job["model"], job["dataset"])
+    answers = context.answers(job["dataset"], english=False)
+    requests = answers * _sentences_per_answer(cap) * translator.attempts
+    return _row(
+        job,
+        translator.called,
+        APPROX,
+        translator.counter.how,
+        requests=requests,
+        prompt_tokens=answers * cap * translator.attempts + requests * TRANSLATOR_EXTRA_TOKENS,
+        max_completion_tokens=requests * (translator.cap + TRANSLATOR_EXTRA_TOKENS),
+    )
+
+
+def translation_qe(context: Context, job: dict[str, str]) -> EstimateRow:
+    """One (source, translation) pair per translated sentence; the encoder writes nothing."""
+    translator = _Translator(context, job["translator"])
+    called = context.plan.quality.qe_model_name()
+    if context.prompts(job["dataset"]).basis == UNKNOWN:
+        return _unknown(job, called, context.prompts(job["dataset"]).note)
+    cap = context.answer_cap(job["model"], job["dataset"])
+    answers = context.answers(job["dataset"], english=False)
+    requests = answers * _sentences_per_answer(cap)
+    return _row(
+        job, called, APPROX, "approx", requests=requests, prompt_tokens=answers * cap + requests * translator.cap
+    )
+
+
+def round_trip(context: Context, job: dict[str, str]) -> EstimateRow:
+    """The English answer into each round-trip language and back: two sentences' translations each."""
+    translator = _Translator(context, job["translator"])
+    if context.prompts(job["dataset"]).basis == UNKNOWN:
+        return _unknown(job, translator.called, context.prompts(job["dataset"]).note)
+    cap = context.answer_cap(job["model"], job["dataset"])
+    answers = context.answers(job["dataset"], {ENGLISH}) * len(context.plan.quality.round_trip_languages())
+    requests = 2 * answers * _sentences_per_answer(cap) * translator.attempts
+    return _row(
+        job,
+        translator.called,
+        APPROX,
+        translator.counter.how,
+        requests=requests,
+        prompt_tokens=2 * answers * cap * translator.attempts,
+        max_completion_tokens=requests * (translator.cap + TRANSLATOR_EXTRA_TOKENS),
+    )
+
+
+def _evaluator_llm(context: Context, stage: str) -> tuple[ModelSpec, int]:
+    plan = context.plan
+    evaluator = "information" if stage == "translationese" else stage
+    keys = [key for key in plan.scoring.evaluator_model_keys(evaluator) if "backend" in plan.sources.get(key, {})]
+    spec = context.llm(keys[0])
+    return spec, spec.decoding.max_new_tokens or EVALUATOR_CAPS.get(stage, EXTRACTION_MAX_NEW_TOKENS)
+
+
+def _counter(spec: ModelSpec):
+    info = backend_info(spec.backend)
+    return counter_for(spec.location if info.local_files else None, recorded=info.recorded)
+
+
+def judge(context: Context, job: dict[str, str]) -> EstimateRow:
+    """At most one request per answer (identical ones and "No answer" are not sent); the prompt is
+    the judge's template with the English question and an answer of `max_new_tokens` tokens."""
+    spec, judge_cap = _evaluator_llm(context, job["stage"])
+    prompts = context.prompts(job["dataset"])
+    if prompts.basis == UNKNOWN:
+        return _unknown(job, ledger_name(spec), prompts.note)
+    counter = _counter(spec)
+    questions = {row["item_id"]: row["prompt"] for row in prompts.rows if row["lang"] == ENGLISH}
+    cap = context.answer_cap(job["model"], job["dataset"])
+    requests = len(prompts.rows)
+    prompt_tokens = sum(
+        counter.chat(chat_messages(spec, judge_prompt(questions.get(row["item_id"], ""), ""))) + cap
+        for row in prompts.rows
+    )
+    return _row(
+        job,
+        ledger_name(spec),
+        BOUND,
+        counter.how,
+        requests=requests,
+        prompt_tokens=prompt_tokens,
+        max_completion_tokens=requests * judge_cap,
+    )
+
+
+def information(context: Context, job: dict[str, str]) -> EstimateRow:
+    """Facts extracted from each sentence of the English and the translated answers, and one
+    verification per fact (one fact per sentence): an approximation."""
+    spec, llm_cap = _evaluator_llm(context, job["stage"])
+    prompts = context.prompts(job["dataset"])
+    if prompts.basis == UNKNOWN:
+        return _unknown(job, ledger_name(spec), prompts.note)
+    counter = _counter(spec)
+    cap = context.answer_cap(job["model"], job["dataset"])
+    if job["stage"] == "translationese":
+        answers = 2 * context.answers(job["dataset"], {ENGLISH}) * len(context.plan.quality.round_trip_languages())
+    else:
+        answers = context.answers(job["dataset"])
+    sentences = answers * _sentences_per_answer(cap)
+    template = counter.chat(chat_messages(spec, extraction_prompt("", ""))) + counter.chat(
+        chat_messages(spec, verification_prompt("", ""))
+    )
+    return _row(
+        job,
+        ledger_name(spec),
+        APPROX,
+        counter.how,
+        requests=2 * sentences,
+        prompt_tokens=sentences * (template + 2 * cap + SENTENCE_TOKENS),
+        max_completion_tokens=2 * sentences * llm_cap,
+    )
+
+
+ESTIMATORS: dict[str, Callable[[Context, dict[str, str]], EstimateRow]] = {
+    "generate": generate,
+    "translate_prompts": translate_prompts,
+    "translate": translate,
+    "translation_qe": translation_qe,
+    "round_trip": round_trip,
+    "judge": judge,
+    "information": information,
+    "translationese": information,
+}
+
+
+def estimate_job(context: Context, job: dict[str, str]) -> EstimateRow:
+    """One usage job's row; a stage without an estimator (an evaluator added later) is `unknown`."""
+    estimator = ESTIMATORS.get(job["stage"])
+    if estimator is None:
+        return _unknown(job, "", f"{job['stage']}: the estimate has no rule for this stage yet")
+    return estimator(context, job)
