@@ -183,3 +183,22 @@ def test_a_real_model_job_stops_mid_run_and_its_rerun_sends_only_the_rest(offlin
 
 def test_spent_sums():
     assert Spent(1, 0.5, ("a",)) + Spent(2, 0.25, ("a", "b")) == Spent(3, 0.75, ("a", "b"))
+
+
+def test_the_workflow_refuses_to_start_when_the_estimate_is_above_a_limit(tmp_path, offline_models, shared_data):
+    """A dry run of the quickstart with a token limit far below its estimate stops before any
+    job, naming the key, the estimate's figure and how to go on; `--config limits=` (no limits)
+    plans the run."""
+    from test_workflow import snakemake
+    from test_workflow_own_prompts import quickstart_in
+
+    run = quickstart_in(tmp_path, shared_data)
+    refused = snakemake(*run, "-n", "--config", "limits={max_tokens: 10}", timeout=600)
+    assert refused.returncode != 0
+    output = " ".join(refused.output.split())
+    assert "the run's estimate is above limits.max_tokens" in output and "limits.max_tokens is 10 tokens" in output
+    assert "Nothing was scheduled" in output and "--config limits=" in output
+    assert "Job stats" not in refused.output
+    anyway = snakemake(*run, "-n", "--config", "limits=", timeout=600)
+    assert anyway.returncode == 0, anyway.output[-3000:]
+    assert "Job stats" in anyway.output

@@ -23,6 +23,8 @@ EXACT = "exact"  # counted from what will be sent
 BOUND = "bound"  # at most this
 APPROX = "approx"  # an approximation (docs/usage.md#before-a-run-the-estimate)
 UNKNOWN = "unknown"  # the data are not here yet (fetch them first)
+# Marks a row standing in for a prompt the translator will write: a request of its own.
+STAND_IN = "_stand_in"
 
 
 @dataclass
@@ -66,7 +68,7 @@ def dataset_prompts(plan: Plan, dataset: str, resources: str = "resources") -> D
             continue
         translated = _prompt_file(plan, dataset, lang)
         if translated is None:  # written by translate_prompts: the source prompts stand in
-            translated = [{**row, "lang": lang} for row in loaded if row["lang"] == source]
+            translated = [{**row, "lang": lang, STAND_IN: True} for row in loaded if row["lang"] == source]
             basis = BOUND
         rows += translated
     return DatasetPrompts(rows, basis)

@@ -65,6 +65,11 @@ def totals(rows: list[EstimateRow]) -> list[EstimateRow]:
     return out
 
 
+def _one_or_mixed(values: list[str]) -> str:
+    distinct = set(values)
+    return values[0] if len(distinct) == 1 else "mixed"
+
+
 def _sum(stage: str, called: str, rows: list[EstimateRow]) -> EstimateRow:
     total = EstimateRow(
         stage,
@@ -73,7 +78,7 @@ def _sum(stage: str, called: str, rows: list[EstimateRow]) -> EstimateRow:
         "",
         called,
         least_sure([row.basis for row in rows]),
-        "/".join(dict.fromkeys(row.tokens for row in rows)),
+        _one_or_mixed([row.tokens for row in rows]),
         jobs=sum(row.jobs for row in rows),
     )
     for name in COUNTS:

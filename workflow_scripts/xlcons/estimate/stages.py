@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable
 from types import SimpleNamespace
 
-from xlcons.estimate.prompts import APPROX, BOUND, EXACT, UNKNOWN, DatasetPrompts, dataset_prompts
+from xlcons.estimate.prompts import APPROX, BOUND, EXACT, STAND_IN, UNKNOWN, DatasetPrompts, dataset_prompts
 from xlcons.estimate.rows import EstimateRow
 from xlcons.estimate.tokens import counter_for
 from xlcons.evaluators.information.fact_checking import EXTRACTION_MAX_NEW_TOKENS
@@ -116,7 +116,11 @@ def generate(context: Context, job: dict[str, str]) -> EstimateRow:
     if prompts.basis == UNKNOWN:
         return _unknown(job, ledger_name(spec), prompts.note)
     cap = effective_max_new_tokens(spec, plan.data.max_new_tokens(dataset))
-    distinct = {request.key: request for request in build_requests(spec, prompts.rows, cap)}
+    # A stand-in for a translated prompt is a request of its own, whatever its text (the translation's).
+    distinct = {
+        f"{request.key}@{row['lang']}" if row.get(STAND_IN) else request.key: request
+        for row, request in zip(prompts.rows, build_requests(spec, prompts.rows, cap))
+    }
     cached = read_keys(plan.layout.cache_file("generate", dataset, model))
     missing = [request for key, request in distinct.items() if key not in cached]
     info = backend_info(spec.backend)

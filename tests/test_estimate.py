@@ -1,0 +1,165 @@
+"""The estimate before a run (xlcons.estimate): hand-computed counts on a tiny prompt set, the
+caches read without their lock, the table, the `xlcons estimate` command and the budget check
+against the estimate. The comparison with a real run's ledger is in the quickstart's
+end-to-end test (tests/test_workflow_own_prompts.py)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+import yaml
+
+from xlcons.config import resolve_config
+from xlcons.estimate import estimate
+from xlcons.estimate.check import limits_problem
+from xlcons.estimate.command import main
+from xlcons.estimate.table import render_csv, render_text
+from xlcons.generation.base import ModelSpec, build_requests
+from xlcons.generation.cache import ResponseCache
+from xlcons.plan import Plan
+
+# Two items in English and German; item b's German prompt is its English one (sent once).
+PROMPTS = "id,lang,prompt\na,en,What is water?\na,de,Was ist Wasser?\nb,en,Name a river.\nb,de,Name a river.\n"
+TEXTS = ["What is water?", "Was ist Wasser?", "Name a river."]
+
+
+@pytest.fixture()
+def config(tmp_path, offline_models) -> dict:
+    (tmp_path / "prompts.csv").write_text(PROMPTS, encoding="utf-8")
+    return {
+        "models": {
+            "api": {"backend": "openai", "api": {"model": "gpt-x", "base_url": "http://127.0.0.1:9/v1"}},
+            "small": {
+                "path": str(offline_models["smollm2-135m-instruct"]),
+                "backend": "hf",
+                "decoding": {"max_new_tokens": 5},
+            },
+        },
+        "datasets": {
+            "mine": {
+                "type": "parallel",
+                "path": str(tmp_path / "prompts.csv"),
+                "languages": ["en", "de"],
+                "columns": {"id": "id", "lang": "lang", "prompt": "prompt"},
+            }
+        },
+        "evaluators": {},
+        "pricing": {"gpt-x": {"input": 2.0, "output": 8.0}},
+        "output": {"results_dir": str(tmp_path / "results")},
+    }
+
+
+def planned(config: dict) -> Plan:
+    return Plan(config, datasets=resolve_config(config, base_dir=Path.cwd()))
+
+
+def rows_by_model(rows):
+    return {row.called_model: row for row in rows if row.stage == "generate"}
+
+
+def test_generation_counts_distinct_prompts_with_each_models_tokenizer_and_prices_them(config, offline_models):
+    from transformers import AutoTokenizer
+
+    rows = estimate(planned(config))
+    api, small = rows_by_model(rows)["gpt-x"], rows_by_model(rows)["smollm2-135m-instruct"]
+    # 4 prompt rows, 3 distinct texts: the identical German and English prompt of item b is sent once.
+    assert (api.requests, small.requests) == (3, 3) and api.basis == small.basis == "exact"
+    # The API model: ceil(characters / 4) per prompt; at most the data set's 512 new tokens each.
+    assert api.tokens == "chars/4" and api.prompt_tokens == sum(math.ceil(len(text) / 4) for text in TEXTS) == 12
+    assert api.max_completion_tokens == 3 * 512
+    assert api.cost_usd == pytest.approx((12 * 2.0 + 3 * 512 * 8.0) / 1_000_000)
+    # The local model: its own tokenizer and chat template; its own cap of 5 new tokens.
+    tokenizer = AutoTokenizer.from_pretrained(offline_models["smollm2-135m-instruct"])
+    expected = sum(
+        len(
+            tokenizer.apply_chat_template(
+                [{"role": "user", "content": text}], add_generation_prompt=True, return_dict=True
+            )["input_ids"]
+        )
+        for text in TEXTS
+    )
+    assert small.tokens == "tokenizer" and small.prompt_tokens == expected
+    assert small.max_completion_tokens == 15 and small.cost_usd is None  # no price: no cost
+    run = rows[-1]
+    assert (run.stage, run.called_model, run.requests, run.prompt_tokens) == ("total", "", 6, 12 + expected)
+    assert run.cost_usd == pytest.approx(api.cost_usd)
+
+
+def test_what_the_cache_holds_is_not_counted_and_the_cache_is_read_without_its_lock(config):
+    plan = planned(config)
+    spec = ModelSpec.from_config("api", plan.models.llm_spec("models.api", "resources"), None)
+    first = build_requests(spec, [{"item_id": "a", "lang": "en", "prompt": "What is water?"}], 512)[0]
+    path = Path(plan.layout.cache_file("generate", "mine", "api"))
+    cache = ResponseCache(path)
+    cache.add({"key": first.key, "response": "H2O", "finish_reason": "stop", "prompt_tokens": 4})
+    cache.flush()
+    before = path.read_bytes()
+    api = rows_by_model(estimate(plan))["gpt-x"]
+    assert (api.requests, api.cached_requests, api.prompt_tokens) == (2, 1, 8)
+    assert path.read_bytes() == before, "the estimate writes nothing to a cache (the job holding it may be running)"
+
+
+def test_the_table_aligns_its_columns_and_the_csv_has_every_column(config):
+    rows = estimate(planned(config))
+    text = render_text(rows).splitlines()
+    header = text[0]
+    assert header.split() == [
+        "stage",
+        "dataset",
+        "model",
+        "called_model",
+        "basis",
+        "tokens",
+        "jobs",
+        "requests",
+        "cached_requests",
+        "prompt_tokens",
+        "max_completion_tokens",
+        "cost_usd",
+    ]
+    # Numbers end where their column's name ends.
+    end = header.index("prompt_tokens") + len("prompt_tokens")
+    assert all(line[end - 1].isdigit() for line in text[2:] if not line.startswith("-"))
+    table = list(csv.DictReader(io.StringIO(render_csv(rows))))
+    assert table[0]["translator"] == "" and table[0]["basis"] == "exact" and len(table) == len(rows)
+
+
+def test_the_command_reads_config_files_and_overrides_as_snakemake_does(config, tmp_path, monkeypatch):
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    more = tmp_path / "pricing.yaml"
+    more.write_text(yaml.safe_dump({"pricing": {"gpt-x": {"input": 4.0, "output": 8.0}}}))
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["--configfile", str(path), str(more), "--json", "--csv", str(tmp_path / "e.csv")]) == 0
+    rows = json.loads(out.getvalue())
+    api = next(row for row in rows if row["called_model"] == "gpt-x" and row["stage"] == "generate")
+    assert api["cost_usd"] == pytest.approx((12 * 4.0 + 3 * 512 * 8.0) / 1_000_000), "the second file's price"
+    assert (tmp_path / "e.csv").read_text().startswith("stage,dataset,model,translator,called_model,basis")
+    with redirect_stdout(io.StringIO()):
+        assert main(["--configfile", str(path), "--config", "bootstrap_resamples=5"]) == 2  # a nested key
+
+
+def test_a_limit_below_the_estimate_stops_the_run_naming_the_key_the_figure_and_the_way_out(config):
+    assert limits_problem(planned(config)) == (None, [])  # no limits: nothing is estimated
+    config["limits"] = {"max_tokens": "10"}  # as `--config 'limits={max_tokens: 10}'` hands it over
+    plan = planned(config)
+    run = estimate(plan)[-1]
+    problem, _ = limits_problem(plan)
+    assert "limits.max_tokens" in problem and "is 10 tokens" in problem
+    assert f"{run.prompt_tokens + run.max_completion_tokens:,} tokens" in problem
+    assert "--config limits=" in problem and "xlcons estimate" in problem
+
+
+def test_a_cost_limit_counts_the_priced_models_only(config):
+    config["limits"] = {"max_cost": 0.0124}  # the API model's bound: 0.012312 USD
+    assert limits_problem(planned(config))[0] is None
+    config["limits"] = {"max_cost": 0.0123}
+    problem, _ = limits_problem(planned(config))
+    assert "limits.max_cost" in problem and "0.0123 USD" in problem
