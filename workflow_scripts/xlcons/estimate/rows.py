@@ -38,7 +38,7 @@ class EstimateRow:
         """The row with its cost at `prices` (USD per million tokens; none without): the prompt
         tokens at the input price, the completion bound at the output price."""
         counts = {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.max_completion_tokens}
-        self.cost_usd = cost(counts, prices)
+        self.cost_usd = cost(counts, prices) if self.basis != "unknown" else None  # nothing counted
         return self
 
     def as_dict(self) -> dict[str, Any]:
