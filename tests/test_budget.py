@@ -202,3 +202,36 @@ def test_the_workflow_refuses_to_start_when_the_estimate_is_above_a_limit(tmp_pa
     anyway = snakemake(*run, "-n", "--config", "limits=", timeout=600)
     assert anyway.returncode == 0, anyway.output[-3000:]
     assert "Job stats" in anyway.output
+
+
+def test_a_model_jobs_script_sets_up_its_guard_from_the_config_snakemake_hands_it(tmp_path):
+    """xlcons.job.install_budget (start_job's last step): a job with a `usage` output gets a guard
+    from `config` (limits, pricing, the results folder), its own usage file left out; a job
+    without one, or a run without limits, gets none."""
+    from types import SimpleNamespace
+
+    from xlcons import budget
+    from xlcons.job import install_budget
+
+    results = tmp_path / "results"
+    own = results / "usage" / "generate" / "d" / "m.json"
+    config = {"limits": {"max_tokens": "5"}, "pricing": PRICES, "output": {"results_dir": str(results)}}
+    job = SimpleNamespace(
+        rule="generate_d",
+        wildcards=["m"],
+        config=config,
+        output=SimpleNamespace(usage=str(own), keys=lambda: ["responses", "usage"]),
+    )
+    with guarding(None):
+        install_budget(job)
+        guard = budget._guard
+        assert guard is not None and guard.limits == Limits(max_tokens=5) and guard.own == own.resolve()
+        assert guard.job == "generate_d m" and guard.ledger_files() == []
+        with usage.recording():
+            usage.record("api-model", "generate", prompt_tokens=3, completion_tokens=2)
+            with pytest.raises(BudgetExceeded, match="generate_d m: budget reached.*5 tokens.*this job's requests: 5"):
+                budget.check()
+        install_budget(SimpleNamespace(**{**vars(job), "output": SimpleNamespace(keys=lambda: ["table"])}))
+        assert budget._guard is guard, "a job that calls no model leaves the guard alone"
+        install_budget(SimpleNamespace(**{**vars(job), "config": {"limits": None}}))
+        assert budget._guard is None

@@ -108,10 +108,11 @@ def describe(key: str, value: float) -> str:
 class BudgetExceeded(RuntimeError):
     """The run's ledger reached a limit; the job stopped before its next chunk of requests."""
 
-    def __init__(self, job: str, key: str, spent: float, limit: float):
+    def __init__(self, job: str, key: str, spent: float, limit: float, own: float = 0.0):
         self.key, self.spent, self.limit = key, spent, limit
         super().__init__(
-            f"{job}: budget reached: the run's ledger is at {describe(key, spent)}, {key} is "
+            f"{job}: budget reached: the run's ledger is at {describe(key, spent)} (this job's requests: "
+            f"{describe(key, own)}; it writes no usage file when stopped, so say so if you add it up), {key} is "
             f"{describe(key, limit)}. The job stopped before its next chunk of requests; every answer "
             "received so far is kept in its cache, so running the workflow again sends only the rest. "
             "To go on, " + HOW_TO_RAISE.format(key=key.split(".")[-1]) + " (docs/usage.md#the-budget-guard)."
@@ -150,9 +151,13 @@ class BudgetGuard:
         self._read[path] = (mtime, spent)
         return spent
 
+    def own_spent(self) -> Spent:
+        """This job's own ledger so far."""
+        return spent_by(ledger().calls(), self.pricing)
+
     def spent(self) -> Spent:
         """The run's ledger: the finished jobs' usage files and this job's own ledger."""
-        total = spent_by(ledger().calls(), self.pricing)
+        total = self.own_spent()
         for path in self.ledger_files():
             if self.own is None or Path(path).resolve() != self.own:
                 total = total + self._file(Path(path))
@@ -162,7 +167,8 @@ class BudgetGuard:
         """Raise BudgetExceeded when the run's ledger has reached a limit; what it is at, otherwise."""
         spent = self.spent()
         if reached := over_limit(self.limits, spent):
-            raise BudgetExceeded(self.job, *reached)
+            own = self.own_spent()
+            raise BudgetExceeded(self.job, *reached, own.cost_usd if reached[0].endswith("max_cost") else own.tokens)
         return spent
 
 

@@ -41,11 +41,19 @@ def start_job(smk, *, offline: bool = True) -> None:
     remember_environment()
     sys.stderr = RedactingStream(open(smk.log[0], "w"))
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s", force=True)
-    if "usage" in smk.output.keys():  # a job that calls a model: it stops at the run's limits
-        where = "/".join(str(value) for value in smk.wildcards)
-        budget.install_from_config(
-            getattr(smk, "config", {}) or {}, smk.output.usage, f"{getattr(smk, 'rule', 'job')} {where}".strip()
-        )
+    install_budget(smk)
+
+
+def install_budget(smk) -> None:
+    """A job that calls a model (its rule declares the output `usage`) stops at the run's limits:
+    its guard (xlcons.budget) comes from the config Snakemake hands the script, not from params,
+    so changing a limit reruns nothing."""
+    output = getattr(smk, "output", None)
+    if output is None or "usage" not in output.keys():
+        return
+    where = "/".join(str(value) for value in getattr(smk, "wildcards", ()))
+    job = f"{getattr(smk, 'rule', 'job')} {where}".strip()
+    budget.install_from_config(getattr(smk, "config", None) or {}, output.usage, job)
 
 
 def finish_job(smk) -> None:
