@@ -163,3 +163,23 @@ def test_a_cost_limit_counts_the_priced_models_only(config):
     config["limits"] = {"max_cost": 0.0123}
     problem, _ = limits_problem(planned(config))
     assert "limits.max_cost" in problem and "0.0123 USD" in problem
+
+
+def test_the_check_counts_a_finished_job_by_its_usage_file_not_its_estimate(config):
+    """A job whose usage file is there has run: the check adds what the file counts, not the
+    job's estimate again, so a finished run started again is not refused for what it did."""
+    from xlcons import usage
+
+    plan = planned(config)
+    small = rows_by_model(estimate(plan))["smollm2-135m-instruct"]
+    api_job = next(job for job in plan.usage.usage_jobs() if job["model"] == "api")
+    call = {"model": "gpt-x", "part": "generate", "requests": 3, "cached_requests": 0, "prompt_tokens": 4}
+    call |= {"completion_tokens": 3, "cached_tokens": 0, "failures": 0, "retries": 0}
+    usage.write_usage(api_job["path"], {"format": usage.FORMAT, "version": 1, "gpus": 0, "wall_s": 1.0,
+                                        "gpu_s": 0.0, "calls": [call]})  # fmt: skip
+    assert set(rows_by_model(estimate(plan, unfinished=True))) == {"smollm2-135m-instruct"}
+    bound = small.prompt_tokens + small.max_completion_tokens
+    config["limits"] = {"max_tokens": bound + 7}  # the small model's bound and the api job's 7 tokens
+    assert limits_problem(planned(config))[0] is None
+    config["limits"] = {"max_tokens": bound + 6}
+    assert f"{bound + 7:,} tokens" in limits_problem(planned(config))[0]

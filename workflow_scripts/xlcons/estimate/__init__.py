@@ -9,18 +9,24 @@ xlcons.estimate.table prints them, xlcons.estimate.check compares them with `lim
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from xlcons.estimate.rows import COLUMNS, EstimateRow, totals
 from xlcons.estimate.stages import Context, estimate_job
 from xlcons.plan import Plan
 
 
-def estimate(plan: Plan, resources: str = "resources") -> list[EstimateRow]:
+def estimate(plan: Plan, resources: str = "resources", *, unfinished: bool = False) -> list[EstimateRow]:
     """One row per usage-ledger group of the run (summing its jobs), priced where `pricing`
-    prices the called model, then a `total` row per called model and the run's total."""
+    prices the called model, then a `total` row per called model and the run's total. With
+    `unfinished`, only the jobs whose usage file is not there yet (what the budget check adds to
+    the files that are)."""
     context = Context(plan, resources)
     pricing = plan.usage.pricing()
     groups: dict[tuple[str, ...], EstimateRow] = {}
     for job in plan.usage.usage_jobs():
+        if unfinished and Path(job["path"]).is_file():
+            continue
         row = estimate_job(context, job)
         key = (row.stage, row.dataset, row.model, row.translator, row.called_model)
         if key in groups:

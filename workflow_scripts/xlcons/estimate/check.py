@@ -4,7 +4,10 @@ The Snakefile calls `limits_problem` once the plan is built; with no limit set i
 once, so a run without limits never loads a tokenizer. With a limit it counts what the run's
 ledger would hold at most: what the usage files under the results folder already count (the
 finished jobs, as the guard counts them while the run goes on), plus the estimate's bound on
-what the jobs will send (prompt tokens and `max_new_tokens` completion tokens per request).
+what the jobs without a usage file yet will send (prompt tokens and `max_new_tokens` completion
+tokens per request): a finished run started again is not refused for what it already did. A
+finished job that reruns (its params changed) is counted by its old file only; the guard checks
+what it sends.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def limits_problem(
     limits = Limits.from_config(plan.config)
     if not limits:
         return None, []
-    rows = rows if rows is not None else estimate(plan, resources)
+    rows = rows if rows is not None else estimate(plan, resources, unfinished=True)
     run = rows[-1]
     bound = Spent(run.prompt_tokens + run.max_completion_tokens, run.cost_usd or 0.0)
     before = already_spent(plan)

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_json(rows))
     else:
         sys.stdout.write(render_text(rows) + LEGEND + "\n")
-    problem, notes = limits_problem(plan, args.resources, rows)
+    problem, notes = limits_problem(plan, args.resources)
     for line in [*notes, *([problem] if problem else [])]:
         print(line, file=sys.stderr)
     return 0
