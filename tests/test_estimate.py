@@ -99,6 +99,8 @@ def test_what_the_cache_holds_is_not_counted_and_the_cache_is_read_without_its_l
     cache = ResponseCache(path)
     cache.add({"key": first.key, "response": "H2O", "finish_reason": "stop", "prompt_tokens": 4})
     cache.flush()
+    with open(path, "ab") as handle:  # a line the running job is writing: not read, not cut off
+        handle.write(b'{"key": "half')
     before = path.read_bytes()
     api = rows_by_model(estimate(plan))["gpt-x"]
     assert (api.requests, api.cached_requests, api.prompt_tokens) == (2, 1, 8)

@@ -32,6 +32,8 @@ from xlcons.jsonl_cache import read_keys
 from xlcons.plan import Plan
 from xlcons.segmentation import split
 from xlcons.translation.spec import TranslatorSpec
+from xlcons.translation.spec import max_new_tokens as translator_cap
+from xlcons.translation.spec import model_spec as translator_model
 
 ENGLISH = "en"
 # Tokens of one sentence of an answer, for the stages that split answers not written yet.
@@ -138,17 +140,23 @@ def generate(context: Context, job: dict[str, str]) -> EstimateRow:
 
 
 class _Translator:
-    """A translator as the estimate needs it: its name in the ledger, tokenizer, caps."""
+    """A translator as the estimate needs it: its name in the ledger, tokenizer, caps. NLLB-like
+    models write their start and language-tag tokens besides a sentence's `max_new_tokens`; an
+    LLM translator's cap is its model's (xlcons.translation.spec.max_new_tokens)."""
 
     def __init__(self, context: Context, name: str):
         plan = context.plan
         section = plan.translation.translator_section(name)
         location = plan.models.local_path(plan.translation.translator_key(name), context.resources)
-        self.llm = plan.translation.is_llm_translator(name)
         spec = TranslatorSpec.from_config(plan.translation.translator_fields(name, context.resources), location)
         self.called = spec.ledger_name()
-        self.counter = counter_for(None if self.llm else location, src_lang="eng_Latn")
-        self.cap = section.get("max_new_tokens") or 256
+        if plan.translation.is_llm_translator(name):
+            model = translator_model(spec)
+            self.counter = _counter(model)
+            self.cap, self.extra = translator_cap(spec, model), 0
+        else:
+            self.counter = counter_for(location, src_lang="eng_Latn")
+            self.cap, self.extra = spec.max_new_tokens, TRANSLATOR_EXTRA_TOKENS
         degeneration = section.get("degeneration") or {}
         self.attempts = 1 + (degeneration.get("tries", 0) if degeneration.get("repair", True) else 0)
 
@@ -179,7 +187,7 @@ def translate_prompts(context: Context, job: dict[str, str]) -> EstimateRow:
         translator.counter.how,
         requests=requests,
         prompt_tokens=sum(translator.counter.text(sentence) for sentence in sentences) * targets * translator.attempts,
-        max_completion_tokens=requests * (translator.cap + TRANSLATOR_EXTRA_TOKENS),
+        max_completion_tokens=requests * (translator.cap + translator.extra),
     )
 
 
@@ -201,8 +209,8 @@ def translate(context: Context, job: dict[str, str]) -> EstimateRow:
         APPROX,
         translator.counter.how,
         requests=requests,
-        prompt_tokens=answers * cap * translator.attempts + requests * TRANSLATOR_EXTRA_TOKENS,
-        max_completion_tokens=requests * (translator.cap + TRANSLATOR_EXTRA_TOKENS),
+        prompt_tokens=answers * cap * translator.attempts + requests * translator.extra,
+        max_completion_tokens=requests * (translator.cap + translator.extra),
     )
 
 
@@ -235,7 +243,7 @@ def round_trip(context: Context, job: dict[str, str]) -> EstimateRow:
         translator.counter.how,
         requests=requests,
         prompt_tokens=2 * answers * cap * translator.attempts,
-        max_completion_tokens=requests * (translator.cap + TRANSLATOR_EXTRA_TOKENS),
+        max_completion_tokens=requests * (translator.cap + translator.extra),
     )
 
 
