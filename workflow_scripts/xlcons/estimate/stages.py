@@ -252,7 +252,11 @@ def _evaluator_llm(context: Context, stage: str) -> tuple[ModelSpec, int]:
     evaluator = "information" if stage == "translationese" else stage
     keys = [key for key in plan.scoring.evaluator_model_keys(evaluator) if "backend" in plan.sources.get(key, {})]
     spec = context.llm(keys[0])
-    return spec, spec.decoding.max_new_tokens or EVALUATOR_CAPS.get(stage, EXTRACTION_MAX_NEW_TOKENS)
+    # The information evaluator's own caps (its options), the larger of the two, where the LLM sets none.
+    section = plan.scoring.evaluator_section(evaluator)
+    options = [section.get(f"{kind}_max_new_tokens") for kind in ("extraction", "verification")]
+    own = max((cap for cap in options if cap), default=None)
+    return spec, spec.decoding.max_new_tokens or own or EVALUATOR_CAPS.get(stage, EXTRACTION_MAX_NEW_TOKENS)
 
 
 def _counter(spec: ModelSpec):
