@@ -12,7 +12,7 @@ INFORMATION_LLM = PLAN.llm_job(INFORMATION.llm_key, RESOURCES, ENVS)
 INFORMATION_OPTIONS = INFORMATION.options(PLAN.max_failed_share())
 
 
-if PLAN.evaluator_datasets("information"):
+if PLAN.evaluator_datasets("information") and not PLAN.sharded("information"):
 
     rule information_consistency:
         input:
@@ -41,6 +41,84 @@ if PLAN.evaluator_datasets("information"):
             llm=INFORMATION_LLM.spec,
             options=INFORMATION_OPTIONS,
             cache=translator_cache("information"),
+        script:
+            "../workflow_scripts/evaluate.py"
+
+
+# With `evaluators.information.shards: N` (xlcons.plan.shards): N jobs per (data set, model,
+# translator), one per shard of the items (`{shard}`), each with its own cache, and a local job
+# that merges their items and facts and scores them per language: the one job's outputs.
+if PLAN.evaluator_datasets("information") and PLAN.sharded("information"):
+
+    rule information_consistency:
+        input:
+            english=get_english_response,
+            translations=get_translations_into_english,
+            weights=INFORMATION_LLM.weights,
+        output:
+            per_item=PLAN.shard_file(
+                translated_evaluation("information_items"), "information"
+            ),
+            facts=PLAN.shard_file(
+                translated_evaluation("information_facts"), "information"
+            ),
+            usage=PLAN.shard_file(
+                PLAN.usage_file("information", "{dataset}", "{model}", "{via}"),
+                "information",
+            ),
+        log:
+            PLAN.shard_file(
+                "logs/evaluate/{via}{dataset}/{model}/information.log", "information"
+            ),
+        benchmark:
+            PLAN.shard_file(
+                f"{RESULTS}/benchmarks/evaluate/{{via}}{{dataset}}/{{model}}/information.tsv",
+                "information",
+            )
+        wildcard_constraints:
+            dataset=scored_datasets("information"),
+            shard=r"\d+",
+        conda:
+            INFORMATION_LLM.env
+        threads: 2
+        resources:
+            gpu=INFORMATION_LLM.gpus,
+            mem_mb=INFORMATION_LLM.mem_mb,
+            runtime=1440,
+        params:
+            llm=INFORMATION_LLM.spec,
+            options=INFORMATION_OPTIONS,
+            cache=PLAN.shard_file(
+                PLAN.cache_file("information", "{dataset}", "{model}", "{via}"),
+                "information",
+            ),
+            shards=PLAN.shards("information"),
+        script:
+            "../workflow_scripts/evaluate.py"
+
+    rule information_consistency_merge:
+        input:
+            translations=get_translations_into_english,
+            item_shards=PLAN.shard_files(
+                translated_evaluation("information_items"), "information"
+            ),
+            fact_shards=PLAN.shard_files(
+                translated_evaluation("information_facts"), "information"
+            ),
+        output:
+            per_item=translated_evaluation("information_items"),
+            facts=translated_evaluation("information_facts"),
+            scores=translated_evaluation("information_scores"),
+        log:
+            "logs/evaluate/{via}{dataset}/{model}/information.merge.log",
+        wildcard_constraints:
+            dataset=scored_datasets("information"),
+        localrule: True
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=2000,
+            runtime=20,
         script:
             "../workflow_scripts/evaluate.py"
 
