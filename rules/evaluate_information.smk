@@ -4,6 +4,8 @@
 # language (the English facts are extracted once). The translationese check scores the
 # round trips en -> l -> en against the English answers the same way. With several
 # translators (`translators`), one job per translator (`{via}`), each with its own cache.
+# With `evaluators.information.shards: N`, N jobs per (data set, model, translator), one per
+# shard of the items (`{shard}`: their files are PLAN.job_file's), and a merge (below).
 # The decisions (options, round-trip languages) are xlcons.evaluators.information.plan's.
 
 INFORMATION = PLAN.planner("information")
@@ -12,7 +14,7 @@ INFORMATION_LLM = PLAN.llm_job(INFORMATION.llm_key, RESOURCES, ENVS)
 INFORMATION_OPTIONS = INFORMATION.options(PLAN.max_failed_share())
 
 
-if PLAN.evaluator_datasets("information") and not PLAN.sharded("information"):
+if PLAN.evaluator_datasets("information"):
 
     rule information_consistency:
         input:
@@ -20,14 +22,28 @@ if PLAN.evaluator_datasets("information") and not PLAN.sharded("information"):
             translations=get_translations_into_english,
             weights=INFORMATION_LLM.weights,
         output:
-            per_item=translated_evaluation("information_items"),
-            facts=translated_evaluation("information_facts"),
-            scores=translated_evaluation("information_scores"),
-            usage=PLAN.usage_file("information", "{dataset}", "{model}", "{via}"),
+            per_item=PLAN.job_file(
+                translated_evaluation("information_items"), "information"
+            ),
+            facts=PLAN.job_file(
+                translated_evaluation("information_facts"), "information"
+            ),
+            scores=PLAN.job_file(
+                translated_evaluation("information_scores"), "information"
+            ),
+            usage=PLAN.job_file(
+                PLAN.usage_file("information", "{dataset}", "{model}", "{via}"),
+                "information",
+            ),
         log:
-            "logs/evaluate/{via}{dataset}/{model}/information.log",
+            PLAN.job_file(
+                "logs/evaluate/{via}{dataset}/{model}/information.log", "information"
+            ),
         benchmark:
-            f"{RESULTS}/benchmarks/evaluate/{{via}}{{dataset}}/{{model}}/information.tsv"
+            PLAN.job_file(
+                f"{RESULTS}/benchmarks/evaluate/{{via}}{{dataset}}/{{model}}/information.tsv",
+                "information",
+            )
         wildcard_constraints:
             dataset=scored_datasets("information"),
         conda:
@@ -45,56 +61,9 @@ if PLAN.evaluator_datasets("information") and not PLAN.sharded("information"):
             "../workflow_scripts/evaluate.py"
 
 
-# With `evaluators.information.shards: N` (xlcons.plan.shards): N jobs per (data set, model,
-# translator), one per shard of the items (`{shard}`), each with its own cache, and a local job
-# that merges their items and facts and scores them per language: the one job's outputs.
+# The merge of the shard jobs of `evaluators.information.shards: N` (xlcons.plan.shards): their
+# items and facts in the one job's order, scored per language: the one job's outputs.
 if PLAN.evaluator_datasets("information") and PLAN.sharded("information"):
-
-    rule information_consistency:
-        input:
-            english=get_english_response,
-            translations=get_translations_into_english,
-            weights=INFORMATION_LLM.weights,
-        output:
-            per_item=PLAN.shard_file(
-                translated_evaluation("information_items"), "information"
-            ),
-            facts=PLAN.shard_file(
-                translated_evaluation("information_facts"), "information"
-            ),
-            usage=PLAN.shard_file(
-                PLAN.usage_file("information", "{dataset}", "{model}", "{via}"),
-                "information",
-            ),
-        log:
-            PLAN.shard_file(
-                "logs/evaluate/{via}{dataset}/{model}/information.log", "information"
-            ),
-        benchmark:
-            PLAN.shard_file(
-                f"{RESULTS}/benchmarks/evaluate/{{via}}{{dataset}}/{{model}}/information.tsv",
-                "information",
-            )
-        wildcard_constraints:
-            dataset=scored_datasets("information"),
-            shard=r"\d+",
-        conda:
-            INFORMATION_LLM.env
-        threads: 2
-        resources:
-            gpu=INFORMATION_LLM.gpus,
-            mem_mb=INFORMATION_LLM.mem_mb,
-            runtime=1440,
-        params:
-            llm=INFORMATION_LLM.spec,
-            options=INFORMATION_OPTIONS,
-            cache=PLAN.shard_file(
-                PLAN.cache_file("information", "{dataset}", "{model}", "{via}"),
-                "information",
-            ),
-            shards=PLAN.shards("information"),
-        script:
-            "../workflow_scripts/evaluate.py"
 
     rule information_consistency_merge:
         input:

@@ -32,6 +32,7 @@ from xlcons.schemas import PROMPTS, RESPONSES, TRANSLATIONS
 from xlcons.shards import (
     ShardError,
     check_count,
+    file_shard,
     merge_rows,
     related_caches,
     shard_name,
@@ -145,6 +146,13 @@ def test_a_shards_files_lie_beside_the_unsharded_jobs():
     assert shard_name("judge.log", "{shard}", 4) == "judge.shard-{shard}-of-4.log"
     assert shard_path("results/cache/generate/d/m.jsonl", 1, 2) == "results/cache/generate/d/m.shard-1-of-2.jsonl"
     assert shard_path("m.json", 1, 2) == "m.shard-1-of-2.json"
+
+
+def test_a_jobs_shard_is_what_its_file_names_say():
+    assert file_shard("results/evaluations/d/m/judgments.shard-2-of-3.parquet") == (2, 3)
+    assert file_shard("results/responses/d/m.shard-10-of-12.parquet") == (10, 12)
+    assert file_shard("results/responses/d/m/en.parquet") is None
+    assert file_shard("results/evaluations/d/m.shard-1-of-2/judgments.parquet") is None, "a folder's name says nothing"
 
 
 def answers(keys: Sequence[str]) -> list[Result]:
@@ -380,6 +388,13 @@ def test_the_plan_reads_each_stages_shard_count_from_its_own_key():
         "u/judge/d/m.shard-2-of-2.json",
     ]
     assert plan.shard_files("u/information/d/m.json", "information") == ["u/information/d/m.json"]
+    # a rule's files: today's when unsharded, a shard job's (`{shard}` open, or given) when sharded
+    assert plan.job_file("l/judge.log", "judge") == "l/judge.shard-{shard}-of-2.log"
+    assert plan.job_file("c/judge/d/m.jsonl", "judge", 2) == "c/judge/d/m.shard-2-of-2.jsonl"
+    assert plan.job_file("c/judge/d/m.jsonl", "judge", None) == "c/judge/d/m.jsonl"
+    assert plan.job_file("l/information.log", "information") == "l/information.log"
+    assert plan.unsharded_files(["r/m/en.parquet"], "generate") == []
+    assert plan.unsharded_files(["r/m/en.parquet"], "information") == ["r/m/en.parquet"]
 
 
 def test_each_shard_job_has_its_own_usage_ledger_under_the_unsharded_jobs_keys():

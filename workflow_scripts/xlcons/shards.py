@@ -26,6 +26,7 @@ import pyarrow as pa
 
 ITEM = "item_id"  # the column whose value decides an item's shard
 ORDER_KEYS = ("item_id", "lang")  # what ties an output row to its input row
+SHARD_FILE = re.compile(r"\.shard-(\d+)-of-(\d+)(?:\.[^.]*)?$")  # a shard job's file name ends so
 
 
 class ShardError(ValueError):
@@ -72,7 +73,7 @@ def related_caches(path: Path | str) -> list[Path]:
     """The other caches of the same (stage, data set, model) as the cache at `path`: the
     unsharded job's and every shard's of any count, that exist, in name order."""
     path = Path(path)
-    own = re.sub(r"\.shard-\d+-of-\d+$", "", path.stem)
+    own = SHARD_FILE.sub("", path.stem)
     pattern = re.compile(rf"{re.escape(own)}(?:\.shard-\d+-of-\d+)?{re.escape(path.suffix)}")
     if not path.parent.is_dir():
         return []
@@ -83,11 +84,15 @@ def related_caches(path: Path | str) -> list[Path]:
     )
 
 
+def file_shard(path: Path | str) -> tuple[int, int] | None:
+    """(shard, count) of a shard job's file (`shard_name`), None for an unsharded job's."""
+    match = SHARD_FILE.search(Path(path).name)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
 def job_shard(smk) -> tuple[int, int] | None:
-    """(shard, count) of a shard job (its `{shard}` wildcard and its `shards` param), None for
-    an unsharded job."""
-    shard = getattr(smk.wildcards, "shard", None)
-    return None if shard is None else (int(shard), check_count(smk.params.shards, "shards"))
+    """(shard, count) of a Snakemake job, as its first output's name says; None for an unsharded job."""
+    return file_shard(smk.output[0])
 
 
 def merge_rows(shards: Sequence[pa.Table], order: pa.Table, schema: pa.Schema) -> pa.Table:
@@ -116,6 +121,7 @@ __all__ = [
     "ITEM",
     "ShardError",
     "check_count",
+    "file_shard",
     "job_shard",
     "merge_rows",
     "related_caches",

@@ -139,7 +139,16 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "results_inputs",
     ),
     "usage": ("usage_jobs", "usage_files", "pricing"),
-    "sharding": ("shards_key", "shards", "sharded", "shard_indices", "shard_file", "shard_files"),
+    "sharding": (
+        "shards_key",
+        "shards",
+        "sharded",
+        "shard_indices",
+        "shard_file",
+        "job_file",
+        "unsharded_files",
+        "shard_files",
+    ),
     "explorer": ("explorer_enabled", "explorer_in_report", "explorer_dir", "explorer_inputs"),
     "targets": ("missing_models", "required_model_keys", "fetched_sources", "fetch_targets", "final_targets"),
     "options": (

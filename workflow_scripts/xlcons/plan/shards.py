@@ -3,9 +3,10 @@
 `generation.shards` splits every generation job; `evaluators.<section>.shards` the jobs of an
 evaluator whose entry says it can be split (EvaluatorInfo.sharded: the judge, the information
 evaluator). With 1 (the default) a stage's rules are the unsharded ones and the DAG has no
-shard job; with N, each (data set, model) has N shard jobs (`{shard}` 1 to N), each writing its
-share of the outputs and its own usage ledger beside the unsharded job's files, and a merge job
-that writes the unsharded job's outputs from them.
+shard job; with N, each (data set, model) has N shard jobs (`{shard}` 1 to N, of the same
+rule), each writing its share of the outputs and its own usage ledger beside the unsharded
+job's files (`job_file`), and a merge job (the rule `<rule>_merge`) that writes the unsharded
+job's outputs from them.
 """
 
 from __future__ import annotations
@@ -57,6 +58,16 @@ class ShardPlan:
     def shard_file(self, path: str, stage: str, shard: int | str = "{shard}") -> str:
         """A shard job's file beside the unsharded job's `path` (`shard` left open by default)."""
         return shard_path(path, shard, self.shards(stage))
+
+    def job_file(self, path: str, stage: str, shard: int | str | None = "{shard}") -> str:
+        """A file of a job of `stage`: the unsharded job's `path` itself, or a shard job's beside it
+        (`shard` left open by default). A rule's outputs, log and cache are these: with one job,
+        exactly today's; with N, the file names say which shard a job is (xlcons.shards.job_shard)."""
+        return self.shard_file(path, stage, shard) if self.sharded(stage) and shard is not None else path
+
+    def unsharded_files(self, paths: list[str], stage: str) -> list[str]:
+        """Outputs that only the unsharded job writes (its merge does, when the stage is sharded)."""
+        return [] if self.sharded(stage) else paths
 
     def shard_files(self, path: str, stage: str) -> list[str]:
         """The files of every shard job of `stage` beside `path`; `[path]` itself when unsharded

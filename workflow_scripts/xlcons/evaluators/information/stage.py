@@ -145,8 +145,7 @@ def rule_information_consistency(smk) -> None:
         shard=job_shard(smk),
         **params.options,
     )
-    if "scores" in output.keys():  # a shard job writes its items and facts; the merge, the scores
-        run_language_scores_job(output.per_item, output.scores)
+    run_language_scores_job(output.per_item, output.scores)  # a shard's: the merge scores all items again
 
 
 def rule_information_consistency_merge(smk) -> None:
