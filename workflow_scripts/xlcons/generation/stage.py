@@ -101,7 +101,7 @@ def generate_missing(
                 cache.put(result)
                 if result.finish_reason in UNANSWERED_REASONS:
                     unkept[result.key] = result
-                progress.update()
+                progress.update(tokens=result.completion_tokens)
             cache.flush()
     finally:
         progress.finish()
