@@ -28,7 +28,7 @@ from local_server import BatchEndpoint
 from xlcons.config import ConfigError, validate_config
 from xlcons.generation.backends.openai_api import OpenAIBackend
 from xlcons.generation.backends.openai_batch import OpenAIBatchBackend
-from xlcons.generation.base import ModelSpec, backend_class, build_requests, load_backend
+from xlcons.generation.base import GenerationError, ModelSpec, backend_class, build_requests, load_backend
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.stage import FailedRequests, backend_state_path, run_generation, run_generation_job
 from xlcons.schemas import NO_ANSWER, PROMPTS
@@ -275,22 +275,29 @@ def test_a_batch_line_refused_as_too_long_is_prompt_too_long(endpoint, tmp_path)
 
 
 def test_the_batch_is_recorded_before_the_job_polls_it(endpoint, tmp_path):
-    """A job that stops while its batch runs (here: the endpoint answers 500 to every look at
-    the batch) leaves the batch recorded as submitted, with its request keys."""
+    """A job that stops at its first look at the batch leaves the batch recorded as submitted,
+    with its request keys; started again, it waits for that batch."""
     spec = batch_spec(endpoint)
     cache = tmp_path / "gpt-batch.jsonl"
-    endpoint.hold = True
-    looks = endpoint.look
-    endpoint.look = lambda batch_id: None  # the batch seems gone: the job stops at its first look
-    with pytest.raises(Exception, match="batch_1 disappeared"):
-        generate(spec, cache)
+    stop_at_first_look(endpoint, spec, cache)
     [entry] = state(cache)["batches"]
-    assert entry["status"] == "submitted" and sorted(entry["keys"]) == sorted(keys(spec))
-    endpoint.look = looks
+    assert entry["id"] == "batch_1" and sorted(entry["keys"]) == sorted(keys(spec))
     endpoint.release()
     table = generate(spec, cache)  # started again: the same batch, not a new one
     assert set(table["finish_reason"].to_pylist()) == {"stop"}
     assert len(endpoint.created) == 1 and len(endpoint.uploads) == 1
+
+
+def stop_at_first_look(endpoint: BatchEndpoint, spec: ModelSpec, cache: Path, texts=PROMPT_TEXTS) -> None:
+    """Run the job until its first look at the batch it submitted, and stop it there (as a kill
+    would): the endpoint seems to have lost the batch at that look, and only then."""
+    endpoint.hold = True
+    looks = endpoint.look
+    endpoint.look = lambda batch_id: None
+    with pytest.raises(GenerationError, match="disappeared"):
+        generate(spec, cache, texts)
+    endpoint.look = looks
+    assert [entry["status"] for entry in state(cache)["batches"]][-1] == "submitted"
 
 
 def test_a_pending_batch_of_part_of_the_requests_is_resumed_and_the_rest_submitted(endpoint, tmp_path):
@@ -298,23 +305,24 @@ def test_a_pending_batch_of_part_of_the_requests_is_resumed_and_the_rest_submitt
     submits a batch of only the request no pending batch holds."""
     spec = batch_spec(endpoint)
     cache = tmp_path / "gpt-batch.jsonl"
-    backend = load_backend(ModelSpec(**{**batch_spec(endpoint).__dict__, "state_path": str(backend_state_path(cache))}))
-    requests = build_requests(spec, prompts(PROMPT_TEXTS[:2]).to_pylist(), MAX_NEW_TOKENS)
-    endpoint.hold = True
-    # submit, then stop waiting at the first look, as a killed job would
-    state_file = backend_state_path(cache)
-    results = backend.generate(requests)
-    endpoint.look, looks = (lambda batch_id: None), endpoint.look
-    with pytest.raises(Exception, match="disappeared"):
-        next(results)
-    backend.close()
-    assert json.loads(state_file.read_text())["batches"][0]["status"] == "submitted"
-    endpoint.look = looks
+    stop_at_first_look(endpoint, spec, cache, PROMPT_TEXTS[:2])
     endpoint.release()
     table = generate(spec, cache)
     assert set(table["finish_reason"].to_pylist()) == {"stop"}
     assert [submitted_prompts(endpoint, index) for index in range(2)] == [PROMPT_TEXTS[:2], PROMPT_TEXTS[2:]]
     assert [entry["status"] for entry in state(cache)["batches"]] == ["collected", "collected"]
+
+
+def test_a_pending_batch_s_answers_to_requests_no_longer_asked_are_not_kept(endpoint, tmp_path):
+    """A prompt dropped while its batch ran: the others are collected from it, no new batch."""
+    spec = batch_spec(endpoint)
+    cache = tmp_path / "gpt-batch.jsonl"
+    stop_at_first_look(endpoint, spec, cache)
+    endpoint.release()
+    table = generate(spec, cache, PROMPT_TEXTS[:2])
+    assert set(table["finish_reason"].to_pylist()) == {"stop"}
+    assert len(endpoint.created) == 1
+    assert keys(spec)[2] not in ResponseCache(cache)
 
 
 def test_a_recorded_batch_the_endpoint_no_longer_knows_is_submitted_again(endpoint, tmp_path):
@@ -345,7 +353,7 @@ def test_a_recorded_batch_the_endpoint_no_longer_knows_is_submitted_again(endpoi
 def test_a_damaged_state_file_stops_the_job_naming_it(endpoint, tmp_path):
     cache = tmp_path / "gpt-batch.jsonl"
     backend_state_path(cache).write_text("{not json")
-    with pytest.raises(Exception, match=r"gpt-batch\.batches\.json: not JSON.*submitted and paid again"):
+    with pytest.raises(GenerationError, match=r"gpt-batch\.batches\.json: not JSON.*submitted and paid again"):
         generate(batch_spec(endpoint), cache)
     assert endpoint.created == []
 
@@ -444,7 +452,7 @@ def test_a_batch_backend_outside_a_cached_job_says_what_to_do(endpoint):
     backend = load_backend(batch_spec(endpoint))  # no state_path: the LLM translator's way
     try:
         requests = build_requests(batch_spec(endpoint), prompts().to_pylist(), MAX_NEW_TOKENS)
-        with pytest.raises(Exception, match="api.batch needs a job that keeps a cache"):
+        with pytest.raises(GenerationError, match="api.batch needs a job that keeps a cache"):
             list(backend.generate(requests))
     finally:
         backend.close()

@@ -180,7 +180,15 @@ class OpenAIBatchBackend(OpenAIBackend):
         if not file_id:
             return []
         content = self._call(f"downloading file {file_id}", self.client.files.content, file_id=file_id)
-        return [json.loads(line) for line in content.text.splitlines() if line.strip()]
+        lines = []
+        for number, line in enumerate(content.text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                lines.append(json.loads(line))
+            except ValueError as error:  # its request is then one the batch did not answer
+                log.warning("%s: file %s, line %d is not JSON (%s); skipped", self.spec.name, file_id, number, error)
+        return lines
 
     # -- one line of the output or error file
 
