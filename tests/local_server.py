@@ -195,7 +195,8 @@ class BatchEndpoint(ChatEndpoint):
     look at it (GET) moves it on: `in_progress`, then, from the `polls_to_end`-th look, its
     `final_status`, unless `hold` is set (it stays `in_progress` until `release()`). A batch that
     ends `expired` or `cancelled` has answered its first `answered_before_end` lines (all, when
-    None); one that ends `failed` none, with `failure_message` as its error. What it saw:
+    None); one that ends `failed` none, with `failure_message` as its error. With
+    `upload_status`, every upload is refused with that HTTP status. What it saw:
     `uploads` (each uploaded file's purpose and lines), `created` (each created batch's request),
     `polls` (looks at batches).
     """
@@ -213,6 +214,7 @@ class BatchEndpoint(ChatEndpoint):
         self.failure_message = "the input file is not valid"
         self.errors_in_output = False
         self.hold = False
+        self.upload_status: int | None = None  # answer uploads with this HTTP error status
 
     def release(self) -> None:
         """Let held batches end (at their next look)."""
@@ -285,6 +287,9 @@ class _BatchHandler(_ChatHandler):
 
     def _upload(self) -> None:
         raw = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.server.upload_status:
+            error = {"message": "uploads refused", "type": "invalid_request_error", "code": None}
+            return self.send_json(self.server.upload_status, {"error": error})
         message = email.message_from_bytes(
             f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode() + raw, policy=email.policy.HTTP
         )

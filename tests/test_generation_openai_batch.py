@@ -358,6 +358,14 @@ def test_a_damaged_state_file_stops_the_job_naming_it(endpoint, tmp_path):
     assert endpoint.created == []
 
 
+@pytest.mark.parametrize(("status", "message"), [(401, "the endpoint refused uploading"), (500, "uploading")])
+def test_a_refused_upload_stops_the_job_naming_the_step_and_submits_nothing(endpoint, tmp_path, status, message):
+    endpoint.upload_status = status
+    with pytest.raises(GenerationError, match=f"model 'gpt-batch': {message}.*{status}.*uploads refused"):
+        generate(batch_spec(endpoint), tmp_path / "gpt-batch.jsonl")
+    assert endpoint.created == [] and not backend_state_path(tmp_path / "gpt-batch.jsonl").exists()
+
+
 # The generation job of one (data set, model), as a separate process the test can kill.
 KILLABLE_JOB = """
 import json, logging, sys

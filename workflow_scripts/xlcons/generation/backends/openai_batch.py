@@ -126,8 +126,8 @@ class OpenAIBatchBackend(OpenAIBackend):
             ) from None
         except Exception as error:  # noqa: BLE001 - named, then the job stops with its batches recorded
             raise GenerationError(
-                f"model '{self.spec.name}': {what} failed: {describe_error(error)}; the submitted batches are "
-                f"recorded in {self.spec.state_path}, so running the job again resumes them"
+                f"model '{self.spec.name}': {what} failed: {describe_error(error)}; every batch submitted so far "
+                f"is recorded in {self.spec.state_path}, so running the job again resumes it"
             ) from None
 
     def batch_line(self, request: Request) -> dict[str, Any]:
