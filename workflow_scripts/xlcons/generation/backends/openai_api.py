@@ -19,6 +19,9 @@ a message in the words OpenAI, vLLM or Gemini use for it) is recorded as
 counts is the server's rule: vLLM's server refuses a prompt that leaves no room for one new
 token and shortens `max_tokens` to what is left otherwise, while OpenAI's API refuses a
 request whose prompt plus `max_tokens` exceeds the context.
+
+With `api.batch: true` the same requests go through the Batch API instead, one file per batch
+(`openai_batch.OpenAIBatchBackend`, a subclass: the registry entry's `modes`).
 """
 
 from __future__ import annotations
