@@ -247,13 +247,15 @@ class OpenAIBatchBackend(OpenAIBackend):
         resumed = []
         for entry in state.pending():
             needed = sum(key in wanted for key in entry.keys)
-            if entry.endpoint != self.endpoint or entry.model != self.model or not needed:
+            elsewhere = entry.endpoint != self.endpoint or entry.model != self.model
+            if elsewhere or not needed:
                 log.info(
-                    "%s: batch %s (%s at %s) holds no request of this call; left as it is",
+                    "%s: batch %s (%s at %s) %s; left as it is",
                     self.spec.name,
                     entry.id,
                     entry.model,
                     entry.endpoint,
+                    "is another model's or endpoint's" if elsewhere else "holds no request of this call",
                 )
                 continue
             if self._retrieve(entry) is None:
