@@ -30,6 +30,7 @@ from xlcons.generation.backends.openai_api import OpenAIBackend
 from xlcons.generation.backends.openai_batch import OpenAIBatchBackend
 from xlcons.generation.base import GenerationError, ModelSpec, backend_class, build_requests, load_backend
 from xlcons.generation.cache import ResponseCache
+from xlcons.generation.registry import model_fields
 from xlcons.generation.stage import FailedRequests, backend_state_path, run_generation, run_generation_job
 from xlcons.schemas import NO_ANSWER, PROMPTS
 from xlcons.tables import write_table
@@ -488,3 +489,16 @@ def test_config_takes_api_batch_with_its_defaults(tmp_path):
     config = validate_config(config_with_model_api(batch=True), base_dir=tmp_path)
     api = config["models"]["gpt"]["api"]
     assert (api["batch"], api["batch_poll_s"], api["batch_max_requests"]) == (True, 60, 50000)
+
+
+def test_the_batch_keys_at_their_defaults_stay_out_of_a_models_params(tmp_path):
+    """A run made before the keys existed keeps its params: its API jobs do not rerun. Set to
+    anything else, they are in the params, and the job reruns (from its cache)."""
+    plain = validate_config(config_with_model_api(), base_dir=tmp_path)["models"]["gpt"]
+    assert plain["api"]["batch"] is False  # filled in by the schema
+    params = model_fields(plain)["api"]
+    assert not {"batch", "batch_poll_s", "batch_max_requests"} & set(params)
+    assert params["max_concurrency"] == plain["api"]["max_concurrency"]  # other options stay in
+    batched = validate_config(config_with_model_api(batch=True, batch_poll_s=5), base_dir=tmp_path)["models"]["gpt"]
+    assert model_fields(batched)["api"]["batch"] is True and model_fields(batched)["api"]["batch_poll_s"] == 5
+    assert "batch_max_requests" not in model_fields(batched)["api"]

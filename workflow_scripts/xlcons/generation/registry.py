@@ -54,6 +54,15 @@ class BackendInfo:
     # of the backend's class (the openai backend's `batch`: the Batch API). xlcons.generation.base
     # .load_backend picks the mode's class when the model's options section sets the option.
     modes: Mapping[str, str] = field(default_factory=dict)
+    # Options added after runs were made with this backend, which change how requests travel and
+    # not the answers: at their schema default they stay out of a job's params (model_fields),
+    # so those runs do not rerun their jobs. The backend reads such an option with the same
+    # default (`option_default`).
+    quiet_defaults: tuple[str, ...] = ()
+
+    def option_default(self, option: str) -> Any:
+        """An option's default, as the schema declares it."""
+        return ((self.options or {}).get("properties") or {})[option]["default"]
 
 
 BACKENDS: dict[str, BackendInfo] = {
@@ -163,6 +172,7 @@ BACKENDS: dict[str, BackendInfo] = {
             summary="any OpenAI-compatible HTTP endpoint",
             key_env_options=("api_key_env",),
             modes={"batch": "xlcons.generation.backends.openai_batch:OpenAIBatchBackend"},
+            quiet_defaults=("batch", "batch_poll_s", "batch_max_requests"),
             options=closed_section(
                 "OpenAI-compatible endpoint settings (backend openai).",
                 {
@@ -259,5 +269,7 @@ def model_fields(spec: Mapping[str, Any]) -> dict[str, Any]:
     fields = ("backend", "hf_id", "revision", "hf_file", "path", "released", "system_prompt", "decoding")
     picked = {key: spec.get(key) for key in fields}
     if info.options_key:
-        picked[info.options_key] = spec.get(info.options_key, {})
+        options = spec.get(info.options_key, {})
+        quiet = {key for key in info.quiet_defaults if key in options and options[key] == info.option_default(key)}
+        picked[info.options_key] = {key: value for key, value in options.items() if key not in quiet}
     return picked

@@ -45,6 +45,7 @@ from xlcons.generation.backends.openai_api import (
     refused_for_length,
 )
 from xlcons.generation.base import GenerationError, ModelSpec, Request, Result
+from xlcons.generation.registry import backend_info
 from xlcons.progress import Progress
 from xlcons.redaction import redact
 from xlcons.schemas import PROMPT_TOO_LONG
@@ -80,8 +81,9 @@ class OpenAIBatchBackend(OpenAIBackend):
     def __init__(self, spec: ModelSpec, *, backoff_s: float = 1.0):
         super().__init__(spec, backoff_s=backoff_s)
         options = spec.options
-        self.poll_s = float(options.get("batch_poll_s") or 60)
-        self.max_requests = int(options.get("batch_max_requests") or 50000)
+        info = backend_info(spec.backend)  # unset at their defaults in a job's params (quiet_defaults)
+        self.poll_s = float(options.get("batch_poll_s") or info.option_default("batch_poll_s"))
+        self.max_requests = int(options.get("batch_max_requests") or info.option_default("batch_max_requests"))
         # Every missing request in one generate call: the answers of a batch arrive at once, and a
         # killed job loses none of them (the batch stays at the provider, recorded in the state file).
         self.chunk_size = sys.maxsize
