@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "xlcons.job",
             "xlcons.progress",
             "xlcons.usage",
+            "xlcons.run_progress",
             "xlcons.shards",
             "xlcons.embeddings",
         ),

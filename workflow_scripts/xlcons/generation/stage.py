@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,13 @@ def log_engine_stats(spec: ModelSpec, backend: Backend, part: str = "generate") 
     return stats
 
 
+def backend_state_path(cache_path: Path) -> Path:
+    """Where the backend of the job owning the cache at `cache_path` keeps what must outlive its
+    process (ModelSpec.state_path; the Batch API's submitted batches): `<cache>.batches.json` beside
+    the cache, one per cache, so jobs that share a cache folder never share it."""
+    return cache_path.with_name(cache_path.stem + ".batches.json")
+
+
 def generate_missing(
     spec: ModelSpec,
     requests: Sequence[Request],
@@ -85,7 +93,7 @@ def generate_missing(
         return unkept
     log.info("%s: %d of %d requests to generate (%d cached)", spec.name, len(unique), len(requests), len(cache))
     started = time.perf_counter()
-    backend = backend_factory(spec)
+    backend = backend_factory(replace(spec, state_path=str(backend_state_path(cache.path))))
     progress = Progress(job or spec.name, len(unique))
     try:
         for chunk in _chunks(unique, backend.chunk_size):
@@ -102,7 +110,7 @@ def generate_missing(
                 cache.put(result)
                 if result.finish_reason in UNANSWERED_REASONS:
                     unkept[result.key] = result
-                progress.update()
+                progress.update(tokens=result.completion_tokens)
             cache.flush()
     finally:
         progress.finish()
