@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 import pyarrow as pa
 import pytest
@@ -19,10 +20,11 @@ from test_information_stage import scripted as scripted_evaluator
 from test_judge import QUESTIONS, RESPONSES_TO_JUDGE, english_prompts, judge_spec
 from test_judge import scripted as scripted_judge
 from xlcons.config import validate_config
-from xlcons.evaluators.information.stage import merge_information_shards, run_information_job
-from xlcons.evaluators.information.tables import INFORMATION_FACTS, INFORMATION_ITEMS
-from xlcons.evaluators.judge import merge_judge_shards, run_judge_job
+from xlcons.evaluators.information.stage import run_information_job, run_language_scores_job
+from xlcons.evaluators.information.tables import INFORMATION_FACTS, INFORMATION_ITEMS, INFORMATION_SCORES
+from xlcons.evaluators.judge import run_judge_job
 from xlcons.evaluators.judge_tables import JUDGMENTS
+from xlcons.evaluators.registry import RULE_JOBS, resolve
 from xlcons.generation.base import Backend, Decoding, ModelSpec, Request, Result
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.stage import merge_generation_shards, run_generation_job
@@ -33,6 +35,7 @@ from xlcons.shards import (
     ShardError,
     check_count,
     file_shard,
+    job_shard,
     merge_rows,
     related_caches,
     shard_name,
@@ -325,8 +328,10 @@ def test_sharded_judging_merges_into_the_unsharded_judgments(tmp_path):
                 shard=(shard, 2),
             )
         )
-    merged = merge_judge_shards([responses], shards, tmp_path / "merged.parquet")
-    assert read_table(merged, JUDGMENTS).equals(read_table(one, JUDGMENTS))
+    merged = SimpleNamespace(judgments=tmp_path / "merged.parquet")
+    inputs = SimpleNamespace(responses=[responses], shards=shards)
+    resolve(RULE_JOBS["judge_merge"])(SimpleNamespace(input=inputs, output=merged))
+    assert read_table(merged.judgments, JUDGMENTS).equals(read_table(one, JUDGMENTS))
 
 
 def test_sharded_information_scoring_merges_into_the_unsharded_items_and_facts(tmp_path):
@@ -356,11 +361,24 @@ def test_sharded_information_scoring_merges_into_the_unsharded_items_and_facts(t
         )
         items.append(item_file)
         facts.append(fact_file)
-    merged = merge_information_shards(
-        translations, items, facts, tmp_path / "m-items.parquet", tmp_path / "m-f.parquet"
-    )
-    assert read_table(merged[0], INFORMATION_ITEMS).equals(read_table(one[0], INFORMATION_ITEMS))
-    assert read_table(merged[1], INFORMATION_FACTS).equals(read_table(one[1], INFORMATION_FACTS))
+    # the merge rule's function, as evaluate.py calls it with the Snakemake job
+    merged = SimpleNamespace(per_item=tmp_path / "m-items.parquet", facts=tmp_path / "m-f.parquet")
+    merged.scores = tmp_path / "m-scores.parquet"
+    inputs = SimpleNamespace(translations=[translations], item_shards=items, fact_shards=facts)
+    resolve(RULE_JOBS["information_consistency_merge"])(SimpleNamespace(input=inputs, output=merged))
+    assert read_table(merged.per_item, INFORMATION_ITEMS).equals(read_table(one[0], INFORMATION_ITEMS))
+    assert read_table(merged.facts, INFORMATION_FACTS).equals(read_table(one[1], INFORMATION_FACTS))
+    scores = run_language_scores_job(one[0], tmp_path / "scores.parquet")
+    assert read_table(merged.scores, INFORMATION_SCORES).equals(read_table(scores, INFORMATION_SCORES))
+
+
+def test_a_rule_jobs_shard_comes_from_its_first_outputs_name():
+    def job(*outputs):
+        return SimpleNamespace(output=list(outputs))
+
+    shard = job("r/evaluations/d/m/judgments.shard-1-of-2.parquet", "r/usage/judge/d/m.shard-1-of-2.json")
+    assert job_shard(shard) == (1, 2)
+    assert job_shard(job("r/evaluations/d/m/judgments.parquet", "r/usage/judge/d/m.json")) is None
 
 
 # -- the plan -------------------------------------------------------------------------------------------------------
