@@ -1,6 +1,7 @@
 """One model's work over many jobs, through the workflow: `generation.shards` and
 `evaluators.judge.shards` give the tables of an unsharded run, each shard job has its own usage
-ledger, and changing the shard count after a partial run asks the models only what is new."""
+ledger, and changing the shard count asks the models only what is new (after a partial run) or
+nothing (after a finished one)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,14 @@ def test_shards_give_the_unsharded_tables_and_a_new_count_asks_only_the_new_item
     totals = {name: sum(int(row[name]) for row in generate_rows) for name in ("jobs", "requests", "cached_requests")}
     # usage.csv sums the shard jobs (one with no item left calls no model: its row has no called model)
     assert totals == {"jobs": 3, "requests": 3, "cached_requests": 3}
+
+    # Fewer shards for generation, one judge job: both rerun, and ask their models nothing.
+    fourth = snakemake(*configure(sharded, offline_models, shared_data, ["en", "de"], shards=2), *TABLES)
+    assert fourth.returncode == 0, fourth.output
+    generation = [ledger(sharded, f"generate/multiq/tiny-llm.shard-{k}-of-2.json") for k in (1, 2)]
+    assert (counted(generation, "requests"), counted(generation, "cached_requests")) == (0, 6)
+    judge = ledger(sharded, "judge/multiq/tiny-llm.json")
+    assert counted([judge], "requests") == 0 and counted([judge], "cached_requests") > english_judged
 
     # The same config in one job each, from scratch: the very same tables.
     third = snakemake(*configure(unsharded, offline_models, shared_data, ["en", "de"]), *TABLES)
