@@ -92,6 +92,7 @@ wildcard_constraints:
     model=alternation(PLAN.generators()),
     lang=alternation(PLAN.registry.codes),
     via=via_alternation(PLAN.vias()),
+    shard=r"\d+",
 
 
 def evaluation(output):
@@ -228,9 +229,14 @@ def get_ctranslate2_dir(wildcards):
 
 def translator_cache(stage, dataset="{dataset}"):
     """A translator's item cache of a (data set, model) job: under its own folder, so two
-    translators' jobs never share (and wait on) one cache."""
-    return lambda wildcards: PLAN.cache_file(
-        stage, wildcards.get("dataset", dataset), wildcards.model, wildcards.via
+    translators' jobs never share (and wait on) one cache; a shard job's (`{shard}`) beside it.
+    """
+    return lambda wildcards: PLAN.job_file(
+        PLAN.cache_file(
+            stage, wildcards.get("dataset", dataset), wildcards.model, wildcards.via
+        ),
+        stage,
+        wildcards.get("shard"),
     )
 
 

@@ -1,6 +1,8 @@
 # Judged accuracy (Holtermann et al. 2024): an LLM judges every answer against the item's English
 # question, yes or no. One job per (data set, model); the judge's backend entry decides
-# the job's env, GPUs and memory.
+# the job's env, GPUs and memory. With `evaluators.judge.shards: N` (xlcons.plan.shards), N
+# jobs per (data set, model), one per shard of the items (`{shard}`: their files are
+# PLAN.job_file's), and a local job that merges their tables into the one job's output.
 
 JUDGE = PLAN.llm_job("evaluators.judge.llm", RESOURCES, ENVS)
 
@@ -12,12 +14,17 @@ if PLAN.evaluator_datasets("judge"):
             english=get_english_questions,
             weights=JUDGE.weights,
         output:
-            judgments=evaluation("judgments"),
-            usage=PLAN.usage_file("judge", "{dataset}", "{model}"),
+            judgments=PLAN.job_file(evaluation("judgments"), "judge"),
+            usage=PLAN.job_file(
+                PLAN.usage_file("judge", "{dataset}", "{model}"), "judge"
+            ),
         log:
-            "logs/evaluate/{dataset}/{model}/judge.log",
+            PLAN.job_file("logs/evaluate/{dataset}/{model}/judge.log", "judge"),
         benchmark:
-            f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{model}}/judge.tsv"
+            PLAN.job_file(
+                f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{model}}/judge.tsv",
+                "judge",
+            )
         wildcard_constraints:
             dataset=scored_datasets("judge"),
         conda:
@@ -29,7 +36,29 @@ if PLAN.evaluator_datasets("judge"):
             runtime=720,
         params:
             judge=JUDGE.spec,
-            cache=job_cache("judge"),
+            cache=PLAN.job_file(job_cache("judge"), "judge"),
             max_failed_share=PLAN.max_failed_share(),
+        script:
+            "../workflow_scripts/evaluate.py"
+
+
+if PLAN.evaluator_datasets("judge") and PLAN.sharded("judge"):
+
+    rule judge_merge:
+        input:
+            responses=get_responses,
+            shards=PLAN.shard_files(evaluation("judgments"), "judge"),
+        output:
+            judgments=evaluation("judgments"),
+        log:
+            "logs/evaluate/{dataset}/{model}/judge.merge.log",
+        wildcard_constraints:
+            dataset=scored_datasets("judge"),
+        localrule: True
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=2000,
+            runtime=20,
         script:
             "../workflow_scripts/evaluate.py"

@@ -44,6 +44,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "xlcons.progress",
             "xlcons.usage",
             "xlcons.budget",
+            "xlcons.run_progress",
+            "xlcons.shards",
             "xlcons.embeddings",
         ),
     ),

@@ -3,11 +3,14 @@
 ``LocalServer`` stands in for an upstream repository: it serves the released files of
 ../shared/data in the upstream layout (a *mirror*, what ``datasets.<data set>.source_url``
 names), records every request, and answers 503 on demand. ``ChatEndpoint`` stands in for an
-OpenAI-compatible model endpoint with scripted answers.
+OpenAI-compatible model endpoint with scripted answers; ``BatchEndpoint`` adds OpenAI's
+Batch API to it (files, batches, scripted polling, partial failure, expiry).
 """
 
 from __future__ import annotations
 
+import email
+import email.policy
 import functools
 import json
 import shutil
@@ -105,9 +108,10 @@ class ChatEndpoint(ThreadingHTTPServer):
     """
 
     daemon_threads = True
+    handler: type[BaseHTTPRequestHandler]  # set below: the request handler class
 
     def __init__(self, reply=None):
-        super().__init__(("127.0.0.1", 0), _ChatHandler)
+        super().__init__(("127.0.0.1", 0), self.handler)
         self.lock = threading.Lock()
         self.bodies: list[dict] = []
         self.reply = reply or (lambda prompt: "ok")
@@ -145,30 +149,198 @@ class _ChatHandler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with self.server.lock:
             self.server.bodies.append(body)
-        answer = self.server.reply(body["messages"][-1]["content"])
-        if isinstance(answer, int):
-            message = self.server.error_message
-            if self.server.echo_authorization:
-                header = self.headers.get("Authorization", "")
-                message += f"; Incorrect API key provided: {header.removeprefix('Bearer ')} (Authorization: {header})"
-            status, payload = answer, {"error": {"message": message, "type": "server_error", "code": None}}
-        else:
-            status, payload = (
-                200,
-                {
-                    "id": "chatcmpl-test",
-                    "object": "chat.completion",
-                    "created": 0,
-                    "model": body["model"],
-                    "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
-                    ],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                },
-            )
-        data = json.dumps(payload).encode()
+        self.send_json(*chat_answer(self.server, body, self.headers.get("Authorization", "")))
+
+    def send_json(self, status: int, payload: dict | bytes) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+ChatEndpoint.handler = _ChatHandler
+
+
+def chat_answer(server: ChatEndpoint, body: dict, authorization: str = "") -> tuple[int, dict]:
+    """(HTTP status, JSON body) of the scripted answer to one chat completions request."""
+    answer = server.reply(body["messages"][-1]["content"])
+    if isinstance(answer, int):
+        message = server.error_message
+        if server.echo_authorization:
+            key = authorization.removeprefix("Bearer ")
+            message += f"; Incorrect API key provided: {key} (Authorization: {authorization})"
+        return answer, {"error": {"message": message, "type": "server_error", "code": None}}
+    return (
+        200,
+        {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        },
+    )
+
+
+class BatchEndpoint(ChatEndpoint):
+    """ChatEndpoint with OpenAI's Batch API: `POST /v1/files` (the multipart upload of a batch
+    input file), `GET /v1/files/{id}/content`, `POST /v1/batches`, `GET /v1/batches/{id}`.
+
+    Each line of a batch is answered by `reply(prompt)` as a direct request would be: a text,
+    or an int for that HTTP status, which puts the line in the batch's error file (or, with
+    `errors_in_output`, in its output file with that status). A new batch is `validating`; each
+    look at it (GET) moves it on: `in_progress`, then, from the `polls_to_end`-th look, its
+    `final_status`, unless `hold` is set (it stays `in_progress` until `release()`). A batch that
+    ends `expired` or `cancelled` has answered its first `answered_before_end` lines (all, when
+    None); one that ends `failed` none, with `failure_message` as its error. With
+    `upload_status`, every upload is refused with that HTTP status. What it saw:
+    `uploads` (each uploaded file's purpose and lines), `created` (each created batch's request),
+    `polls` (looks at batches).
+    """
+
+    def __init__(self, reply=None):
+        super().__init__(reply)
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict] = {}
+        self.uploads: list[dict] = []
+        self.created: list[dict] = []
+        self.polls = 0
+        self.polls_to_end = 2
+        self.final_status = "completed"
+        self.answered_before_end: int | None = None
+        self.failure_message = "the input file is not valid"
+        self.errors_in_output = False
+        self.hold = False
+        self.upload_status: int | None = None  # answer uploads with this HTTP error status
+
+    def release(self) -> None:
+        """Let held batches end (at their next look)."""
+        with self.lock:
+            self.hold = False
+
+    def look(self, batch_id: str) -> dict | None:
+        """The batch after one more look at it (None: no such batch)."""
+        with self.lock:
+            batch = self.batches.get(batch_id)
+            if batch is None:
+                return None
+            self.polls += 1
+            batch["_looks"] += 1
+            if batch["status"] in ("validating", "in_progress"):
+                if self.hold or batch["_looks"] < self.polls_to_end:
+                    batch["status"] = "in_progress"
+                else:
+                    self._end(batch)
+            return {key: value for key, value in batch.items() if not key.startswith("_")}
+
+    def _end(self, batch: dict) -> None:
+        lines = [json.loads(line) for line in self.files[batch["input_file_id"]].decode().splitlines() if line.strip()]
+        status = self.final_status
+        answered = [] if status == "failed" else lines[: self.answered_before_end]
+        output, errors = [], []
+        for number, line in enumerate(answered):
+            code, body = chat_answer(self, line["body"])
+            record = {
+                "id": f"batch_req_{number}",
+                "custom_id": line["custom_id"],
+                "response": {"status_code": code, "request_id": f"req_{number}", "body": body},
+                "error": None,
+            }
+            (output if code == 200 or self.errors_in_output else errors).append(record)
+        for name, records in (("output_file_id", output), ("error_file_id", errors)):
+            if records:
+                file_id = f"file-{name.split('_')[0]}-{batch['id']}"
+                self.files[file_id] = "".join(json.dumps(record) + "\n" for record in records).encode()
+                batch[name] = file_id
+        failed = sum(record["response"]["status_code"] != 200 for record in output + errors)
+        batch["request_counts"] = {"total": len(lines), "completed": len(answered) - failed, "failed": failed}
+        if status == "failed":
+            batch["errors"] = {"object": "list", "data": [{"code": "invalid_file", "message": self.failure_message}]}
+        batch["status"] = status
+
+
+class _BatchHandler(_ChatHandler):
+    server: BatchEndpoint
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        parts = self.path.strip("/").split("/")
+        if parts[:2] == ["v1", "batches"] and len(parts) == 3:
+            batch = self.server.look(parts[2])
+            if batch is not None:
+                return self.send_json(200, batch)
+        elif parts[:2] == ["v1", "files"] and len(parts) == 4 and parts[3] == "content":
+            with self.server.lock:
+                data = self.server.files.get(parts[2])
+            if data is not None:
+                return self.send_json(200, data)
+        self.send_json(404, {"error": {"message": f"no such object: {self.path}", "type": "invalid_request_error"}})
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        if self.path == "/v1/files":
+            return self._upload()
+        if self.path == "/v1/batches":
+            return self._create()
+        super().do_POST()
+
+    def _upload(self) -> None:
+        raw = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.server.upload_status:
+            error = {"message": "uploads refused", "type": "invalid_request_error", "code": None}
+            return self.send_json(self.server.upload_status, {"error": error})
+        message = email.message_from_bytes(
+            f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode() + raw, policy=email.policy.HTTP
+        )
+        fields = {part.get_param("name", header="content-disposition"): part for part in message.iter_parts()}
+        data = fields["file"].get_payload(decode=True)
+        purpose = fields["purpose"].get_payload(decode=True).decode()
+        server = self.server
+        with server.lock:
+            file_id = f"file-{len(server.files) + 1}"
+            server.files[file_id] = data
+            server.uploads.append(
+                {"id": file_id, "purpose": purpose, "filename": fields["file"].get_filename(), "lines": data.decode()}
+            )
+        self.send_json(
+            200,
+            {
+                "id": file_id,
+                "object": "file",
+                "bytes": len(data),
+                "created_at": 0,
+                "filename": fields["file"].get_filename(),
+                "purpose": purpose,
+                "status": "processed",
+            },
+        )
+
+    def _create(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        server = self.server
+        with server.lock:
+            if request["input_file_id"] not in server.files:
+                return self.send_json(404, {"error": {"message": "no such file", "type": "invalid_request_error"}})
+            batch_id = f"batch_{len(server.batches) + 1}"
+            server.created.append(request)
+            server.batches[batch_id] = {
+                "id": batch_id,
+                "object": "batch",
+                "endpoint": request["endpoint"],
+                "input_file_id": request["input_file_id"],
+                "completion_window": request["completion_window"],
+                "status": "validating",
+                "created_at": 0,
+                "output_file_id": None,
+                "error_file_id": None,
+                "errors": None,
+                "metadata": request.get("metadata"),
+                "request_counts": {"total": 0, "completed": 0, "failed": 0},
+                "_looks": 0,
+            }
+            batch = {key: value for key, value in server.batches[batch_id].items() if not key.startswith("_")}
+        self.send_json(200, batch)
+
+
+BatchEndpoint.handler = _BatchHandler

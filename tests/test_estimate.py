@@ -185,3 +185,14 @@ def test_the_check_counts_a_finished_job_by_its_usage_file_not_its_estimate(conf
     assert limits_problem(planned(config))[0] is None
     config["limits"] = {"max_tokens": bound + 6}
     assert f"{bound + 7:,} tokens" in limits_problem(planned(config))[0]
+
+
+def test_the_xlcons_command_runs_its_subcommands(config, tmp_path, capsys):
+    from xlcons.cli import main as xlcons
+
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    assert xlcons(["estimate", "--configfile", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("stage ")
+    assert xlcons(["progress", "--directory", str(tmp_path)]) == 0
+    assert xlcons([]) == 2 and "estimate" in capsys.readouterr().err

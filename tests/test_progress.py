@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import io
+import json
+import os
 import sys
+from datetime import datetime
 
 import pyarrow as pa
 import pytest
 
 from builders import response_rows
-from xlcons.progress import Progress, format_eta, format_rate, table_owners
+from xlcons.progress import Progress, format_eta, format_rate, set_status_file, status_file_for_log, table_owners
+from xlcons.run_progress import collect, render
 
 
 class Clock:
@@ -95,3 +99,139 @@ def test_a_job_is_named_after_the_data_sets_and_models_of_its_rows():
     both = pa.concat_tables([rows, response_rows([("1", "de", "Ja")], model="smollm2-135m", dataset="clinic_qa")])
     assert table_owners(both) == "clinic_qa/tiny-llm+clinic_qa/smollm2-135m"
     assert table_owners(rows.slice(0, 0)) == "(no rows)"
+
+
+def test_with_tokens_counted_the_line_gives_their_rate_too(clock):
+    out = io.StringIO()
+    progress = Progress("generate multiq/tiny-llm", 10, clock=clock, streams=[out])
+    clock.now += 20
+    progress.update(4, tokens=1000)  # 4 items and 1000 tokens in 20 s
+    progress.update(1, tokens=None)  # a backend that does not count: no tokens added
+    assert lines(out) == ["generate multiq/tiny-llm: 4/10 items, 0.20/s, 50.0 tokens/s, ETA 00:30"]
+
+
+# -- the status file each job keeps, and `xlcons progress`, which reads them all
+
+
+@pytest.fixture()
+def status_file(tmp_path):
+    path = status_file_for_log(tmp_path / "logs" / "generate" / "multiq" / "tiny-llm.log")
+    set_status_file(path)
+    yield path
+    set_status_file(None)
+
+
+def read_status(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_a_job_keeps_its_figures_beside_its_log_at_the_start_at_every_line_and_at_the_end(clock, status_file):
+    assert status_file.name == "tiny-llm.progress.json"
+    wall = Clock(now=1_800_000_000.0)
+    progress = Progress("generate multiq/tiny-llm", 10, clock=clock, wall_clock=wall, streams=[io.StringIO()])
+    (part,) = read_status(status_file)["parts"]
+    assert (part["done"], part["total"], part["state"], part["eta_s"]) == (0, 10, "running", None)
+    clock.now += 20
+    progress.update(5, tokens=400)
+    status = read_status(status_file)
+    assert status["updated"] == 1_800_000_020.0 and status["pid"] == os.getpid()
+    (part,) = status["parts"]
+    assert part["done"] == 5 and part["rate"] == 0.25 and part["tokens_per_s"] == 20.0 and part["eta_s"] == 20.0
+    clock.now += 20
+    progress.update(5, tokens=400)
+    progress.finish()
+    (part,) = read_status(status_file)["parts"]
+    assert (part["done"], part["state"], part["eta_s"], part["tokens"]) == (10, "finished", 0.0, 800)
+    # A second part of the same job (a translation job's next language pair) is kept beside the first.
+    Progress("translate multiq/tiny-llm deu_Latn→eng_Latn", 3, unit="sentences", clock=clock, streams=[])
+    assert [part["job"] for part in read_status(status_file)["parts"]] == [
+        "generate multiq/tiny-llm",
+        "translate multiq/tiny-llm deu_Latn→eng_Latn",
+    ]
+
+
+SNAKEMAKE_LOG = """\
+Building DAG of jobs...
+Job stats:
+job           count
+----------  -------
+all               1
+generate          4
+total             5
+
+Select jobs to execute...
+[Sat Dec  5 21:40:13 2026]
+localrule prompts_multiq:
+1 of 5 steps (20%) done
+2 of 5 steps (40%) done
+"""
+
+
+def write_run(directory, parts_by_job, *, updated, log_text=SNAKEMAKE_LOG, log_name="2027-01-15T080000.000000"):
+    (directory / ".snakemake" / "log").mkdir(parents=True)
+    (directory / ".snakemake" / "log" / f"{log_name}.snakemake.log").write_text(log_text)
+    for job, parts in parts_by_job.items():
+        path = directory / "logs" / f"{job}.progress.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        status = {"format": "xlcons-progress", "version": 1, "host": "n1", "pid": 1, "updated": updated[job]}
+        path.write_text(json.dumps({**status, "parts": parts}))
+
+
+def part(job, done, total, *, unit="items", state="running", rate=1.0, tokens=0, tokens_per_s=0.0, eta_s=None):
+    return {
+        "job": job,
+        "unit": unit,
+        "done": done,
+        "total": total,
+        "state": state,
+        "rate": rate,
+        "tokens": tokens,
+        "tokens_per_s": tokens_per_s,
+        "eta_s": eta_s,
+    }
+
+
+def test_the_run_progress_sums_the_jobs_of_the_latest_invocation_and_flags_silent_ones(tmp_path):
+    started = datetime(2027, 1, 15, 8, 0, 0).timestamp()
+    write_run(
+        tmp_path,
+        {
+            "generate/multiq/tiny-llm": [
+                part("generate multiq/tiny-llm", 30, 100, tokens=900, tokens_per_s=45.0, rate=1.5, eta_s=46.7)
+            ],
+            "generate/multiq/smollm2": [part("generate multiq/smollm2", 100, 100, state="finished", eta_s=0.0)],
+            "translate/multiq/tiny-llm": [
+                part("translate multiq/tiny-llm deu_Latn→eng_Latn", 5, 40, unit="sentences", rate=0.5, eta_s=70)
+            ],
+            "generate/multiq/old": [part("generate multiq/old", 1, 9)],  # from an earlier invocation
+        },
+        updated={
+            "generate/multiq/tiny-llm": started + 100,
+            "generate/multiq/smollm2": started + 50,
+            "translate/multiq/tiny-llm": started + 10,  # 90 s without a line: silent
+            "generate/multiq/old": started - 3600,
+        },
+    )
+    run = collect(tmp_path, now=started + 100)
+    assert run.invocation is not None and (run.invocation.done, run.invocation.planned) == (2, 5)
+    assert not run.invocation.finished and not run.invocation.failed
+    assert sorted(p.state for p in run.parts) == ["finished", "running", "silent"]
+    assert run.items() == {"items": (130, 200), "sentences": (5, 40)}
+    text = render(run).splitlines()
+    assert text[0].startswith("run started 2027-01-15 08:00:00: 2 of 5 jobs done (40%)  [")
+    assert text[1] == "model jobs: 1 running, 1 silent, 1 finished; 130/200 items (65%), 5/40 sentences (12%)"
+    assert text[2].split() == "generate multiq/tiny-llm 30/100 items, 1.50/s, 45.0 tokens/s, ETA 00:47".split()
+    assert text[3].split()[-8:] == "ETA 01:10 (silent for 01:30: killed or stuck?)".split()
+    assert len(text) == 4  # a finished job has no line of its own
+
+
+def test_a_finished_or_failed_invocation_says_so(tmp_path):
+    ended = SNAKEMAKE_LOG + "5 of 5 steps (100%) done\nComplete log(s): .snakemake/log/x.snakemake.log\n"
+    write_run(tmp_path / "ok", {}, updated={}, log_text=ended)
+    assert "5 of 5 jobs done (100%) - ended" in render(collect(tmp_path / "ok"))
+    failed = (
+        SNAKEMAKE_LOG + "Exiting because a job execution failed. Look below for error messages\nComplete log(s): x\n"
+    )
+    write_run(tmp_path / "failed", {}, updated={}, log_text=failed)
+    assert "2 of 5 jobs done (40%) - failed" in render(collect(tmp_path / "failed"))
+    assert render(collect(tmp_path / "none")).startswith("no snakemake run in this folder yet")

@@ -78,6 +78,10 @@ class TestBadTranslatorsAreNamedBeforeAnythingRuns:
                 {"backend": "llm", "llm": {"hf_id": "org/llm", "backend": "vllm"}},
                 "'translators.nllb-1.3B.llm.backend': vllm does not run inside a translation job",
             ),
+            (
+                {"backend": "llm", "llm": {"backend": "openai", "api": {"model": "gpt-4o", "batch": True}}},
+                "'translators.nllb-1.3B.llm.api.batch': the LLM translator asks sentence by sentence",
+            ),
             ({"qe": {"backend": "none"}}, "config key 'translators.nllb-1.3B.qe' is not allowed"),
         ],
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -96,6 +97,35 @@ def quickstart_run(tmp_path_factory, offline_models, shared_data):
     result = snakemake(*run, timeout=1200)
     assert result.returncode == 0, result.output[-6000:]
     return workdir, run
+
+
+def test_the_quickstart_model_jobs_leave_their_progress_and_xlcons_progress_sums_the_run(quickstart_run):
+    """Each model job kept its progress beside its log (docs/cluster.md, "Watching"): finished,
+    every item done, the tokens the model wrote counted; `xlcons progress` reads the run."""
+    workdir, _ = quickstart_run
+    status = json.loads((workdir / "logs" / "generate" / "clinic_qa" / "tiny-llm.progress.json").read_text())
+    (part,) = status["parts"]
+    assert part["job"] == "generate clinic_qa/tiny-llm" and part["state"] == "finished"
+    assert part["done"] == part["total"] > 0 and part["tokens"] > 0 and part["tokens_per_s"] > 0
+    translations = [
+        part
+        for path in (workdir / "logs" / "translate").rglob("*.progress.json")
+        for part in json.loads(path.read_text())["parts"]
+    ]
+    assert translations and all(part["unit"] == "sentences" and part["state"] == "finished" for part in translations)
+    assert all(part["tokens"] > 0 for part in translations), "the translator's written tokens are rated too"
+    shown = subprocess.run(
+        [sys.executable, "-m", "xlcons.run_progress", "--directory", str(workdir)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO / "workflow_scripts")},
+    ).stdout.splitlines()
+    assert re.match(r"run started .*: (\d+) of \1 jobs done \(100%\) - ended", shown[0]), shown
+    assert re.match(
+        r"model jobs: 0 running, 0 silent, \d+ finished; (\d+)/\1 items \(100%\), (\d+)/\2 sentences", shown[1]
+    )
+    assert len(shown) == 2, "nothing is left running"
 
 
 @pytest.mark.browser

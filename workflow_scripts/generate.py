@@ -1,4 +1,5 @@
-"""Rule generate_<data set>: one model answers every language of one data set."""
+"""Rule generate_<data set>: one model answers every language of one data set (or, with
+`generation.shards`, one shard of its items)."""
 
 import sys
 
@@ -9,18 +10,21 @@ def main(smk) -> None:
     start_job(smk)
     from xlcons.generation.base import ModelSpec
     from xlcons.generation.stage import run_generation_job
+    from xlcons.shards import job_shard
 
     params = smk.params
+    responses = smk.output.get("responses", [])  # a shard job writes its table only
     spec = ModelSpec.from_config(smk.wildcards.model, params.model, params.model["location"])
     run_generation_job(
         spec,
         smk.input.prompts,
-        smk.output.responses,
-        params.languages,
+        responses,
+        params.languages if responses else [],
         params.max_new_tokens,
         params.cache,
         table_path=smk.output.table,
         max_failed_share=params.max_failed_share,
+        shard=job_shard(smk),
     )
     from xlcons.job import finish_job
 

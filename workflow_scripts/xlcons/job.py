@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from xlcons import budget, usage
+from xlcons import budget, progress, usage
 from xlcons.redaction import RedactingStream, remember_environment
 
 # Compute jobs read what the fetch rules put on disk; with these set, a missing file fails
@@ -40,6 +40,8 @@ def start_job(smk, *, offline: bool = True) -> None:
     # an endpoint may echo the API key back in an error.
     remember_environment()
     sys.stderr = RedactingStream(open(smk.log[0], "w"))
+    # What `xlcons progress` reads while the run goes on: this job's progress lines, as figures.
+    progress.set_status_file(progress.status_file_for_log(smk.log[0]))
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s", force=True)
     install_budget(smk)
 

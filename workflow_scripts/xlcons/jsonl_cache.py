@@ -5,7 +5,9 @@ One file per job, written by that job only, so parallel cluster jobs never share
 once (two invocations) takes turns (xlcons.cache_lock). Records are appended in small
 batches and fsynced; a job killed mid-write leaves at most a partial last line, which the
 next open cuts off. Keys hash everything that shapes a record, so a changed parameter
-misses the cache and nothing is ever overwritten.
+misses the cache and nothing is ever overwritten. A cache may also read other files of its
+kind without writing them (``sources``: the caches of the other shard jobs of the same work,
+xlcons.shards), unlocked: their last line is left out until its writer completes it.
 
 Each kind of cache declares its format in one place (:class:`CacheFormat`, the ``FORMAT`` of
 its class): a name, a version and the fields every record must have. A new file starts with
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,17 +58,25 @@ class CacheFormat:
 class JsonLinesCache:
     FORMAT = CacheFormat("records")  # a subclass declares its own
 
-    def __init__(self, path: Path | str, *, flush_every: int):
+    def __init__(self, path: Path | str, *, flush_every: int, sources: Sequence[Path | str] = ()):
+        """`sources`: other caches of the same kind that this one reads but never writes (the
+        caches of the other shard jobs of the same work, xlcons.shards): a key found there is
+        in this cache too, and what this cache adds goes to its own file only."""
         self.path = Path(path)
         self.flush_every = flush_every
         self._records: dict[str, dict] = {}
+        self._read_only: dict[str, dict] = {}
         self._pending: list[dict] = []
         self.path.parent.mkdir(parents=True, exist_ok=True)
         hold(self, self.path)  # one writer at a time: a second job on this cache waits, then reads it
         self._load()
+        for source in sources:
+            self._read_source(Path(source))
 
-    def _problem(self, what: str) -> CacheError:
-        return CacheError(f"{self.path}: {what}. Delete the file (its items are computed again) or move it away.")
+    def _problem(self, what: str, path: Path | None = None) -> CacheError:
+        return CacheError(
+            f"{path or self.path}: {what}. Delete the file (its items are computed again) or move it away."
+        )
 
     def _load(self) -> None:
         data = self.path.read_bytes() if self.path.exists() else b""
@@ -77,6 +87,31 @@ class JsonLinesCache:
         if not complete.strip():  # a new cache: it starts with its header
             self.path.write_text(json.dumps(self.FORMAT.header()) + "\n", encoding="utf-8")
             return
+        version, records = self._parse(complete, self.path)
+        self._records.update(records)
+        if version != self.FORMAT.version:  # upgraded: the file says so from now on
+            with atomic_path(self.path) as temporary:
+                lines = [self.FORMAT.header(), *self._records.values()]
+                temporary.write_text(
+                    "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
+                )
+
+    def _read_source(self, path: Path) -> None:
+        """Read another job's cache, without its lock: its writer appends whole lines and may be
+        writing now, so a last line without its line break is left out; the file is never changed
+        (an older version is upgraded in memory only)."""
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:  # gone since it was listed
+            return
+        complete = data[: data.rfind(b"\n") + 1]
+        if complete.strip():
+            for key, record in self._parse(complete, path)[1].items():
+                if key not in self._records:
+                    self._read_only.setdefault(key, record)
+
+    def _parse(self, complete: bytes, path: Path) -> tuple[int, dict[str, dict]]:
+        """The version and the (upgraded) records, by key, of a cache file's whole lines."""
         version = UNVERSIONED
         records: list[tuple] = []  # (line number, record, key)
         for number, raw in enumerate(complete.split(b"\n"), start=1):
@@ -85,15 +120,16 @@ class JsonLinesCache:
             try:
                 record = json.loads(raw.decode("utf-8"))
                 if not records and version == UNVERSIONED and isinstance(record, dict) and HEADER in record:
-                    version = self._check_header(record, number)
+                    version = self._check_header(record, number, path)
                     continue
                 records.append((number, record, record["key"]))
             except (UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
                 raise CacheError(
-                    f"{self.path}, line {number}: not a cache record ({type(error).__name__}: {error}). "
+                    f"{path}, line {number}: not a cache record ({type(error).__name__}: {error}). "
                     f"Delete that line (its item is computed again; the other lines are kept) or the whole file."
                 ) from None
-        upgrade = self._upgrade_from(version)
+        upgrade = self._upgrade_from(version, path)
+        upgraded: dict[str, dict] = {}
         for number, record, key in records:
             record = upgrade(record)
             missing = [name for name in self.FORMAT.fields if name not in record]
@@ -101,38 +137,36 @@ class JsonLinesCache:
                 raise self._problem(
                     f"line {number} has no {', '.join(repr(name) for name in missing)}: not a record of version "
                     f"{self.FORMAT.version} of the {self.FORMAT.name} cache format "
-                    "(written by another version of xlcons, or another kind of cache)"
+                    "(written by another version of xlcons, or another kind of cache)",
+                    path,
                 )
-            self._records[key] = record
-        if version != self.FORMAT.version:  # upgraded: the file says so from now on
-            with atomic_path(self.path) as temporary:
-                lines = [self.FORMAT.header(), *self._records.values()]
-                temporary.write_text(
-                    "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
-                )
+            upgraded[key] = record
+        return version, upgraded
 
-    def _check_header(self, header: dict, number: int) -> int:
+    def _check_header(self, header: dict, number: int, path: Path) -> int:
         name, version = header.get(HEADER), header.get("version")
         if name != self.FORMAT.name:
-            raise self._problem(f"line {number} says it is a {name!r} cache, not a {self.FORMAT.name!r} cache")
+            raise self._problem(f"line {number} says it is a {name!r} cache, not a {self.FORMAT.name!r} cache", path)
         if not isinstance(version, int) or isinstance(version, bool):
-            raise self._problem(f"line {number}: the header has no version number ({header})")
+            raise self._problem(f"line {number}: the header has no version number ({header})", path)
         return version
 
-    def _upgrade_from(self, version: int) -> Callable[[dict], dict]:
+    def _upgrade_from(self, version: int, path: Path) -> Callable[[dict], dict]:
         """The function turning a record of `version` into one of the current version, or the
         error saying why there is none."""
         current = self.FORMAT.version
         if version > current:
             raise self._problem(
                 f"version {version} of the {self.FORMAT.name} cache format, written by a newer xlcons; "
-                f"this one reads version {current} (run the newer xlcons on it)"
+                f"this one reads version {current} (run the newer xlcons on it)",
+                path,
             )
         steps = [self.FORMAT.upgrades.get(old) for old in range(version, current)]
         if None in steps:
             raise self._problem(
                 f"version {version} of the {self.FORMAT.name} cache format, written by an older xlcons; "
-                f"this one reads version {current} and cannot convert it"
+                f"this one reads version {current} and cannot convert it",
+                path,
             )
 
         def upgrade(record: dict) -> dict:
@@ -143,13 +177,13 @@ class JsonLinesCache:
         return upgrade
 
     def __contains__(self, key: str) -> bool:
-        return key in self._records
+        return key in self._records or key in self._read_only
 
     def __len__(self) -> int:
-        return len(self._records)
+        return len(self._records) + sum(key not in self._records for key in self._read_only)
 
     def record(self, key: str) -> dict | None:
-        return self._records.get(key)
+        return self._records.get(key) or self._read_only.get(key)
 
     def add(self, record: dict) -> None:
         """Keep `record` (it carries its `key`); written with the next flush."""

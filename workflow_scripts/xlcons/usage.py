@@ -75,6 +75,11 @@ class Ledger:
         else:
             Usage().add(**counts)  # still refuses an unknown counter
 
+    def written(self, model: str, part: str) -> int:
+        """The completion tokens counted so far for a (model, part): what progress lines rate."""
+        entry = self.entries.get((model, part))
+        return entry.completion_tokens if entry is not None else 0
+
     def calls(self) -> list[dict[str, Any]]:
         return [{"model": model, "part": part, **asdict(usage)} for (model, part), usage in self.entries.items()]
 

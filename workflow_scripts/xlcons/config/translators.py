@@ -109,6 +109,12 @@ def check_translators(config: Mapping[str, Any]) -> Iterator[str]:
                     f"run inside a translation job; use {' or '.join(backend.generation_backends)} (for vLLM: "
                     "serve the model with `vllm serve` and point backend: openai at it with api.base_url)"
                 )
+            elif (model.get("api") or {}).get("batch"):
+                yield (
+                    f"config key 'translators.{name}.{backend.model_key}.api.batch': the LLM translator asks "
+                    "sentence by sentence and cannot wait for a batch; set it to false (api.batch is for "
+                    "models, the judge and the information evaluator)"
+                )
         for other in TRANSLATOR_BACKENDS.values():
             if other.generation and other.model_key != backend.model_key and entry.get(other.model_key):
                 yield (

@@ -17,26 +17,23 @@ from xlcons.plan import Plan
 
 
 def estimate(plan: Plan, resources: str = "resources", *, unfinished: bool = False) -> list[EstimateRow]:
-    """One row per usage-ledger group of the run (summing its jobs), priced where `pricing`
-    prices the called model, then a `total` row per called model and the run's total. With
-    `unfinished`, only the jobs whose usage file is not there yet (what the budget check adds to
-    the files that are)."""
+    """One row per usage-ledger group of the run, priced where `pricing` prices the called model,
+    then a `total` row per called model and the run's total. A group is one (stage, data set,
+    model, translator) job, or its shard jobs (`generation.shards` and the like): estimated once,
+    `jobs` counting the shards. With `unfinished`, only the groups with a usage file not there
+    yet (what the budget check adds to the files that are)."""
     context = Context(plan, resources)
     pricing = plan.usage.pricing()
-    groups: dict[tuple[str, ...], EstimateRow] = {}
+    groups: dict[tuple[str, ...], list[dict[str, str]]] = {}
     for job in plan.usage.usage_jobs():
-        if unfinished and Path(job["path"]).is_file():
+        groups.setdefault(tuple(job[key] for key in ("stage", "dataset", "model", "translator")), []).append(job)
+    rows = []
+    for jobs in groups.values():
+        if unfinished and all(Path(job["path"]).is_file() for job in jobs):
             continue
-        row = estimate_job(context, job)
-        key = (row.stage, row.dataset, row.model, row.translator, row.called_model)
-        if key in groups:
-            group = groups[key]
-            group.jobs += 1
-            for name in ("requests", "cached_requests", "prompt_tokens", "max_completion_tokens"):
-                setattr(group, name, getattr(group, name) + getattr(row, name))
-        else:
-            groups[key] = row
-    rows = [row.priced(pricing.get(row.called_model)) for row in groups.values()]
+        row = estimate_job(context, jobs[0])
+        row.jobs = len(jobs)
+        rows.append(row.priced(pricing.get(row.called_model)))
     return rows + totals(rows)
 
 

@@ -31,6 +31,7 @@ from xlcons.generation.registry import backend_info
 from xlcons.jsonl_cache import read_keys
 from xlcons.plan import Plan
 from xlcons.segmentation import split
+from xlcons.shards import related_caches
 from xlcons.translation.spec import TranslatorSpec
 from xlcons.translation.spec import max_new_tokens as translator_cap
 from xlcons.translation.spec import model_spec as translator_model
@@ -123,7 +124,8 @@ def generate(context: Context, job: dict[str, str]) -> EstimateRow:
         f"{request.key}@{row['lang']}" if row.get(STAND_IN) else request.key: request
         for row, request in zip(prompts.rows, build_requests(spec, prompts.rows, cap))
     }
-    cached = read_keys(plan.layout.cache_file("generate", dataset, model))
+    cache = plan.layout.cache_file("generate", dataset, model)  # and its shards' (xlcons.shards)
+    cached = read_keys(cache).union(*(read_keys(path) for path in related_caches(cache)))
     missing = [request for key, request in distinct.items() if key not in cached]
     info = backend_info(spec.backend)
     counter = counter_for(spec.location if info.local_files else None, recorded=info.recorded)

@@ -103,6 +103,10 @@ class EvaluatorInfo:
     # Its jobs call a model (an LLM): each writes a usage ledger (xlcons.usage), its rule's output
     # `usage` at Layout.usage_file(<its name>, ...), which the run's usage.csv gathers.
     calls_models: bool = False
+    # Its (data set, model) job can be split over `evaluators.<section>.shards` jobs by item
+    # (xlcons.shards; its section then has `shards`: SHARDS_OPTION), each on its own GPUs, and
+    # merged by its rule `<rule>_merge` (in `jobs`) into the outputs of the unsharded job.
+    sharded: bool = False
     # Its place among the evaluators: in the config schema's `evaluators`, the config reference,
     # the rule files the Snakefile includes and the results inputs (ascending, then by entry
     # module name; the built-in evaluators hold 10 to 80, a new one may leave the default).
@@ -128,9 +132,25 @@ class EvaluatorInfo:
         """The `evaluator` value of its rows in the results table."""
         return self.results_evaluator or self.name
 
+    def option_key(self, option: str) -> str:
+        """The config key of one of its options, as errors name it."""
+        return f"evaluators.{self.section}.{option}"
+
     def model_keys(self, section: Mapping[str, Any]) -> tuple[str, ...]:
         """Config keys of the models it loads: `models` gives them under its own section, or whole."""
         return tuple(key if "." in key else f"evaluators.{self.section}.{key}" for key in self.models(section))
+
+
+# The `shards` option of a sharded evaluator's section (EvaluatorInfo.sharded).
+SHARDS_OPTION: Mapping[str, Any] = {
+    "description": "Jobs that one (data set, model) job is split into, by a stable hash of the item id, "
+    "each with the GPUs and memory of the unsharded job; a light local job merges their tables into "
+    "the unsharded job's outputs. The item caches are shared, so changing it computes nothing again "
+    "(docs/cluster.md#one-models-work-over-many-gpus-shards). 1: one job.",
+    "type": "integer",
+    "minimum": 1,
+    "default": 1,
+}
 
 
 def llm(section: Mapping[str, Any]) -> tuple[str, ...]:

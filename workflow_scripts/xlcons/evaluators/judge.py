@@ -49,6 +49,7 @@ from xlcons.generation.base import Backend, ModelSpec, load_backend
 from xlcons.generation.stage import check_failures, run_generation
 from xlcons.progress import table_owners
 from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES, UNANSWERED_REASONS
+from xlcons.shards import ShardError, job_shard, merge_rows, shard_rows
 from xlcons.tables import read_table, write_table
 
 JUDGE_TEMPLATE = (
@@ -301,21 +302,45 @@ def run_judge_job(
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
     max_new_tokens: int = JUDGE_MAX_NEW_TOKENS,
     max_failed_share: float = 0.0,
+    shard: tuple[int, int] | None = None,
 ) -> Path:
     """The rule's job: one model's RESPONSES files and the PROMPTS files with the English
     questions (the English prompts, or every language's `question_en`) in, one JUDGMENTS file out.
     More failed judge requests than `max_failed_share` fail the job instead (no verdict is
-    written as wrong for a request that never got an answer)."""
-    tables = [read_table(path, RESPONSES) for path in response_files]
-    responses = pa.concat_tables(tables) if tables else RESPONSES.empty_table()
+    written as wrong for a request that never got an answer). A shard job (`shard`: (k, N),
+    xlcons.shards) judges the items of shard k only; `merge_judge_shards` joins the N tables."""
+    responses = _read_responses(response_files)
+    if shard is not None:
+        responses = shard_rows(responses, *shard)
     files = [question_files] if isinstance(question_files, (str, Path)) else list(question_files)
     english = pa.concat_tables([read_table(path, PROMPTS) for path in files])
     judgments = run_judge(judge_spec, responses, english, cache_path, backend_factory, max_new_tokens, max_failed_share)
     return write_table(judgments, out_path, JUDGMENTS)
 
 
+def _read_responses(response_files: Sequence[Path | str]) -> pa.Table:
+    tables = [read_table(path, RESPONSES) for path in response_files]
+    return pa.concat_tables(tables) if tables else RESPONSES.empty_table()
+
+
+def merge_judge_shards(
+    response_files: Sequence[Path | str], shard_files: Sequence[Path | str], out_path: Path | str
+) -> Path:
+    """The JUDGMENTS of a sharded judge job: the shards' tables, in the order of the responses
+    (one row each), as the unsharded job writes them."""
+    responses = _read_responses(response_files)
+    judgments = merge_rows([read_table(path, JUDGMENTS) for path in shard_files], responses, JUDGMENTS)
+    if judgments.num_rows != responses.num_rows:
+        raise ShardError(
+            f"the {len(shard_files)} shard tables hold {judgments.num_rows} judgments of {responses.num_rows} "
+            "responses: they were written from other responses; run the shard jobs again"
+        )
+    return write_table(judgments, out_path, JUDGMENTS)
+
+
 def rule_judge(smk) -> None:
-    """Rule judge: an LLM judges every answer of one model to one data set against the English question."""
+    """Rule judge: an LLM judges every answer of one model to one data set against the English
+    question (with `evaluators.judge.shards`, the answers of one shard of the items)."""
     params = smk.params
     judge = ModelSpec.from_config("judge", params.judge, params.judge["location"])
     run_judge_job(
@@ -325,4 +350,10 @@ def rule_judge(smk) -> None:
         smk.output.judgments,
         params.cache,
         max_failed_share=params.max_failed_share,
+        shard=job_shard(smk),
     )
+
+
+def rule_judge_merge(smk) -> None:
+    """Rule judge_merge: the shard jobs' judgments as one table, the unsharded job's output."""
+    merge_judge_shards(smk.input.responses, smk.input.shards, smk.output.judgments)

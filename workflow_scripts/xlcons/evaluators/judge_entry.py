@@ -7,7 +7,7 @@ Standard library only: the registry imports it while the Snakefile builds the DA
 from __future__ import annotations
 
 from xlcons.datasets import ENGLISH_QUESTION
-from xlcons.evaluators.info import EvaluatorInfo, ResultsSource, config_section, llm
+from xlcons.evaluators.info import SHARDS_OPTION, EvaluatorInfo, ResultsSource, config_section, llm
 
 # Holtermann et al. 2024: is the answer correct, judged by an LLM against the English question?
 JUDGE_ENTRY = EvaluatorInfo(
@@ -33,10 +33,12 @@ JUDGE_ENTRY = EvaluatorInfo(
                 "description": "The judge model; any generation backend.",
                 "$ref": "#/$defs/llm",
                 "default": {"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "vllm"},
-            }
+            },
+            "shards": SHARDS_OPTION,
         },
     ),
-    jobs={"judge": "xlcons.evaluators.judge:rule_judge"},
+    jobs={"judge": "xlcons.evaluators.judge:rule_judge", "judge_merge": "xlcons.evaluators.judge:rule_judge_merge"},
+    sharded=True,
     calls_models=True,
     position=20,
     headline="accuracy",

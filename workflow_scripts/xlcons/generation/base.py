@@ -45,7 +45,9 @@ class ModelSpec:
 
     `location` is the local directory/file of the weights (a configured path or the
     fetched copy under resources/models), or None for an API model. `options` holds the
-    backend's own section of the config (`vllm`, `hf` or `api`).
+    backend's own section of the config (`vllm`, `hf` or `api`). `state_path` is not the
+    model's but the job's: a file beside the job's cache where a backend keeps what must outlive
+    the process (the Batch API's submitted batches); `generation.stage.generate_missing` sets it.
     """
 
     name: str
@@ -56,6 +58,7 @@ class ModelSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     hf_id: str | None = None
     revision: str | None = None
+    state_path: str | None = None
 
     @classmethod
     def from_config(cls, name: str, spec: Mapping[str, Any], location: str | None) -> ModelSpec:
@@ -272,18 +275,23 @@ def register(cls: type[Backend]) -> type[Backend]:
     return cls
 
 
-def backend_class(name: str) -> type[Backend]:
+def backend_class(name: str, options: Mapping[str, Any] | None = None) -> type[Backend]:
     """The class of a registered backend, importing its module (xlcons.generation.registry) on
-    first use, so that, say, vllm is never imported by a job that runs transformers."""
+    first use, so that, say, vllm is never imported by a job that runs transformers. An option
+    of `options` that names one of the backend's modes (`BackendInfo.modes`) gives that mode's class."""
     try:
         info = backend_info(name)
     except KeyError as error:
         raise GenerationError(error.args[0]) from None
     if name not in BACKENDS:
         importlib.import_module(info.module)
+    for option, target in info.modes.items():
+        if options and options.get(option):
+            module, _, class_name = target.partition(":")
+            return getattr(importlib.import_module(module), class_name)
     return BACKENDS[name]
 
 
 def load_backend(spec: ModelSpec) -> Backend:
-    """The backend instance for a model (loads the model)."""
-    return backend_class(spec.backend)(spec)
+    """The backend instance for a model (loads the model), in the mode its options ask for."""
+    return backend_class(spec.backend, spec.options)(spec)

@@ -12,7 +12,7 @@ the Snakefile imports it while it builds the DAG.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from xlcons.config_sections import closed_section
@@ -50,6 +50,19 @@ class BackendInfo:
     # Options that name the environment variable holding a secret (never the secret itself):
     # the config check refuses a value that looks like a key, without repeating it.
     key_env_options: tuple[str, ...] = ()
+    # Boolean options that run the backend in another mode: option -> "module:Class", a subclass
+    # of the backend's class (the openai backend's `batch`: the Batch API). xlcons.generation.base
+    # .load_backend picks the mode's class when the model's options section sets the option.
+    modes: Mapping[str, str] = field(default_factory=dict)
+    # Options added after runs were made with this backend, which change how requests travel and
+    # not the answers: at their schema default they stay out of a job's params (model_fields),
+    # so those runs do not rerun their jobs. The backend reads such an option with the same
+    # default (`option_default`).
+    quiet_defaults: tuple[str, ...] = ()
+
+    def option_default(self, option: str) -> Any:
+        """An option's default, as the schema declares it."""
+        return ((self.options or {}).get("properties") or {})[option]["default"]
 
 
 BACKENDS: dict[str, BackendInfo] = {
@@ -158,6 +171,8 @@ BACKENDS: dict[str, BackendInfo] = {
             mem_mb=2000,
             summary="any OpenAI-compatible HTTP endpoint",
             key_env_options=("api_key_env",),
+            modes={"batch": "xlcons.generation.backends.openai_batch:OpenAIBatchBackend"},
+            quiet_defaults=("batch", "batch_poll_s", "batch_max_requests"),
             options=closed_section(
                 "OpenAI-compatible endpoint settings (backend openai).",
                 {
@@ -197,6 +212,28 @@ BACKENDS: dict[str, BackendInfo] = {
                         "minimum": 0,
                         "default": 6,
                     },
+                    "batch": {
+                        "description": "Send the requests the cache lacks through the Batch API (one "
+                        "uploaded file, answered within 24 h, at half the price on OpenAI) instead of one "
+                        "by one; the job records the batch id beside its cache and resumes polling it "
+                        "when run again (docs/generation.md#batch-api). Models, the judge and the "
+                        "information evaluator; not the LLM translator.",
+                        "type": "boolean",
+                        "default": False,
+                    },
+                    "batch_poll_s": {
+                        "description": "Seconds between two looks at a submitted batch's status (api.batch).",
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                        "default": 60,
+                    },
+                    "batch_max_requests": {
+                        "description": "Most requests in one batch (OpenAI's limit: 50,000 and 200 MB); more "
+                        "missing requests are split over several batches, submitted together (api.batch).",
+                        "type": "integer",
+                        "minimum": 1,
+                        "default": 50000,
+                    },
                 },
             ),
         ),
@@ -232,5 +269,7 @@ def model_fields(spec: Mapping[str, Any]) -> dict[str, Any]:
     fields = ("backend", "hf_id", "revision", "hf_file", "path", "released", "system_prompt", "decoding")
     picked = {key: spec.get(key) for key in fields}
     if info.options_key:
-        picked[info.options_key] = spec.get(info.options_key, {})
+        options = spec.get(info.options_key, {})
+        quiet = {key for key in info.quiet_defaults if key in options and options[key] == info.option_default(key)}
+        picked[info.options_key] = {key: value for key, value in options.items() if key not in quiet}
     return picked

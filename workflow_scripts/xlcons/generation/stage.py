@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from xlcons.generation.cache import ResponseCache
 from xlcons.generation.registry import backend_info
 from xlcons.progress import Progress
 from xlcons.schemas import PROMPT_TOO_LONG, PROMPTS, RESPONSES, UNANSWERED_REASONS
+from xlcons.shards import ShardError, merge_rows, shard_rows
 from xlcons.tables import read_table, write_table
 from xlcons.usage import record
 
@@ -62,6 +64,13 @@ def log_engine_stats(spec: ModelSpec, backend: Backend, part: str = "generate") 
     return stats
 
 
+def backend_state_path(cache_path: Path) -> Path:
+    """Where the backend of the job owning the cache at `cache_path` keeps what must outlive its
+    process (ModelSpec.state_path; the Batch API's submitted batches): `<cache>.batches.json` beside
+    the cache, one per cache, so jobs that share a cache folder never share it."""
+    return cache_path.with_name(cache_path.stem + ".batches.json")
+
+
 def generate_missing(
     spec: ModelSpec,
     requests: Sequence[Request],
@@ -87,7 +96,7 @@ def generate_missing(
         return unkept
     log.info("%s: %d of %d requests to generate (%d cached)", spec.name, len(unique), len(requests), len(cache))
     started = time.perf_counter()
-    backend = backend_factory(spec)
+    backend = backend_factory(replace(spec, state_path=str(backend_state_path(cache.path))))
     progress = Progress(job or spec.name, len(unique))
     try:
         for chunk in _chunks(unique, backend.chunk_size):
@@ -105,7 +114,7 @@ def generate_missing(
                 cache.put(result)
                 if result.finish_reason in UNANSWERED_REASONS:
                     unkept[result.key] = result
-                progress.update()
+                progress.update(tokens=result.completion_tokens)
             cache.flush()
     finally:
         progress.finish()
@@ -171,7 +180,7 @@ def run_generation(
     max_new_tokens = effective_max_new_tokens(spec, dataset_max_new_tokens)
     rows = prompts.to_pylist()
     requests = build_requests(spec, rows, max_new_tokens)
-    cache = ResponseCache(cache_path)
+    cache = ResponseCache.of_job(cache_path)
     unkept = generate_missing(spec, requests, cache, backend_factory, job, part)
     results = {request.key: unkept.get(request.key) or cache.get(request.key) for request in requests}
     table = response_table(spec, rows, requests, results, max_new_tokens)
@@ -258,15 +267,21 @@ def run_generation_job(
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
     table_path: Path | str | None = None,
     max_failed_share: float = 0.0,
+    shard: tuple[int, int] | None = None,
 ) -> None:
     """The rule's job: the prompts (any files, any languages) in; one response file per language
     of `languages` out, and, at `table_path`, all of them as one table (what the evaluators read).
-    More failed requests than `max_failed_share` fail the job instead (check_failures)."""
+    More failed requests than `max_failed_share` fail the job instead (check_failures).
+    A shard job (`shard`: (k, N), xlcons.shards) answers the items of shard k only and writes
+    just the table; `merge_generation_shards` makes the job's outputs of the N tables."""
     if len(languages) != len(response_files):
         raise ValueError(f"{len(response_files)} response files for {len(languages)} languages")
     prompts = pa.concat_tables([read_table(path, PROMPTS) for path in prompt_files])
     datasets = "+".join(dict.fromkeys(prompts["dataset"].to_pylist()))
     job = f"generate {datasets}/{spec.name}" if datasets else f"generate {spec.name}"
+    if shard is not None:
+        prompts = shard_rows(prompts, *shard)
+        job += f" (shard {shard[0]} of {shard[1]})"
     responses = run_generation(spec, prompts, dataset_max_new_tokens, cache_path, backend_factory, job)
     check_failures(
         spec.name,
@@ -275,9 +290,39 @@ def run_generation_job(
         max_failed_share,
         "requests",
     )
-    if backend_info(spec.backend).recorded:
+    if backend_info(spec.backend).recorded and shard is None:
         _note_unused_records(spec, prompts)
+    _write_responses(responses, languages, response_files, table_path)
+
+
+def _write_responses(
+    responses: pa.Table,
+    languages: Sequence[str],
+    response_files: Sequence[Path | str],
+    table_path: Path | str | None,
+) -> None:
     for lang, out in zip(languages, response_files):
         write_table(responses.filter(pc.equal(responses["lang"], lang)), out, RESPONSES)
     if table_path is not None:
         write_table(responses, table_path, RESPONSES)
+
+
+def merge_generation_shards(
+    prompt_files: Sequence[Path | str],
+    shard_files: Sequence[Path | str],
+    response_files: Sequence[Path | str],
+    languages: Sequence[str],
+    table_path: Path | str,
+) -> None:
+    """The merge of a sharded generation job: the shards' response tables in, the unsharded
+    job's outputs out (one file per language and the table), rows in prompt order."""
+    if len(languages) != len(response_files):
+        raise ValueError(f"{len(response_files)} response files for {len(languages)} languages")
+    prompts = pa.concat_tables([read_table(path, PROMPTS) for path in prompt_files])
+    responses = merge_rows([read_table(path, RESPONSES) for path in shard_files], prompts, RESPONSES)
+    if responses.num_rows != prompts.num_rows:
+        raise ShardError(
+            f"the {len(shard_files)} shard tables hold {responses.num_rows} answers for {prompts.num_rows} prompts: "
+            "they were written from other prompts; run the shard jobs again"
+        )
+    _write_responses(responses, languages, response_files, table_path)

@@ -18,6 +18,7 @@ One part per concern, composed by `Plan` (xlcons.plan.facade):
 - `evaluation`: the evaluation jobs and what the results stage reads;
 - `targets`: the downloads and the files the run asks for;
 - `options`: the run's output and reporting options;
+- `sharding`: over how many jobs one (data set, model) job of a stage is spread;
 - `patterns`: wildcard constraints.
 """
 

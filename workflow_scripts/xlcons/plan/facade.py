@@ -23,6 +23,7 @@ from xlcons.plan.models import ModelSources
 from xlcons.plan.options import RunOptions
 from xlcons.plan.quality import QualityPlan
 from xlcons.plan.scoring import EvaluatorPlan
+from xlcons.plan.shards import ShardPlan
 from xlcons.plan.targets import Targets
 from xlcons.plan.translation import TranslationPlan
 from xlcons.plan.usage import UsagePlan
@@ -138,6 +139,16 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "results_inputs",
     ),
     "usage": ("usage_jobs", "usage_files", "pricing"),
+    "sharding": (
+        "shards_key",
+        "shards",
+        "sharded",
+        "shard_indices",
+        "shard_file",
+        "job_file",
+        "unsharded_files",
+        "shard_files",
+    ),
     "explorer": ("explorer_enabled", "explorer_in_report", "explorer_dir", "explorer_inputs"),
     "targets": ("missing_models", "required_model_keys", "fetched_sources", "fetch_targets", "final_targets"),
     "options": (
@@ -183,7 +194,8 @@ class Plan:
             self.models, self.data, self.layout, self.scoring, self.translation, self.quality, self.evaluation
         )
         self.options = RunOptions(config)
-        self.usage = UsagePlan(config, self.targets)
+        self.sharding = ShardPlan(config, self.scoring)
+        self.usage = UsagePlan(config, self.targets, self.sharding)
 
     @property
     def sources(self) -> dict[str, Mapping[str, Any]]:

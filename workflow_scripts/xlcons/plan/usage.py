@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from xlcons.evaluators.registry import TRANSLATIONS
+from xlcons.plan.shards import ShardPlan
 from xlcons.plan.targets import Targets
 
 # The stages whose jobs call a model, beside the evaluators whose entries say so
@@ -21,8 +22,8 @@ ROUND_TRIP = "round_trip"
 class UsagePlan:
     """Reads the run's jobs from the parts that plan them (`targets` holds them all)."""
 
-    def __init__(self, config: Mapping[str, Any], targets: Targets):
-        self.config = config
+    def __init__(self, config: Mapping[str, Any], targets: Targets, shards: ShardPlan):
+        self.config, self.shards = config, shards
         self.models, self.data, self.layout = targets.models, targets.data, targets.layout
         self.evaluators, self.translation = targets.evaluators, targets.translation
         self.quality, self.evaluation = targets.quality, targets.evaluation
@@ -30,7 +31,8 @@ class UsagePlan:
     def usage_jobs(self) -> list[dict[str, str]]:
         """Every model job of the run, in stage order: its usage file (`path`), `stage`, `dataset`,
         the `model` whose answers it works on (empty for the prompts' translation) and the
-        `translator` behind the files it reads or writes (empty where none is)."""
+        `translator` behind the files it reads or writes (empty where none is). A sharded job
+        is its N shard jobs, each with its own file (xlcons.plan.shards)."""
         generators = self.models.generators()
         translator_of = self.translation.translator_of
         jobs: list[tuple[str, str, str, str, str]] = []  # stage, dataset, model, via, translator
@@ -59,14 +61,9 @@ class UsagePlan:
                     for d, m, via in self.evaluation.evaluation_jobs(info.name)
                 ]
         return [
-            {
-                "path": self.layout.usage_file(stage, dataset, model or None, via),
-                "stage": stage,
-                "dataset": dataset,
-                "model": model,
-                "translator": translator,
-            }
+            {"path": path, "stage": stage, "dataset": dataset, "model": model, "translator": translator}
             for stage, dataset, model, via, translator in jobs
+            for path in self.shards.shard_files(self.layout.usage_file(stage, dataset, model or None, via), stage)
         ]
 
     def usage_files(self) -> list[str]:

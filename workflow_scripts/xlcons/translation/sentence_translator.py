@@ -34,7 +34,7 @@ from xlcons.translation.cache import TranslationCache, decoding_tag, identity_di
 from xlcons.translation.degeneration import is_degenerate
 from xlcons.translation.spec import SamplingSpec, TranslatorSpec
 from xlcons.translation.translators import TranslatorBackend, load_translator
-from xlcons.usage import record
+from xlcons.usage import ledger, record
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +155,7 @@ class SentenceTranslator:
         missing.sort(key=len, reverse=True)
         translator = self.translator  # loaded before the progress clock starts
         attempt = "" if sampling is None else f" (repair, seed {sampling.seed})"
+        written_before = ledger().written(self.ledger_name, "translate")
         with Progress(f"{self.job} {src}→{tgt}{attempt}", len(missing), unit="sentences") as progress:
             for start in range(0, len(missing), self.chunk_size):
                 chunk = missing[start : start + self.chunk_size]
@@ -169,7 +170,9 @@ class SentenceTranslator:
                 self.cache.flush()
                 self.model_calls += len(chunk)
                 record(self.ledger_name, "translate", requests=len(chunk))
-                progress.update(len(chunk))
+                written = ledger().written(self.ledger_name, "translate")  # the translator's own count
+                progress.update(len(chunk), tokens=written - written_before)
+                written_before = written
         return uncached
 
     def translate(self, sentences: Sequence[str], src: str, tgt: str) -> list[SentenceResult]:

@@ -47,7 +47,7 @@ class Answerer:
 
     def __init__(self, spec: ModelSpec, cache_path: Path | str, backend_factory: Callable[[ModelSpec], Backend]):
         self.spec = spec
-        self.cache = ResponseCache(cache_path)
+        self.cache = ResponseCache.of_job(cache_path)
         self.backend_factory = backend_factory
         self.backend: Backend | None = None
         self.requested: set[str] = set()

@@ -12,6 +12,7 @@ from typing import Any
 
 from xlcons.evaluators.info import (
     ENGLISH_ANSWERS,
+    SHARDS_OPTION,
     TRANSLATIONS,
     EvaluatorInfo,
     ItemDetails,
@@ -86,10 +87,18 @@ INFORMATION_ENTRY = EvaluatorInfo(
                 "uniqueItems": True,
                 "default": [],
             },
+            "shards": {
+                **SHARDS_OPTION,
+                "description": f"{SHARDS_OPTION['description']} The translationese check runs as one job.",
+            },
         },
     ),
-    jobs={"information_consistency": "xlcons.evaluators.information.stage:rule_information_consistency"},
+    jobs={
+        "information_consistency": "xlcons.evaluators.information.stage:rule_information_consistency",
+        "information_consistency_merge": "xlcons.evaluators.information.stage:rule_information_consistency_merge",
+    },
     calls_models=True,
+    sharded=True,
     position=40,
     headline="F",
     figure_metrics=("F", "precision", "recall"),

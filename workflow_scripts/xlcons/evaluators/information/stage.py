@@ -23,6 +23,7 @@ from xlcons.evaluators.information.scores import language_scores
 from xlcons.evaluators.information.tables import INFORMATION_FACTS, INFORMATION_ITEMS, INFORMATION_SCORES
 from xlcons.generation.base import Backend, ModelSpec, load_backend
 from xlcons.schemas import RESPONSES, ROUND_TRIPS, TRANSLATIONS
+from xlcons.shards import ShardError, job_shard, merge_rows, shard_rows
 from xlcons.tables import read_table, write_table
 
 
@@ -68,15 +69,19 @@ def run_information_job(
     out_facts: Path | str,
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
+    shard: tuple[int, int] | None = None,
     **options: Any,
 ) -> tuple[Path, Path]:
     """The rule's job: one model's English RESPONSES file and TRANSLATIONS file(s) in; items and facts Parquet out.
 
     Several translation files (languages) may be given: their rows go to the same outputs,
-    and the English facts are extracted once for all of them.
+    and the English facts are extracted once for all of them. A shard job (`shard`: (k, N),
+    xlcons.shards) scores the items of shard k only; `merge_information_shards` joins the N.
     """
     english = read_table(english_responses_file, RESPONSES)
     translations = _read_all(translations_file, TRANSLATIONS)
+    if shard is not None:
+        translations = shard_rows(translations, *shard)
     items, facts = run_information(llm_spec, english, translations, cache_path, backend_factory, **options)
     return write_table(items, out_items, INFORMATION_ITEMS), write_table(facts, out_facts, INFORMATION_FACTS)
 
@@ -102,6 +107,26 @@ def run_language_scores_job(items_files: Path | str | Sequence[Path | str], out_
     return write_table(language_scores(_read_all(items_files, INFORMATION_ITEMS)), out_path, INFORMATION_SCORES)
 
 
+def merge_information_shards(
+    translations_file: Path | str | Sequence[Path | str],
+    item_files: Sequence[Path | str],
+    fact_files: Sequence[Path | str],
+    out_items: Path | str,
+    out_facts: Path | str,
+) -> tuple[Path, Path]:
+    """The items and facts of a sharded information job: the shards' tables in the order of the
+    translations (the pairs' order), as the unsharded job writes them."""
+    translations = _read_all(translations_file, TRANSLATIONS)
+    items = merge_rows([read_table(path, INFORMATION_ITEMS) for path in item_files], translations, INFORMATION_ITEMS)
+    if items.num_rows != translations.num_rows:
+        raise ShardError(
+            f"the {len(item_files)} shard tables hold {items.num_rows} items for {translations.num_rows} translations: "
+            "they were written from other translations; run the shard jobs again"
+        )
+    facts = merge_rows([read_table(path, INFORMATION_FACTS) for path in fact_files], translations, INFORMATION_FACTS)
+    return write_table(items, out_items, INFORMATION_ITEMS), write_table(facts, out_facts, INFORMATION_FACTS)
+
+
 def _information_llm(smk) -> ModelSpec:
     return ModelSpec.from_config("information", smk.params.llm, smk.params.llm["location"])
 
@@ -117,8 +142,17 @@ def rule_information_consistency(smk) -> None:
         output.per_item,
         output.facts,
         params.cache,
+        shard=job_shard(smk),
         **params.options,
     )
+    run_language_scores_job(output.per_item, output.scores)  # a shard's: the merge scores all items again
+
+
+def rule_information_consistency_merge(smk) -> None:
+    """Rule information_consistency_merge: the shard jobs' items and facts as one table each, and the
+    scores of the items: the unsharded job's outputs."""
+    inputs, output = smk.input, smk.output
+    merge_information_shards(inputs.translations, inputs.item_shards, inputs.fact_shards, output.per_item, output.facts)
     run_language_scores_job(output.per_item, output.scores)
 
 
@@ -137,6 +171,8 @@ __all__ = [
     "run_language_scores_job",
     "run_round_trip_information",
     "run_round_trip_information_job",
+    "merge_information_shards",
     "rule_information_consistency",
+    "rule_information_consistency_merge",
     "rule_translationese_check",
 ]

@@ -19,6 +19,9 @@ a message in the words OpenAI, vLLM or Gemini use for it) is recorded as
 counts is the server's rule: vLLM's server refuses a prompt that leaves no room for one new
 token and shortens `max_tokens` to what is left otherwise, while OpenAI's API refuses a
 request whose prompt plus `max_tokens` exceeds the context.
+
+With `api.batch: true` the same requests go through the Batch API instead, one file per batch
+(`openai_batch.OpenAIBatchBackend`, a subclass: the registry entry's `modes`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import Any
 
@@ -80,13 +83,16 @@ _CONTEXT_LENGTH_MESSAGE = re.compile(
 )
 
 
+def refused_for_length(code: Any, message: Any) -> bool:
+    """Whether an error's code or message says the prompt is too long for the model's context."""
+    return code == "context_length_exceeded" or bool(_CONTEXT_LENGTH_MESSAGE.search(str(message or "")))
+
+
 def context_length_exceeded(error: BaseException) -> bool:
     """Whether the server refused a request (HTTP 400) because its prompt is too long for the model."""
     if not isinstance(error, openai.BadRequestError):
         return False
-    return getattr(error, "code", None) == "context_length_exceeded" or bool(
-        _CONTEXT_LENGTH_MESSAGE.search(str(error.message))
-    )
+    return refused_for_length(getattr(error, "code", None), error.message)
 
 
 def cached_prompt_tokens(completion: Any) -> int:
@@ -216,13 +222,17 @@ class OpenAIBackend(Backend):
             kwargs["extra_body"] = {"repetition_penalty": decoding.repetition_penalty}
         return kwargs
 
-    def _answer(self, request: Request) -> Result:
-        retrying = Retrying(
-            retry=retry_if_exception(_retryable),
+    def retrying(self, retryable: Callable[[BaseException], bool] = _retryable) -> Retrying:
+        """How one API call is retried: the `retryable` errors, up to api.max_retries times, with backoff."""
+        return Retrying(
+            retry=retry_if_exception(retryable),
             stop=stop_after_attempt(self.max_retries + 1),
             wait=_Backoff(self.backoff_s),
             reraise=True,
         )
+
+    def _answer(self, request: Request) -> Result:
+        retrying = self.retrying()
         kwargs = self.request_kwargs(request)
         try:
             try:
@@ -245,11 +255,16 @@ class OpenAIBackend(Backend):
             attempts = retrying.statistics.get("attempt_number", 1)
             suffix = f" (gave up after {attempts} attempts)" if _retryable(error) and attempts > 1 else ""
             return Result(request.key, "", "error", error=describe_error(error) + suffix)
+        return self.completion_result(request.key, completion)
+
+    def completion_result(self, key: str, completion: Any) -> Result:
+        """The result of one answered request (its completion), counting the prompt tokens the
+        provider served from its prompt cache; a malformed completion is an error for that item only."""
         self._count(cached_prompt_tokens=cached_prompt_tokens(completion))
         try:
-            return parse_completion(request.key, completion)
+            return parse_completion(key, completion)
         except Exception as error:  # noqa: BLE001 - a malformed body is an error for this item only
-            return Result(request.key, "", "error", error=f"unreadable response: {describe_error(error)}")
+            return Result(key, "", "error", error=f"unreadable response: {describe_error(error)}")
 
     def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
         futures: list[Future[Result]] = [self.executor.submit(self._answer, request) for request in requests]

@@ -1,0 +1,191 @@
+"""The progress of a whole run, while it runs: ``xlcons progress`` (or ``python -m xlcons.run_progress``).
+
+Two sources, both plain files in the run's folder, so it works from a login node while the
+jobs run on a cluster:
+
+- Snakemake's own log of the latest invocation (``.snakemake/log/<start>.snakemake.log``):
+  its last ``<n> of <m> steps (<p>%) done`` line gives the jobs done and planned, and its
+  name the time the invocation started;
+- the status file each model job keeps beside its log (``logs/**/<job>.progress.json``,
+  :mod:`xlcons.progress`): items done and planned per part of the job, rates, tokens/s, ETA.
+
+Only status files written since the invocation started count (older ones belong to earlier
+runs). A part whose job said *running* but has not written for ``stale_after_s`` (three
+report intervals) is shown as *silent*: its job was killed, or hangs, or its node lost the
+shared file system. Items are summed per unit (``items``, ``sentences``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from xlcons.progress import REPORT_EVERY_S, STATUS_FORMAT, STATUS_SUFFIX, format_eta, format_rate
+
+STALE_AFTER_S = 3 * REPORT_EVERY_S + 10
+_STEPS = re.compile(r"(\d+) of (\d+) steps \((\d+(?:\.\d+)?)%\) done")
+_LOG_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{6})\.(\d+)\.snakemake\.log$")
+
+
+@dataclass
+class Invocation:
+    """The latest ``snakemake`` invocation in the folder: its log, start, and jobs done of planned."""
+
+    log: Path
+    started: float
+    done: int | None = None
+    planned: int | None = None
+    finished: bool = False  # the log's last line says the run ended (done, or failed)
+    failed: bool = False
+
+
+@dataclass
+class Part:
+    """One part of one job, from its status file."""
+
+    file: Path
+    figures: dict[str, Any]
+    state: str  # running, silent, finished
+    age_s: float  # since its job last wrote the file
+
+
+@dataclass
+class RunProgress:
+    invocation: Invocation | None
+    parts: list[Part] = field(default_factory=list)
+
+    def items(self) -> dict[str, tuple[int, int]]:
+        """(done, planned) per unit, over the parts of this invocation."""
+        totals: dict[str, tuple[int, int]] = {}
+        for part in self.parts:
+            done, planned = totals.get(part.figures["unit"], (0, 0))
+            totals[part.figures["unit"]] = (done + part.figures["done"], planned + part.figures["total"])
+        return totals
+
+
+def started_at(log: Path) -> float:
+    """When the invocation whose log this is started: from Snakemake's name for it
+    (``2026-12-05T214012.123456.snakemake.log``, local time), else the file's own time."""
+    match = _LOG_NAME.match(log.name)
+    if match:
+        return datetime.strptime(match.group(1), "%Y-%m-%dT%H%M%S").timestamp() + float(f"0.{match.group(2)}")
+    return log.stat().st_mtime
+
+
+def latest_invocation(directory: Path) -> Invocation | None:
+    """Snakemake's log of the latest invocation in `directory`, read; None before the first."""
+    logs = sorted((directory / ".snakemake" / "log").glob("*.snakemake.log"), key=started_at)
+    if not logs:
+        return None
+    log = logs[-1]
+    invocation = Invocation(log, started_at(log))
+    text = log.read_text(encoding="utf-8", errors="replace")
+    steps = _STEPS.findall(text)
+    if steps:
+        invocation.done, invocation.planned = int(steps[-1][0]), int(steps[-1][1])
+    invocation.failed = "Exiting because a job execution failed" in text
+    invocation.finished = "Complete log" in text or "Nothing to be done" in text
+    return invocation
+
+
+def read_parts(logs: Path, since: float, now: float, stale_after_s: float = STALE_AFTER_S) -> list[Part]:
+    """The parts of every status file under `logs` written at or after `since`; unreadable
+    files (being replaced, or not ours) are skipped."""
+    parts = []
+    for path in sorted(logs.rglob(f"*{STATUS_SUFFIX}")):
+        try:
+            status = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(status, dict) or status.get("format") != STATUS_FORMAT:
+            continue
+        updated = float(status.get("updated", 0))
+        if updated < since:
+            continue
+        age = max(now - updated, 0.0)
+        for figures in status.get("parts", []):
+            state = figures.get("state", "running")
+            if state == "running" and age > stale_after_s:
+                state = "silent"
+            parts.append(Part(path, figures, state, age))
+    return parts
+
+
+def collect(directory: Path | str, *, logs: str = "logs", now: float | None = None) -> RunProgress:
+    """The run in `directory` (where ``snakemake`` runs), as it stands now."""
+    directory = Path(directory)
+    now = time.time() if now is None else now
+    invocation = latest_invocation(directory)
+    since = invocation.started if invocation is not None else 0.0
+    return RunProgress(invocation, read_parts(directory / logs, since, now))
+
+
+def render(run: RunProgress) -> str:
+    """The lines ``xlcons progress`` prints."""
+    lines = []
+    invocation = run.invocation
+    if invocation is None:
+        lines.append("no snakemake run in this folder yet (.snakemake/log is empty)")
+    else:
+        start = datetime.fromtimestamp(invocation.started).strftime("%Y-%m-%d %H:%M:%S")
+        if invocation.planned:
+            share = 100 * (invocation.done or 0) / invocation.planned
+            jobs = f"{invocation.done} of {invocation.planned} jobs done ({share:.0f}%)"
+        elif invocation.finished:
+            jobs = "jobs done not in Snakemake's log (run without --quiet to have them)"
+        else:
+            jobs = "no job finished yet"
+        state = " - failed" if invocation.failed else (" - ended" if invocation.finished else "")
+        lines.append(f"run started {start}: {jobs}{state}  [{invocation.log}]")
+    counts = {state: sum(part.state == state for part in run.parts) for state in ("running", "silent", "finished")}
+    items = ", ".join(
+        f"{done}/{planned} {unit} ({100 * done / planned:.0f}%)" if planned else f"0 {unit}"
+        for unit, (done, planned) in sorted(run.items().items())
+    )
+    lines.append(
+        f"model jobs: {counts['running']} running, {counts['silent']} silent, {counts['finished']} finished"
+        + (f"; {items}" if items else "")
+    )
+    active = [part for part in run.parts if part.state != "finished"]
+    width = max((len(part.figures["job"]) for part in active), default=0)
+    for part in sorted(active, key=lambda part: (part.state, part.figures["job"])):
+        figures = part.figures
+        tokens = f", {format_rate(figures['tokens_per_s'])} tokens/s" if figures.get("tokens") else ""
+        note = f"  (silent for {format_eta(part.age_s)}: killed or stuck?)" if part.state == "silent" else ""
+        lines.append(
+            f"  {figures['job']:<{width}}  {figures['done']}/{figures['total']} {figures['unit']}, "
+            f"{format_rate(figures['rate'])}/s{tokens}, ETA {format_eta(figures['eta_s'])}{note}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="xlcons progress",
+        description="How far the run in a folder has got: jobs done (Snakemake's log) and items per model job.",
+    )
+    parser.add_argument("--directory", "-d", default=".", help="the folder snakemake runs in (default: here)")
+    parser.add_argument("--logs", default="logs", help="the jobs' log folder, within it (default: logs)")
+    parser.add_argument("--watch", type=float, metavar="SECONDS", help="print again every SECONDS until Ctrl-C")
+    args = parser.parse_args(argv)
+    while True:
+        print(render(collect(args.directory, logs=args.logs)), flush=True)
+        if not args.watch:
+            return 0
+        try:
+            time.sleep(args.watch)
+        except KeyboardInterrupt:
+            return 0
+        print()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
