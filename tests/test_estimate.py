@@ -196,3 +196,22 @@ def test_the_xlcons_command_runs_its_subcommands(config, tmp_path, capsys):
     assert capsys.readouterr().out.startswith("stage ")
     assert xlcons(["progress", "--directory", str(tmp_path)]) == 0
     assert xlcons([]) == 2 and "estimate" in capsys.readouterr().err
+
+
+def test_a_sharded_job_is_estimated_once_and_its_shards_caches_count(config):
+    """`generation.shards: 2`: each (data set, model) is one row with `jobs` 2 and the same
+    requests as unsharded; an answer in a shard's cache is not counted again."""
+    from xlcons.shards import shard_path
+
+    unsharded = rows_by_model(estimate(planned(config)))["gpt-x"]
+    config["generation"] = {"shards": 2}
+    plan = planned(config)
+    api = rows_by_model(estimate(plan))["gpt-x"]
+    assert (api.jobs, api.requests, api.prompt_tokens) == (2, unsharded.requests, unsharded.prompt_tokens)
+    spec = ModelSpec.from_config("api", plan.models.llm_spec("models.api", "resources"), None)
+    first = build_requests(spec, [{"item_id": "a", "lang": "en", "prompt": "What is water?"}], 512)[0]
+    cache = ResponseCache(shard_path(plan.layout.cache_file("generate", "mine", "api"), 2, 2))
+    cache.add({"key": first.key, "response": "H2O", "finish_reason": "stop"})
+    cache.flush()
+    api = rows_by_model(estimate(plan))["gpt-x"]
+    assert (api.requests, api.cached_requests) == (2, 1)
