@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(render_json(rows))
     else:
-        sys.stdout.write(render_text(rows) + LEGEND + "\n")
+        sys.stdout.write(render_text(rows) + textwrap.fill(LEGEND, 100) + "\n")
     problem, notes = limits_problem(plan, args.resources)
     for line in [*notes, *([problem] if problem else [])]:
         print(line, file=sys.stderr)
