@@ -47,8 +47,8 @@ EVALUATOR_CAPS = {"judge": JUDGE_MAX_NEW_TOKENS}
 
 
 class Context:
-    """What the stages share: the plan, where models and data are, and each data set's prompts
-    and each model's spec, worked out once."""
+    """What the stages share: the plan, where models and data are, each data set's prompts (loaded
+    once) and the models' specs as the jobs get them."""
 
     def __init__(self, plan: Plan, resources: str = "resources"):
         self.plan, self.resources = plan, resources
