@@ -32,9 +32,12 @@ def released_source(source: Mapping[str, Any]) -> str | None:
 
 
 def _identity(spec: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What tells a served model apart in a job's params: its backend, id and options section."""
+    """What tells a served model apart in a job's params: its backend, id and options section,
+    as a job's params carry them (model_fields: options at a quiet default left out), whether
+    `spec` is the model's config or a job's params."""
     options_key = BACKENDS[spec["backend"]].options_key
-    return spec["backend"], spec.get("hf_id"), repr(spec.get(options_key)) if options_key else None
+    options = model_fields(spec).get(options_key) if options_key else None
+    return spec["backend"], spec.get("hf_id"), repr(options) if options_key else None
 
 
 def _keyed_specs(value: Any) -> Iterator[Mapping[str, Any]]:
