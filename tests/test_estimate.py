@@ -215,3 +215,45 @@ def test_a_sharded_job_is_estimated_once_and_its_shards_caches_count(config):
     cache.flush()
     api = rows_by_model(estimate(plan))["gpt-x"]
     assert (api.requests, api.cached_requests) == (2, 1)
+
+
+def test_the_readmes_example_is_the_estimate_of_multiqs_paper_config_with_the_example_prices(shared_data, tmp_path):
+    """README.md, "What will it cost?": each row it shows is a row (or the total) of the estimate
+    of config/paper/holtermann2024-multiq.yaml with config/examples/pricing.yaml, MultiQ's
+    questions read from the released copy (the path a fetch would fill)."""
+    repo = Path(__file__).resolve().parent.parent
+    readme = (repo / "README.md").read_text(encoding="utf-8").split("## What will it cost?")[1]
+    block = readme.split("```\n", 2)[2].split("```")[0].splitlines()  # the second fence: the table
+    header, shown = block[0].split(), [line.split() for line in block[1:] if line.strip() and line != "..."]
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(
+            [
+                "--configfile",
+                str(repo / "config" / "paper" / "holtermann2024-multiq.yaml"),
+                str(repo / "config" / "examples" / "pricing.yaml"),
+                "--config",
+                f"datasets={{multiq: {{path: {shared_data / 'multiq'}}}}}",
+                "--json",
+            ]
+        )
+    assert code == 0
+    rows = json.loads(out.getvalue())
+    assert shown, "the README shows rows"
+    for line in shown:
+        # a total row has no data set or model: its first cell is the stage, then the called model
+        values = dict(zip(header, line)) if line[0] != "total" else dict(zip(["stage", *header[3:]], line))
+        match = [
+            row
+            for row in rows
+            if row["stage"] == values["stage"]
+            and row["called_model"] == values["called_model"]
+            and (values["stage"] == "total" or row["model"] == values["model"])
+        ]
+        assert len(match) == 1, line
+        for column in ("basis", "tokens"):
+            assert match[0][column] == values[column], (line, column)
+        for column in ("requests", "prompt_tokens", "max_completion_tokens"):
+            assert match[0][column] == int(values[column].replace(",", "")), (line, column)
+        if "cost_usd" in values:
+            assert match[0]["cost_usd"] == pytest.approx(float(values["cost_usd"]), abs=5e-5), line
