@@ -26,6 +26,7 @@ from xlcons.generation.base import (
     ModelSpec,
     Request,
     Result,
+    chat_prompt_ids,
     fits_context,
     prompt_too_long,
     register,
@@ -147,10 +148,7 @@ class VLLMBackend(Backend):
     def prompt_tokens(self, request: Request) -> int:
         """The length of the prompt `LLM.chat` sends for a request: the chat template's text,
         tokenized without special tokens (the template writes them)."""
-        text = self.tokenizer.apply_chat_template(
-            [dict(message) for message in request.messages], add_generation_prompt=True, tokenize=False
-        )
-        return len(self.tokenizer.encode(text, add_special_tokens=False))
+        return len(chat_prompt_ids(self.tokenizer, [dict(message) for message in request.messages]))
 
     def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
         fitting = []
