@@ -235,3 +235,50 @@ def test_a_model_jobs_script_sets_up_its_guard_from_the_config_snakemake_hands_i
         assert budget._guard is guard, "a job that calls no model leaves the guard alone"
         install_budget(SimpleNamespace(**{**vars(job), "config": {"limits": None}}))
         assert budget._guard is None
+
+
+def test_parallel_jobs_see_each_others_spending_through_their_running_ledgers(tmp_path):
+    """Two jobs of one run at once: each check writes the job's ledger so far beside its usage
+    output (`<usage file>.running`), which the other's checks count; a job that finishes replaces
+    it by its usage file (counted once), and one that was stopped leaves it, so what it sent
+    still counts until it runs again."""
+    from types import SimpleNamespace
+
+    from xlcons import budget
+
+    results = tmp_path / "results"
+    config = {"limits": {"max_tokens": 100}, "output": {"results_dir": str(results)}}
+    own_a = results / "usage" / "generate" / "d" / "a.json"
+    own_b = results / "by-translator" / "nllb" / "usage" / "translate" / "d" / "b.json"
+    with guarding(None):
+        job_a = install_from_config(config, own_a, "generate d/a")
+        job_b = install_from_config(config, own_b, "translate d/b")
+    assert job_a is not None and job_b is not None
+
+    with usage.recording() as ledger_a:
+        usage.record("api-model", "generate", prompt_tokens=30, completion_tokens=10)
+        assert job_a.check().tokens == 40  # nothing else is running yet
+        running_a = usage.running_file(own_a)
+        assert running_a.name == "a.json.running" and usage.read_usage(running_a)["calls"][0]["prompt_tokens"] == 30
+    with usage.recording():
+        usage.record("nllb", "translate", prompt_tokens=20, completion_tokens=25)
+        assert job_b.check().tokens == 40 + 45  # job a's running ledger, and b's own
+        usage.record("nllb", "translate", prompt_tokens=10, completion_tokens=5)
+        with pytest.raises(BudgetExceeded, match="translate d/b: budget reached.*100 tokens"):
+            job_b.check()  # 40 + 60 = 100: b stops, its running ledger stays
+    assert usage.running_file(own_b).exists()
+
+    with usage.recording():  # job a, in its own process, sees b's 60 although b failed
+        previous = usage._ledger
+        usage._ledger = ledger_a
+        try:
+            assert job_a.spent().tokens == 40 + 60
+            job = SimpleNamespace(output=SimpleNamespace(usage=str(own_a), keys=lambda: ["usage"]), resources={})
+            usage.write_job_usage(job)  # job a finishes: its usage file, and no running ledger any more
+        finally:
+            usage._ledger = previous
+    assert own_a.exists() and not running_a.exists()
+    assert usage.run_usage_files(results) == [own_a]  # a running ledger is never read as a finished job's file
+    with usage.recording():
+        assert job_b.spent().tokens == 40 + 0, "a's finished file once; b's own running ledger not from disk"
+    assert budget._guard is None

@@ -7,10 +7,12 @@ Two checks use it. Before anything is scheduled, the Snakefile compares the esti
 chunk, so every answer received is kept and a rerun with a higher limit sends only the rest.
 
 The run's ledger is what the usage files under the results folder say (the jobs that finished:
-what the current results cost, ``xlcons.usage.run_usage_files``) plus this job's own ledger
-(``xlcons.usage.ledger``). Jobs that run at the same time see each other's spending only once
-the other has finished and written its file, so parallel jobs may together pass a limit by up
-to one chunk each, and by what running jobs have sent but not yet written.
+what the current results cost, ``xlcons.usage.run_usage_files``), plus the ledgers that running
+jobs keep beside their usage output (``<usage file>.running``, rewritten at each check, removed
+when the job writes its usage file; a job that failed or was killed leaves its own, so what it
+sent still counts until it runs again), plus this job's own ledger (``xlcons.usage.ledger``).
+Parallel jobs thus see each other's spending up to their last check: together they may pass a
+limit by about one chunk each.
 
 A job's guard is set up from the config Snakemake hands to its script (`install_from_config`,
 called by xlcons.job.start_job): the limits are not the job's params, so changing them
@@ -26,7 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xlcons.usage import UsageError, cost, ledger, read_usage, run_usage_files
+from xlcons.usage import (
+    UsageError,
+    cost,
+    ledger,
+    read_usage,
+    run_usage_files,
+    running_file,
+    running_usage_files,
+    write_running_usage,
+)
 
 log = logging.getLogger(__name__)
 
@@ -131,8 +142,10 @@ class BudgetGuard:
         ledger_files: Callable[[], Sequence[Path]],
         own: Path | str | None = None,
         job: str = "job",
+        running_files: Callable[[], Sequence[Path]] = lambda: [],
     ):
         self.limits, self.pricing, self.ledger_files, self.job = limits, pricing, ledger_files, job
+        self.running_files = running_files
         self.own = Path(own).resolve() if own else None
         self._read: dict[Path, tuple[float, Spent]] = {}  # a file's mtime and what it says
 
@@ -156,15 +169,23 @@ class BudgetGuard:
         return spent_by(ledger().calls(), self.pricing)
 
     def spent(self) -> Spent:
-        """The run's ledger: the finished jobs' usage files and this job's own ledger."""
+        """The run's ledger: the finished jobs' usage files, the running (or stopped) jobs'
+        running ledgers, and this job's own ledger (neither of its files: its ledger is in memory)."""
+        mine = set() if self.own is None else {self.own, running_file(self.own)}
         total = self.own_spent()
-        for path in self.ledger_files():
-            if self.own is None or Path(path).resolve() != self.own:
+        for path in [*self.ledger_files(), *self.running_files()]:
+            if Path(path).resolve() not in mine:
                 total = total + self._file(Path(path))
         return total
 
     def check(self) -> Spent:
-        """Raise BudgetExceeded when the run's ledger has reached a limit; what it is at, otherwise."""
+        """Raise BudgetExceeded when the run's ledger has reached a limit; what it is at, otherwise.
+        First this job's ledger so far goes beside its usage output, for the other jobs' checks."""
+        if self.own is not None:
+            try:
+                write_running_usage(self.own)
+            except OSError as error:  # the guard still works on what this job can read
+                log.warning("budget: cannot write %s (%s)", running_file(self.own), error)
         spent = self.spent()
         if reached := over_limit(self.limits, spent):
             own = self.own_spent()
@@ -206,6 +227,13 @@ def install_from_config(config: Mapping[str, Any], own: Path | str | None, job: 
         install(None)
         return None
     results = config.get("output", {}).get("results_dir", "results")
-    guard = BudgetGuard(limits, config.get("pricing") or {}, lambda: run_usage_files(results), own, job)
+    guard = BudgetGuard(
+        limits,
+        config.get("pricing") or {},
+        lambda: run_usage_files(results),
+        own,
+        job,
+        running_files=lambda: running_usage_files(results),
+    )
     install(guard)
     return guard

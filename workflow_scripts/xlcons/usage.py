@@ -135,11 +135,32 @@ def cost(counts: Mapping[str, Any], prices: Mapping[str, float] | None) -> float
     return (usd + counts["completion_tokens"] * prices["output"]) / MILLION
 
 
-def run_usage_files(results_dir: Path | str) -> list[Path]:
+RUNNING_SUFFIX = ".running"
+
+
+def run_usage_files(results_dir: Path | str, pattern: str = "*.json") -> list[Path]:
     """The usage files present under a results folder (`<results>/[by-translator/<name>/]usage/`,
     the layout of xlcons.plan.layout's ``usage_file``): the ledgers of the jobs that finished."""
     results = Path(results_dir)
-    return sorted([*results.glob("usage/**/*.json"), *results.glob("by-translator/*/usage/**/*.json")])
+    return sorted([*results.glob(f"usage/**/{pattern}"), *results.glob(f"by-translator/*/usage/**/{pattern}")])
+
+
+def running_file(usage_path: Path | str) -> Path:
+    """Where a job whose usage output is `usage_path` keeps its ledger while it runs:
+    ``<usage file>.running`` (not a ``.json``: never read as a finished job's file)."""
+    usage_path = Path(usage_path)
+    return usage_path.with_name(usage_path.name + RUNNING_SUFFIX)
+
+
+def running_usage_files(results_dir: Path | str) -> list[Path]:
+    """The ledgers of jobs that are running, or that stopped (failed, killed) before writing
+    their usage file: what they sent counts for the budget guard until the job runs again."""
+    return run_usage_files(results_dir, f"*.json{RUNNING_SUFFIX}")
+
+
+def write_running_usage(usage_path: Path | str) -> Path:
+    """This job's ledger so far, beside its usage output (the budget guard of other jobs reads it)."""
+    return write_usage(running_file(usage_path), _ledger.record(0, time.monotonic() - _ledger.started))
 
 
 def write_usage(path: Path | str, usage: Mapping[str, Any]) -> Path:
@@ -155,7 +176,9 @@ def write_job_usage(smk) -> Path | None:
     if "usage" not in smk.output.keys():
         return None
     gpus = int(getattr(smk.resources, "gpu", 0) or 0)
-    return write_usage(smk.output.usage, _ledger.record(gpus, time.monotonic() - _ledger.started))
+    written = write_usage(smk.output.usage, _ledger.record(gpus, time.monotonic() - _ledger.started))
+    running_file(smk.output.usage).unlink(missing_ok=True)  # now counted by its finished file
+    return written
 
 
 class UsageError(ValueError):
