@@ -107,6 +107,24 @@ def test_every_rule_of_an_evaluator_runs_the_one_evaluator_script_and_a_function
         assert callable(resolve(RULE_JOBS[rule])), RULE_JOBS[rule]
 
 
+@pytest.mark.parametrize("name", sorted(name for name, info in EVALUATORS.items() if info.calls_models))
+def test_an_evaluator_that_calls_a_model_names_the_estimator_of_its_jobs(name):
+    """`xlcons estimate` and the budget check before scheduling count every model job: an entry
+    with calls_models names its estimator (EvaluatorInfo.estimate), which the estimate resolves."""
+    from xlcons.estimate.stages import estimator_of
+
+    info = EVALUATORS[name]
+    assert info.estimate, f"{name}: calls_models without an estimate"
+    assert callable(resolve(info.estimate)) and estimator_of(name) is resolve(info.estimate)
+
+
+def test_a_stage_without_an_estimator_is_unknown_in_the_estimate_not_an_error():
+    from xlcons.estimate.stages import estimate_job
+
+    row = estimate_job(None, {"stage": "a_new_evaluator", "dataset": "d", "model": "m", "translator": ""})
+    assert row.basis == "unknown" and "EvaluatorInfo.estimate" in row.note
+
+
 def test_no_two_evaluators_claim_one_rule():
     rules = [rule for info in EVALUATORS.values() for rule in info.jobs]
     assert len(rules) == len(set(rules))

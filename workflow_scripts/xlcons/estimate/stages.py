@@ -26,6 +26,7 @@ from xlcons.estimate.tokens import counter_for
 from xlcons.evaluators.information.fact_checking import EXTRACTION_MAX_NEW_TOKENS
 from xlcons.evaluators.information.prompts import extraction_prompt, verification_prompt
 from xlcons.evaluators.judge import JUDGE_MAX_NEW_TOKENS, judge_prompt
+from xlcons.evaluators.registry import EVALUATORS, resolve
 from xlcons.generation.base import ModelSpec, build_requests, chat_messages, effective_max_new_tokens, ledger_name
 from xlcons.generation.registry import backend_info
 from xlcons.jsonl_cache import read_keys
@@ -320,21 +321,29 @@ def information(context: Context, job: dict[str, str]) -> EstimateRow:
     )
 
 
+# The stages before the evaluators; an evaluator's estimator is named by its registry entry
+# (EvaluatorInfo.estimate: the judge's is `judge` above, the information evaluator's and the
+# translationese check's `information`).
 ESTIMATORS: dict[str, Callable[[Context, dict[str, str]], EstimateRow]] = {
     "generate": generate,
     "translate_prompts": translate_prompts,
     "translate": translate,
     "translation_qe": translation_qe,
     "round_trip": round_trip,
-    "judge": judge,
-    "information": information,
-    "translationese": information,
 }
 
 
+def estimator_of(stage: str) -> Callable[[Context, dict[str, str]], EstimateRow] | None:
+    """A usage stage's estimator: one of ESTIMATORS, or the one its evaluator's entry names."""
+    if stage in ESTIMATORS:
+        return ESTIMATORS[stage]
+    info = EVALUATORS.get(stage)
+    return resolve(info.estimate) if info is not None and info.estimate else None
+
+
 def estimate_job(context: Context, job: dict[str, str]) -> EstimateRow:
-    """One usage job's row; a stage without an estimator (an evaluator added later) is `unknown`."""
-    estimator = ESTIMATORS.get(job["stage"])
+    """One usage job's row; a stage without an estimator (an evaluator whose entry names none) is `unknown`."""
+    estimator = estimator_of(job["stage"])
     if estimator is None:
-        return _unknown(job, "", f"{job['stage']}: the estimate has no rule for this stage yet")
+        return _unknown(job, "", f"{job['stage']}: its evaluator's entry names no estimator (EvaluatorInfo.estimate)")
     return estimator(context, job)

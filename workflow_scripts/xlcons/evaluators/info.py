@@ -103,6 +103,11 @@ class EvaluatorInfo:
     # Its jobs call a model (an LLM): each writes a usage ledger (xlcons.usage), its rule's output
     # `usage` at Layout.usage_file(<its name>, ...), which the run's usage.csv gathers.
     calls_models: bool = False
+    # With calls_models: "module:function" that estimates one of its jobs before a run (`xlcons
+    # estimate` and the budget check before scheduling: requests, prompt tokens, a completion bound),
+    # called with the estimate's Context and the job (xlcons.estimate.stages). Without one its jobs
+    # are `unknown` in the estimate; tests/test_registries.py asks every model-calling entry for one.
+    estimate: str = ""
     # Its (data set, model) job can be split over `evaluators.<section>.shards` jobs by item
     # (xlcons.shards; its section then has `shards`: SHARDS_OPTION), each on its own GPUs, and
     # merged by its rule `<rule>_merge` (in `jobs`) into the outputs of the unsharded job.

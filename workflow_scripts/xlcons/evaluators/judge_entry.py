@@ -40,6 +40,7 @@ JUDGE_ENTRY = EvaluatorInfo(
     jobs={"judge": "xlcons.evaluators.judge:rule_judge", "judge_merge": "xlcons.evaluators.judge:rule_judge_merge"},
     sharded=True,
     calls_models=True,
+    estimate="xlcons.estimate.stages:judge",
     position=20,
     headline="accuracy",
     figure_metrics=("accuracy",),
