@@ -15,6 +15,7 @@ import functools
 import json
 import shutil
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -196,9 +197,10 @@ class BatchEndpoint(ChatEndpoint):
     `final_status`, unless `hold` is set (it stays `in_progress` until `release()`). A batch that
     ends `expired` or `cancelled` has answered its first `answered_before_end` lines (all, when
     None); one that ends `failed` none, with `failure_message` as its error. With
-    `upload_status`, every upload is refused with that HTTP status. What it saw:
+    `upload_status`, every upload is refused with that HTTP status; with `create_status`, a batch is
+    created and the client told that HTTP status (a timeout that reached the server). What it saw:
     `uploads` (each uploaded file's purpose and lines), `created` (each created batch's request),
-    `polls` (looks at batches).
+    `polls` (looks at batches), `lists` (lists of the batches).
     """
 
     def __init__(self, reply=None):
@@ -215,6 +217,8 @@ class BatchEndpoint(ChatEndpoint):
         self.errors_in_output = False
         self.hold = False
         self.upload_status: int | None = None  # answer uploads with this HTTP error status
+        self.create_status: int | None = None  # create the batch, then answer with this HTTP error status
+        self.lists = 0  # lists of the batches asked for
 
     def release(self) -> None:
         """Let held batches end (at their next look)."""
@@ -266,7 +270,18 @@ class _BatchHandler(_ChatHandler):
     server: BatchEndpoint
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        parts = self.path.strip("/").split("/")
+        parts = self.path.split("?")[0].strip("/").split("/")
+        if parts == ["v1", "batches"]:  # the list, newest first (one page: the fake holds few)
+            with self.server.lock:
+                self.server.lists += 1
+                listed = [
+                    {key: value for key, value in batch.items() if not key.startswith("_")}
+                    for batch in reversed(self.server.batches.values())
+                ]
+            first, last = (listed[0]["id"], listed[-1]["id"]) if listed else (None, None)
+            return self.send_json(
+                200, {"object": "list", "data": listed, "first_id": first, "last_id": last, "has_more": False}
+            )
         if parts[:2] == ["v1", "batches"] and len(parts) == 3:
             batch = self.server.look(parts[2])
             if batch is not None:
@@ -331,7 +346,7 @@ class _BatchHandler(_ChatHandler):
                 "input_file_id": request["input_file_id"],
                 "completion_window": request["completion_window"],
                 "status": "validating",
-                "created_at": 0,
+                "created_at": int(time.time()),
                 "output_file_id": None,
                 "error_file_id": None,
                 "errors": None,
@@ -340,6 +355,9 @@ class _BatchHandler(_ChatHandler):
                 "_looks": 0,
             }
             batch = {key: value for key, value in server.batches[batch_id].items() if not key.startswith("_")}
+            status = server.create_status
+        if status:  # the batch exists, but the client hears of a failure (a timeout that reached the server)
+            return self.send_json(status, {"error": {"message": "upstream timed out", "type": "server_error"}})
         self.send_json(200, batch)
 
 

@@ -367,6 +367,33 @@ def test_a_refused_upload_stops_the_job_naming_the_step_and_submits_nothing(endp
     assert endpoint.created == [] and not backend_state_path(tmp_path / "gpt-batch.jsonl").exists()
 
 
+def test_a_batch_created_but_not_recorded_is_found_by_its_requests_and_resumed_not_paid_twice(endpoint, tmp_path):
+    """The create reached the server but the client heard an error (a timeout): the job stops with
+    nothing in its state file. Run again, it finds that batch among the endpoint's by its model
+    and key digest, records it and collects it: one batch created, one upload, every answer cached."""
+    cache = tmp_path / "gpt-batch.jsonl"
+    endpoint.create_status = 500
+    with pytest.raises(GenerationError, match="creating the batch failed"):
+        generate(batch_spec(endpoint), cache)
+    assert len(endpoint.created) == 1 and not backend_state_path(cache).exists()
+    endpoint.create_status = None
+    table = generate(batch_spec(endpoint), cache)
+    assert set(table["finish_reason"].to_pylist()) == {"stop"}
+    assert len(endpoint.created) == 1 and len(endpoint.uploads) == 1, "found, not submitted again"
+    assert [(entry["id"], entry["status"]) for entry in state(cache)["batches"]] == [("batch_1", "collected")]
+    assert len(ResponseCache(cache)) == len(PROMPT_TEXTS)
+
+
+def test_an_unrecorded_batch_of_other_requests_or_another_model_is_not_taken_over(endpoint, tmp_path):
+    """Only a batch whose metadata name this model and exactly these requests is taken over."""
+    endpoint.create_status = 500
+    with pytest.raises(GenerationError):
+        generate(batch_spec(endpoint), tmp_path / "first.jsonl", texts=PROMPT_TEXTS[:1])  # other requests
+    endpoint.create_status = None
+    generate(batch_spec(endpoint), tmp_path / "gpt-batch.jsonl")
+    assert len(endpoint.created) == 2 and endpoint.lists == 2
+
+
 # The generation job of one (data set, model), as a separate process the test can kill.
 KILLABLE_JOB = """
 import json, logging, sys

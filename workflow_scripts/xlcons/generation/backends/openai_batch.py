@@ -56,6 +56,10 @@ CHAT_ENDPOINT = "/v1/chat/completions"
 COMPLETION_WINDOW = "24h"  # the only window the Batch API offers
 # A batch in one of these states changes no more; its output and error files are final.
 FINAL_STATUSES = ("completed", "expired", "failed", "cancelled")
+# A batch found at the endpoint but not in the state file (OpenAIBatchBackend._unrecorded) is taken
+# over when it was created this recently and still holds or has answers (not failed or cancelled).
+ADOPT_WITHIN_S = 48 * 3600.0
+UNADOPTABLE = ("failed", "cancelling", "cancelled")
 # Log a waiting batch's status at least this often (seconds), even when nothing changed.
 HEARTBEAT_S = 600.0
 
@@ -138,9 +142,47 @@ class OpenAIBatchBackend(OpenAIBackend):
         extra = kwargs.pop("extra_body", None) or {}  # the client merges it into the body; so does the line
         return {"custom_id": request.key, "method": "POST", "url": CHAT_ENDPOINT, "body": {**kwargs, **extra}}
 
+    def _unrecorded(self, state: BatchState, digest: str) -> Any | None:
+        """A batch at the endpoint that this model's job created for exactly these requests (its
+        metadata's key digest) and the state file does not know: the job stopped after creating
+        it and before recording it (a create that timed out on the client but reached the server,
+        a kill in between). Created within ADOPT_WITHIN_S and not failed or cancelled; None when
+        there is none, or the endpoint cannot list its batches."""
+        known = {entry.id for entry in state.entries}
+        horizon = time.time() - ADOPT_WITHIN_S
+        try:
+            for batch in self.client.batches.list(limit=100):  # newest first; pages as it goes
+                if (batch.created_at or 0) < horizon:
+                    break
+                metadata = batch.metadata or {}
+                if (
+                    metadata.get("xlcons_keys_sha256") == digest
+                    and metadata.get("xlcons_model") == self.spec.name[:500]
+                    and batch.status not in UNADOPTABLE
+                    and batch.id not in known
+                ):
+                    return batch
+        except Exception as error:  # noqa: BLE001 - no list (another provider): submit as usual
+            log.info("%s: the endpoint's batches cannot be listed (%s)", self.spec.name, describe_error(error))
+        return None
+
     def _submit(self, state: BatchState, requests: Sequence[Request]) -> BatchEntry:
         keys = [request.key for request in requests]
         digest = keys_digest(keys)
+        found = self._unrecorded(state, digest)
+        if found is not None:
+            entry = BatchEntry(found.id, self.endpoint, self.model, found.input_file_id, _now(), keys)
+            state.add(entry)
+            log.warning(
+                "%s: batch %s (%s) holds exactly these %d requests but was not recorded in %s (an earlier run "
+                "stopped right after creating it); recorded and resumed instead of submitting them again",
+                self.spec.name,
+                found.id,
+                found.status,
+                len(keys),
+                state.path,
+            )
+            return entry
         data = "".join(json.dumps(self.batch_line(r), ensure_ascii=False) + "\n" for r in requests).encode()
         upload = self._call(
             "uploading the batch input file",
