@@ -1,7 +1,7 @@
-"""One model's work over many jobs, through the workflow: `generation.shards` and
-`evaluators.judge.shards` give the tables of an unsharded run, each shard job has its own usage
-ledger, and changing the shard count asks the models only what is new (after a partial run) or
-nothing (after a finished one)."""
+"""One model's work over many jobs, through the workflow: `generation.shards`,
+`evaluators.judge.shards` and `evaluators.information.shards` give the tables of an unsharded
+run, each shard job has its own usage ledger, and changing the shard count asks the models only
+what is new (after a partial run) or nothing (after a finished one)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,13 @@ TABLES = ["results/tables/results.csv", "results/tables/usage.csv"]  # not the r
 TINY = {"backend": "hf", "hf": {"device": "cpu", "batch_size": 1}, "decoding": {"max_new_tokens": 4}}
 
 
+def written(workdir: Path, config: dict) -> list[str]:
+    """The config written to `workdir`, and the arguments of a run there on it."""
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    run = ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
+    return [*run, "--configfile", str(workdir / "config.yaml"), "--cores", "2"]
+
+
 def configure(workdir: Path, offline_models, shared_data, languages, shards: int = 1, judge_shards: int = 1):
     config = {
         "models": {"tiny-llm": {"path": str(offline_models["tiny-llm"]), **TINY}},
@@ -33,17 +40,7 @@ def configure(workdir: Path, offline_models, shared_data, languages, shards: int
         "datasets": {"multiq": {"path": str(shared_data / "multiq"), "languages": languages, "items": {"limit": 3}}},
         "output": {"explorer": False},
     }
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    return [
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--configfile",
-        str(workdir / "config.yaml"),
-        "--cores",
-        "2",
-    ]
+    return written(workdir, config)
 
 
 def ledger(workdir: Path, name: str) -> dict:
@@ -130,3 +127,64 @@ def test_the_information_evaluator_and_the_judge_run_as_shard_jobs_and_merges(tm
         in (planned.stdout)
     )
     assert "results/usage/information/information/tiny-llm.shard-2-of-3.json" in planned.stdout
+
+
+INFORMATION = "results/evaluations/multiq/tiny-llm/information_items.parquet"
+
+
+def configure_information(workdir: Path, offline_models, shared_data, shards: int):
+    """MultiQ's answers translated by the tiny NLLB and checked fact by fact by the tiny LM,
+    the information evaluator's job over `shards` jobs (the other evaluators off)."""
+    config = {
+        "models": {"tiny-llm": {"path": str(offline_models["tiny-llm"]), **TINY}},
+        "translator": {
+            "model": {"path": str(offline_models["tiny-nllb"])},
+            "backend": "transformers",
+            "gpus": 0,
+            "datasets": ["multiq"],
+            "max_new_tokens": 8,
+            "degeneration": {"tries": 1},
+            "qe": {"model": {"path": str(offline_models["all-minilm-l6-v2"])}, "threshold": 0.05},
+        },
+        "evaluators": {
+            "information": {
+                "datasets": ["multiq"],
+                "llm": {"path": str(offline_models["tiny-llm"]), **TINY, "decoding": {"max_new_tokens": 6}},
+                "shards": shards,
+            },
+            # language ID still reads the translations (their language is checked): the offline model
+            "language_id": {
+                "datasets": [],
+                "model": {"path": str(offline_models["lid176"])},
+                "label_scheme": "lid176",
+            },
+            **{name: {"datasets": []} for name in ("judge", "language_confusion", "tokenization", "knowledge")},
+        },
+        "datasets": {"multiq": {"path": str(shared_data / "multiq"), "languages": ["en", "de"], "items": {"limit": 3}}},
+        "output": {"explorer": False},
+    }
+    return written(workdir, config)
+
+
+def test_the_information_evaluator_over_shard_jobs_gives_the_unsharded_items_facts_and_scores(
+    tmp_path, offline_models, shared_data
+):
+    sharded, unsharded = tmp_path / "sharded", tmp_path / "unsharded"
+    sharded.mkdir()
+    unsharded.mkdir()
+    run = configure_information(sharded, offline_models, shared_data, shards=3)
+    planned = job_counts(snakemake(*run, INFORMATION, "-n").stdout)
+    assert planned["information_consistency"] == 3 and planned["information_consistency_merge"] == 1
+    done = snakemake(*run, INFORMATION, "results/tables/results.csv")
+    assert done.returncode == 0, done.output
+    shard_ledgers = [ledger(sharded, f"information/multiq/tiny-llm.shard-{k}-of-3.json") for k in (1, 2, 3)]
+    assert counted(shard_ledgers, "requests") > 0, "the shards asked the LM for facts and checks"
+    again = snakemake(*configure_information(unsharded, offline_models, shared_data, shards=1), INFORMATION,
+                      "results/tables/results.csv")  # fmt: skip
+    assert again.returncode == 0, again.output
+    for name in ("information_items", "information_facts", "information_scores"):
+        table = f"results/evaluations/multiq/tiny-llm/{name}.parquet"
+        assert pq.read_table(sharded / table).equals(pq.read_table(unsharded / table)), name
+    results = "results/tables/results.csv"
+    assert (sharded / results).read_text() == (unsharded / results).read_text()
+    assert "information" in (sharded / results).read_text()
