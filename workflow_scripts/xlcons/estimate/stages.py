@@ -204,15 +204,21 @@ def translate(context: Context, job: dict[str, str]) -> EstimateRow:
     if context.prompts(job["dataset"]).basis == UNKNOWN:
         return _unknown(job, translator.called, context.prompts(job["dataset"]).note)
     cap = context.answer_cap(job["model"], job["dataset"])
-    answers = context.answers(job["dataset"], english=False)
-    requests = answers * _sentences_per_answer(cap) * translator.attempts
+    return _translated_texts(job, translator, context.answers(job["dataset"], english=False), cap)
+
+
+def _translated_texts(job: dict[str, str], translator: _Translator, texts: int, cap: int) -> EstimateRow:
+    """`texts` texts of `cap` tokens each, translated sentence by sentence (SENTENCE_TOKENS each),
+    once per attempt: each sentence's source as the translator records it (its tag and end
+    tokens, `extra`) and at most its cap written."""
+    requests = texts * _sentences_per_answer(cap) * translator.attempts
     return _row(
         job,
         translator.called,
         APPROX,
         translator.counter.how,
         requests=requests,
-        prompt_tokens=answers * cap * translator.attempts + requests * translator.extra,
+        prompt_tokens=texts * cap * translator.attempts + requests * translator.extra,
         max_completion_tokens=requests * (translator.cap + translator.extra),
     )
 
@@ -238,16 +244,7 @@ def round_trip(context: Context, job: dict[str, str]) -> EstimateRow:
         return _unknown(job, translator.called, context.prompts(job["dataset"]).note)
     cap = context.answer_cap(job["model"], job["dataset"])
     answers = context.answers(job["dataset"], {ENGLISH}) * len(context.plan.quality.round_trip_languages())
-    requests = 2 * answers * _sentences_per_answer(cap) * translator.attempts
-    return _row(
-        job,
-        translator.called,
-        APPROX,
-        translator.counter.how,
-        requests=requests,
-        prompt_tokens=2 * answers * cap * translator.attempts,
-        max_completion_tokens=requests * (translator.cap + translator.extra),
-    )
+    return _translated_texts(job, translator, 2 * answers, cap)  # there and back
 
 
 def _evaluator_llm(context: Context, stage: str) -> tuple[ModelSpec, int]:
