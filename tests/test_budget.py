@@ -4,14 +4,14 @@ next chunk of requests once the run's ledger reaches them, with every answer rec
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
 
 import pyarrow as pa
 import pytest
 
+from test_generation_stage import Echo
 from xlcons import usage
 from xlcons.budget import BudgetExceeded, BudgetGuard, Limits, Spent, guarding, install_from_config, spent_by
-from xlcons.generation.base import Backend, Decoding, ModelSpec, Request, Result, build_requests
+from xlcons.generation.base import Decoding, ModelSpec, build_requests
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.stage import generate_missing, run_generation
 from xlcons.translation.cache import TranslationCache
@@ -24,20 +24,12 @@ PRICES = {"api-model": {"input": 2.0, "output": 8.0}}
 PER_REQUEST_USD = (10 * 2.0 + 5 * 8.0) / 1_000_000
 
 
-class Priced(Backend):
+class Priced(Echo):
     """An API stand-in: 10 prompt and 5 completion tokens per answer; chunks of 3."""
 
     name = "priced"
     chunk_size = 3
-
-    def __init__(self, spec, sent):
-        super().__init__(spec)
-        self.sent = sent
-
-    def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
-        for request in requests:
-            self.sent.append(request.prompt)
-            yield Result(request.key, f"answer to {request.prompt}", "stop", 10, 5)
+    prompt_tokens, completion_tokens = 10, 5
 
 
 def api_spec() -> ModelSpec:

@@ -36,10 +36,12 @@ ALL = {"ids": None, "limit": None, "domains": None}
 
 
 class Echo(Backend):
-    """A deterministic stand-in model that counts what it was asked."""
+    """A deterministic stand-in model that counts what it was asked (`prompt_tokens` and
+    `completion_tokens` per answer; other tests' stand-ins change them and `chunk_size`)."""
 
     name = "echo"
     chunk_size = 2
+    prompt_tokens, completion_tokens = 5, 3
 
     def __init__(self, spec, calls, fail_after=None, errors=()):
         super().__init__(spec)
@@ -53,7 +55,9 @@ class Echo(Backend):
             if request.prompt in self.errors:
                 yield Result(request.key, "", "error", error="HTTP 503")
             else:
-                yield Result(request.key, f"answer to {request.prompt}", "stop", 5, 3)
+                yield Result(
+                    request.key, f"answer to {request.prompt}", "stop", self.prompt_tokens, self.completion_tokens
+                )
 
 
 def factory(calls, **kwargs):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,6 +15,7 @@ import pyarrow as pa
 import pytest
 
 from builders import response_rows
+from test_generation_stage import Echo
 from test_information_stage import both_languages, english_responses, evaluator_spec
 from test_information_stage import scripted as scripted_evaluator
 from test_judge import QUESTIONS, RESPONSES_TO_JUDGE, english_prompts, judge_spec
@@ -25,7 +26,7 @@ from xlcons.evaluators.information.tables import INFORMATION_FACTS, INFORMATION_
 from xlcons.evaluators.judge import run_judge_job
 from xlcons.evaluators.judge_tables import JUDGMENTS
 from xlcons.evaluators.registry import RULE_JOBS, resolve
-from xlcons.generation.base import Backend, Decoding, ModelSpec, Request, Result
+from xlcons.generation.base import Decoding, ModelSpec, Result
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.stage import merge_generation_shards, run_generation_job
 from xlcons.jsonl_cache import CacheError
@@ -212,20 +213,6 @@ def test_a_damaged_line_in_another_jobs_cache_names_that_file(tmp_path):
 # -- the jobs: sharded and merged gives the unsharded outputs, and changing N asks nothing again -----------
 
 
-class Counting(Backend):
-    name = "counting"
-    chunk_size = 4
-
-    def __init__(self, spec, asked: list[str]):
-        super().__init__(spec)
-        self.asked = asked
-
-    def generate(self, requests: Sequence[Request]) -> Iterator[Result]:
-        for request in requests:
-            self.asked.append(request.prompt)
-            yield Result(request.key, f"answer to {request.prompt}", "stop", 5, 3)
-
-
 @pytest.fixture()
 def model():
     return ModelSpec(name="m", backend="hf", location="/nowhere", decoding=Decoding(), hf_id="org/m")
@@ -241,7 +228,7 @@ def generate(model, tmp_path, prompts, folder, cache, asked, shard=None, languag
         [] if sharded else list(languages),
         16,
         tmp_path / "cache" / cache,
-        lambda spec: Counting(spec, asked),
+        lambda spec: Echo(spec, asked),
         table_path=tmp_path / folder / ("table.parquet" if not sharded else f"{shard[0]}.parquet"),
         shard=shard,
     )
