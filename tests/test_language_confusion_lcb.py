@@ -244,6 +244,21 @@ class TestRates:
         assert (row["lpr"], row["wpr"]) == (0.5, 1.0)
         assert row["lcpr"] == pytest.approx(2 * 0.5 * 1.0 / 1.5)
 
+    def test_a_task_of_latin_script_languages_only_has_lcpr_equal_to_lpr_as_every_cell_does(self):
+        frame = pl.DataFrame(
+            {
+                "model": ["m"] * 2,
+                "task": ["t"] * 2,
+                "source": ["a", "a"],
+                "lang": ["de", "de"],
+                "line_pass": [True, False],
+                "word_pass": [None, None],
+            }
+        )
+        [row] = lcb.task_table(frame, REGISTRY).to_dicts()
+        # the one LCPR convention: without WPR, LCPR is LPR (the results table's cells do the same)
+        assert row["wpr"] is None and row["lcpr"] == 0.5
+
 
 def test_the_job_reads_the_word_list_before_the_model(tmp_path):
     path = write_table(responses([("ru", RU)]), tmp_path / "r.parquet", RESPONSES)

@@ -12,8 +12,9 @@ and so does :func:`task_table`:
 2. per (task, language): the mean of its sources' cells;
 3. per task: the mean over languages (a language without WPR is left out of WPR's mean).
 
-LCPR is the harmonic mean of the task's LPR and WPR (xlcons's convention for a summary
-figure; the benchmark's scorer prints LPR and WPR only).
+LCPR is the task's LPR and WPR combined by xlcons's one LCPR convention
+(:func:`xlcons.evaluators.language_confusion.language_confusion_pass_rate`; the benchmark's
+scorer prints LPR and WPR only).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from xlcons.data_sources import DATA_SOURCES
 from xlcons.data_sources.catalog import LCB_RELEASED
 from xlcons.data_sources.names import released_source_name
 from xlcons.datasets.lcb import OUTPUT_COLUMNS, item_id
+from xlcons.evaluators.language_confusion import language_confusion_pass_rate
 from xlcons.languages import LanguageRegistry
 
 CELL_KEYS = ("model", "task", "source", "lang")
@@ -126,8 +128,9 @@ def task_table(scores: pl.DataFrame, registry: LanguageRegistry | None = None) -
         )
         .sort(["model", "task"])
     )
-    lpr, wpr = pl.col("lpr"), pl.col("wpr")
-    return table.with_columns(lcpr=pl.when((lpr + wpr) > 0).then(2 * lpr * wpr / (lpr + wpr)).otherwise(0.0))
+    lpr = table["lpr"].cast(pl.Float64).fill_null(float("nan")).to_numpy()
+    wpr = table["wpr"].cast(pl.Float64).fill_null(float("nan")).to_numpy()
+    return table.with_columns(lcpr=pl.Series(language_confusion_pass_rate(lpr, wpr), dtype=pl.Float64))
 
 
 def score_outputs(
