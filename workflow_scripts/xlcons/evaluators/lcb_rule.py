@@ -226,8 +226,8 @@ def score_language_confusion_lcb(
     :func:`xlcons.evaluators.english_vocabulary`. ``n_lines`` counts the non-empty
     lines of the normalised response, ``n_judged_lines`` those of five tokens or more (beyond
     the benchmark's languages: and identified), ``n_confused_lines`` the judged lines not
-    labelled as the expected language. `fallback` (the language_id model) and `measurable`
-    (the config's per-language override) act beyond the benchmark's languages only.
+    labelled as the expected language. `fallback` (the language_id model) acts beyond the
+    benchmark's languages only; `measurable` (the config's per-language override) on any.
     """
     check_thresholds(min_line_tokens, DEFAULT_MIN_CONFIDENCE)
     registry = registry or LanguageRegistry.load()
