@@ -445,7 +445,9 @@ class TestBeyondTheBenchmark:
         assert [row["line_excluded_reason"] for row in rows] == ["not_measurable:configured", None]
 
     def test_thai_is_cut_into_words_and_khmer_into_letters_so_their_lines_are_judged(self):
-        [thai, khmer] = score([("th", self.THAI), ("km", self.KHMER)], FakeLID176({self.THAI: ("th", 0.9), self.KHMER: ("km", 0.9)}))
+        [thai, khmer] = score(
+            [("th", self.THAI), ("km", self.KHMER)], FakeLID176({self.THAI: ("th", 0.9), self.KHMER: ("km", 0.9)})
+        )
         assert (thai["n_judged_lines"], thai["line_pass"]) == (1, True)
         assert (khmer["n_judged_lines"], khmer["line_pass"]) == (1, True)
         tokenizer = LineTokenizer()

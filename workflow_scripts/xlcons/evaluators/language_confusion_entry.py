@@ -18,13 +18,16 @@ from xlcons.measurability import MEASURABLE_KEY, MEASURABLE_OPTION
 
 LCB_MODEL_KEY = "evaluators.language_confusion.model"
 LCB_WORDS_KEY = "evaluators.language_confusion.words"
+FALLBACK_KEY = "language_id_fallback"
 
 
 def language_confusion_models(section: Mapping[str, Any]) -> tuple[str, ...]:
     """The benchmark's rule reads its own lid.176 and word list, and the language_id model for the
     languages lid.176 has no label for; the strict rule the language_id model."""
     if section.get("rule", "lcb") == "lcb":
-        return (LCB_MODEL_KEY, LCB_WORDS_KEY, LANGUAGE_ID_MODEL_KEY)
+        if section.get(FALLBACK_KEY, True):
+            return (LCB_MODEL_KEY, LCB_WORDS_KEY, LANGUAGE_ID_MODEL_KEY)
+        return (LCB_MODEL_KEY, LCB_WORDS_KEY)
     return lid_model(section)
 
 
@@ -89,6 +92,14 @@ LANGUAGE_CONFUSION_ENTRY = EvaluatorInfo(
                 "type": "integer",
                 "minimum": 1,
                 "default": 5,
+            },
+            FALLBACK_KEY: {
+                "description": "`lcb` rule: judge the languages lid.176 has no label for with the "
+                "language_id model (GlotLID by default). `false`: they are not measurable "
+                "(`no_lid_label`), and the language_id model is not needed (a run of the benchmark's "
+                "languages only).",
+                "type": "boolean",
+                "default": True,
             },
             MEASURABLE_KEY: {
                 **MEASURABLE_OPTION,

@@ -24,13 +24,13 @@ from xlcons.evaluators.language_confusion import (
 )
 from xlcons.evaluators.language_confusion_entry import LCB_MODEL_KEY, LCB_WORDS_KEY
 from xlcons.evaluators.language_id_entry import LANGUAGE_ID_MODEL_KEY
-
-LANGUAGE_CONFUSION_SECTION = "evaluators.language_confusion"
 from xlcons.languages import LanguageRegistry
 from xlcons.lid import LanguageIdentifier
 from xlcons.measurability import check_overrides
 from xlcons.schemas import RESPONSES
 from xlcons.tables import read_table, write_table
+
+LANGUAGE_CONFUSION_SECTION = "evaluators.language_confusion"
 
 
 def read_responses(response_files: Sequence[Path | str]) -> pa.Table:

@@ -65,6 +65,7 @@ from typing import Protocol
 import pyarrow as pa
 
 from xlcons.data_sources.catalog import LCB_WORDS_SHA256, LCB_WORDS_URL
+from xlcons.datasets import LCB_MONOLINGUAL_LANGUAGES
 from xlcons.evaluators.language_confusion import (
     DEFAULT_MIN_CONFIDENCE,
     LANGUAGE_CONFUSION,
@@ -73,7 +74,6 @@ from xlcons.evaluators.language_confusion import (
     confusion_row,
     line_row,
 )
-from xlcons.datasets import LCB_MONOLINGUAL_LANGUAGES
 from xlcons.evaluators.lcb_tokens import LineTokenizer
 from xlcons.languages import Language, LanguageRegistry, written_script
 from xlcons.lid import accepted_labels, split_label
@@ -276,7 +276,9 @@ def score_language_confusion_lcb(
         lines, tokens, labels_of_row = by_row.get(index, ([], [], []))
         long_lines = bool(lines)
         if plan.exact:
-            accepted = {expected[lang]} if written[index] == languages[lang].script else set(languages[lang].lid176_labels)
+            accepted = (
+                {expected[lang]} if written[index] == languages[lang].script else set(languages[lang].lid176_labels)
+            )
             sure = [True] * len(lines)
         else:
             accepted = set(plan.accepted)
