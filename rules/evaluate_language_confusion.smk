@@ -1,7 +1,8 @@
 # Language confusion (Marchisio et al. 2024): per answer, line-level language ID (does it
 # switch language part way?) and, for non-Latin-script languages, English words inside
 # it. One job per (data set, model); the language-ID model loads once. The `lcb` rule
-# (default) reads its own lid.176 and word list, the `strict` rule the language_id model.
+# (default) reads its own lid.176 and word list (and the language_id model for languages
+# lid.176 has no label for), the `strict` rule the language_id model.
 LANGUAGE_CONFUSION_MODELS = PLAN.evaluator_model_keys("language_confusion")
 
 if PLAN.evaluator_datasets("language_confusion"):
@@ -40,6 +41,7 @@ if PLAN.evaluator_datasets("language_confusion"):
                 "language_confusion", "min_line_tokens"
             ),
             min_confidence=PLAN.evaluator_option("language_confusion", "min_confidence"),
+            measurable=PLAN.evaluator_option("language_confusion", "measurable"),
         script:
             "../workflow_scripts/evaluate.py"
 

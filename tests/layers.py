@@ -53,7 +53,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("datasets", ("xlcons.datasets",)),  # stage 1: prompts (and the papers' released outputs)
     ("generation", ("xlcons.generation",)),  # stage 2: models answer
     ("translation", ("xlcons.translation",)),  # stage 3: answers to English, and QE
-    ("item scores", ("xlcons.item_scores", "xlcons.derived_metrics")),  # the per-item table every evaluator maps to
+    (
+        "item scores",
+        ("xlcons.item_scores", "xlcons.derived_metrics", "xlcons.measurability"),
+    ),  # the per-item table every evaluator maps to
     ("evaluators", ("xlcons.evaluators",)),  # stage 4: per-item scores
     ("reports", ("xlcons.reports",)),  # stage 5: results tables, figures, paper tables
     (

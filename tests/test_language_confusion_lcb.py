@@ -20,6 +20,7 @@ from local_server import LocalServer
 from xlcons.evaluators import lcb_rule
 from xlcons.evaluators.language_id import run_language_confusion_lcb
 from xlcons.evaluators.lcb_rule import score_language_confusion_lcb
+from xlcons.evaluators.lcb_tokens import LineTokenizer
 from xlcons.fetch.errors import FetchError
 from xlcons.fetch.model import fetch_url_file
 from xlcons.languages import LanguageRegistry
@@ -360,11 +361,116 @@ class TestScriptsOfALanguage:
         [row] = score([("sr", self.LATIN)], FakeLID176({self.LATIN: ("sh", 0.37)}), frozenset({"grad", "glavni"}))
         assert (row["word_pass"], row["word_excluded_reason"]) == (None, "latin_script")
 
-    def test_in_latin_letters_any_lid176_label_of_serbian_passes_in_cyrillic_only_the_exact_one(self):
-        labels = {self.LATIN: ("sh", 0.37), self.CYRILLIC: ("sh", 0.9)}
+    def test_serbian_is_beyond_the_benchmark_so_its_varieties_labels_pass_in_either_script(self):
+        labels = {self.LATIN: ("sh", 0.37), self.CYRILLIC: ("hr", 0.9)}
         [latin, cyrillic] = score([("sr", self.LATIN), ("sr", self.CYRILLIC)], FakeLID176(labels))
-        assert latin["line_pass"] is True and cyrillic["line_pass"] is False
+        assert latin["line_pass"] is True and cyrillic["line_pass"] is True
 
     def test_serbian_in_cyrillic_is_checked_for_english_words(self):
         [row] = score([("sr", f"{self.CYRILLIC} about")], FakeLID176({f"{self.CYRILLIC} about": ("sr", 0.9)}))
         assert (row["english_words"], row["word_pass"]) == (["about"], False)
+
+
+class TestBeyondTheBenchmark:
+    """Languages outside the benchmark's 15: the rule's four changes (lcb_rule's docstring)."""
+
+    BS = "Sarajevo je glavni grad Bosne i Hercegovine"
+    MS = "Kuala Lumpur ialah ibu negara Malaysia yang terbesar"
+    HA = "Abuja ita ce babban birnin tarayyar Najeriya a yau"
+    THAI = "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย"  # one whitespace piece, five words and more
+    KHMER = "ភ្នំពេញជារាជធានីនៃប្រទេសកម្ពុជា"  # one whitespace piece
+
+    def test_a_label_of_a_variety_the_registry_cannot_tell_apart_passes(self):
+        lines = [self.BS + " a", self.BS + " b", self.BS + " c"]
+        labels = {lines[0]: ("hr", 0.8), lines[1]: ("sr", 0.8), lines[2]: ("sh", 0.8)}
+        rows = score([("bs", line) for line in lines], FakeLID176(labels))
+        assert [row["line_pass"] for row in rows] == [True, True, True]
+        assert REGISTRY["bs"].lid_same_as == ("hr", "sr")
+
+    def test_malay_labelled_indonesian_passes_but_indonesian_keeps_the_benchmarks_exact_label(self):
+        labels = {self.MS: ("id", 0.8), self.MS + " juga": ("ms", 0.8)}
+        [malay, indonesian] = score([("ms", self.MS), ("id", self.MS + " juga")], FakeLID176(labels))
+        assert malay["line_pass"] is True and indonesian["line_pass"] is False
+
+    def test_another_language_is_still_confusion(self):
+        [row] = score([("bs", self.BS)], FakeLID176({self.BS: ("sl", 0.9)}))
+        assert (row["line_pass"], row["n_confused_lines"]) == (False, 1)
+
+    def test_an_unknown_line_is_not_judged_beyond_the_benchmark_and_an_error_within_it(self):
+        lines = {self.BS: ("bs", 0.25), RU: ("ru", 0.25)}
+        rows: list[dict] = []
+        table = score_language_confusion_lcb(
+            responses([("bs", self.BS), ("ru", RU)]), FakeLID176(lines), VOCABULARY, REGISTRY, line_rows=rows
+        )
+        bosnian, russian = table.to_pylist()
+        assert (bosnian["line_pass"], bosnian["line_excluded_reason"], bosnian["n_judged_lines"]) == (
+            None,
+            "no_identified_line",
+            0,
+        )
+        assert russian["line_pass"] is False
+        assert [(row["lang"], row["label"], row["judged"], row["confused"]) for row in rows] == [
+            ("bs", "unknown", False, None),
+            ("ru", "unknown", True, True),
+        ]
+
+    def test_a_language_no_model_has_a_label_for_is_not_measurable_at_both_levels(self):
+        [hausa] = score([("ha", self.HA)])
+        assert REGISTRY["ha"].lid176_labels == ()
+        assert (hausa["line_pass"], hausa["line_excluded_reason"]) == (None, "not_measurable:no_lid_label")
+        assert hausa["word_excluded_reason"] == "latin_script"
+        [amharic_like] = score([("ti", "ኣስመራ ርእሰ ከተማ ኤርትራ እያ ዘላ ሎሚ")])
+        assert amharic_like["word_excluded_reason"] == "not_measurable:no_lid_label"
+
+    def test_the_language_id_model_judges_a_language_lid176_has_no_label_for(self):
+        class GlotLID(FakeLID176):
+            scheme = "glotlid"
+
+            def supports(self, lang):
+                return lang == "ha"
+
+        fallback = GlotLID({self.HA: ("hau_Latn", 0.9), self.HA + " yes": ("eng_Latn", 0.9)})
+        table = score_language_confusion_lcb(
+            responses([("ha", self.HA), ("ha", self.HA + " yes"), ("bs", self.BS)]),
+            FakeLID176({self.BS: ("bs", 0.9)}),
+            VOCABULARY,
+            REGISTRY,
+            fallback=fallback,
+        )
+        assert [row["line_pass"] for row in table.to_pylist()] == [True, False, True]
+        assert fallback.seen == [self.HA, self.HA + " yes"], "lid.176 keeps the languages it knows"
+
+    def test_the_config_overrides_the_verdict_per_language(self):
+        table = score_language_confusion_lcb(
+            responses([("bs", self.BS), ("hr", self.BS), ("ha", self.HA)]),
+            FakeLID176({self.BS: ("bs", 0.9), self.HA: ("ha", 0.9)}),
+            VOCABULARY,
+            REGISTRY,
+            measurable={"bs": "lid_misreads_prompts", "hr": False, "ha": True},
+        )
+        bosnian, croatian, hausa = table.to_pylist()
+        assert bosnian["line_excluded_reason"] == "not_measurable:lid_misreads_prompts"
+        assert croatian["line_excluded_reason"] == "not_measurable:configured"
+        assert (hausa["line_pass"], hausa["line_excluded_reason"]) == (False, None), "measured with lid.176"
+
+    def test_the_override_reaches_the_benchmarks_languages_too_whose_default_is_measured(self):
+        rows = score_language_confusion_lcb(
+            responses([("ru", RU), ("hi", HI)]), FakeLID176(), VOCABULARY, REGISTRY, measurable={"ru": False}
+        ).to_pylist()
+        assert [row["line_excluded_reason"] for row in rows] == ["not_measurable:configured", None]
+
+    def test_thai_is_cut_into_words_and_khmer_into_letters_so_their_lines_are_judged(self):
+        [thai, khmer] = score(
+            [("th", self.THAI), ("km", self.KHMER)], FakeLID176({self.THAI: ("th", 0.9), self.KHMER: ("km", 0.9)})
+        )
+        assert (thai["n_judged_lines"], thai["line_pass"]) == (1, True)
+        assert (khmer["n_judged_lines"], khmer["line_pass"]) == (1, True)
+        tokenizer = LineTokenizer()
+        assert tokenizer.tokens(self.THAI, "th", "Thai")[:3] == ["กรุงเทพมหานคร", "เป็น", "เมืองหลวง"]
+        assert tokenizer.tokens("ភ្នំពេញ python", "km", "Khmr") == ["ភ", "ន", "ព", "ញ", "python"]
+        assert tokenizer.tokens(self.THAI, "th") == [self.THAI], "no script given: the benchmark's whitespace"
+
+    def test_english_words_are_found_among_thai_words(self):
+        line = "ฉันชอบเขียนโปรแกรมด้วยภาษา python มาก"
+        [row] = score([("th", line)], FakeLID176({line: ("th", 0.9)}))
+        assert (row["english_words"], row["word_pass"]) == (["python"], False)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from xlcons.languages import (
+    COLUMNS,
     GUPTA2025_LANGUAGES,
     REGISTRY_PATH,
     XING2024_LANGUAGES,
@@ -501,7 +502,7 @@ def test_row_with_missing_fields_is_rejected(tmp_path):
     lines = _registry_lines()
     number = _line_of(lines, "ja")
     lines[number - 1] = "\t".join(lines[number - 1].split("\t")[:5])
-    with pytest.raises(ValueError, match=f"line {number}: expected 13 tab-separated fields, found 5"):
+    with pytest.raises(ValueError, match=f"line {number}: expected 14 tab-separated fields, found 5"):
         LanguageRegistry.load(_write(tmp_path, lines))
 
 
@@ -523,7 +524,31 @@ class TestScriptsOfALanguage:
         lines = _registry_lines()
         number = _line_of(lines, "sr")
         fields = lines[number - 1].split("\t")
-        fields[-1] = "Latin"
+        fields[COLUMNS.index("other_scripts")] = "Latin"
         lines[number - 1] = "\t".join(fields)
         with pytest.raises(ValueError, match=f"line {number}, column 'other_scripts': Latin not among the scripts"):
+            LanguageRegistry.load(_write(tmp_path, lines))
+
+
+class TestVarietiesLanguageIdCannotTellApart:
+    """Column lid_same_as: registry codes of the languages a language-ID model cannot tell a
+    language apart from (docs/language-confusion.md gives each pair's source)."""
+
+    def test_the_serbo_croatian_standards_and_malay_indonesian_name_each_other(self):
+        assert set(REGISTRY["bs"].lid_same_as) == {"hr", "sr"}
+        assert set(REGISTRY["hr"].lid_same_as) == {"bs", "sr"}
+        assert set(REGISTRY["sr"].lid_same_as) == {"bs", "hr"}
+        assert (REGISTRY["ms"].lid_same_as, REGISTRY["id"].lid_same_as) == (("id",), ("ms",))
+
+    def test_the_relation_is_symmetric(self):
+        for language in REGISTRY:
+            for other in language.lid_same_as:
+                assert language.code in REGISTRY[other].lid_same_as, (language.code, other)
+
+    def test_hindi_is_not_the_same_as_bhojpuri_or_maithili(self):
+        assert REGISTRY["bho"].lid_same_as == REGISTRY["mai"].lid_same_as == REGISTRY["hi"].lid_same_as == ()
+
+    def test_an_unknown_code_is_refused_naming_line_and_column(self, tmp_path):
+        lines = _replace_field(_registry_lines(), "ms", "lid_same_as", "id xx")
+        with pytest.raises(ValueError, match=f"line {_line_of(lines, 'ms')}, column 'lid_same_as': 'xx' is not"):
             LanguageRegistry.load(_write(tmp_path, lines))

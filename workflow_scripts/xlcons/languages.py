@@ -51,14 +51,23 @@ COLUMNS = (
     "glotlid_labels",
     "lid176_labels",
     "other_scripts",
+    "lid_same_as",
 )
-_OPTIONAL_COLUMNS = frozenset({"nllb", "family_group", "lid176_labels", "other_scripts"})
+_OPTIONAL_COLUMNS = frozenset({"nllb", "family_group", "lid176_labels", "other_scripts", "lid_same_as"})
 SCRIPT_GROUPS = ("Latin", "Indic", "Perso-Arabic", "Other")
 FAMILY_GROUPS = ("Rom", "Slav", "Indo-Aryan", "Dravidian", "Other")
 SPLITTERS = ("pysbd", "indicnlp", "underthesea", "pythainlp", "urdu", "spacy")
 # A duplicate must behave exactly like the code it stands for, or results would differ
 # depending on which spelling a config happened to use.
-_SHARED_WITH_CANONICAL = ("nllb", "iso639_3", "script", "glotlid_labels", "lid176_labels", "other_scripts")
+_SHARED_WITH_CANONICAL = (
+    "nllb",
+    "iso639_3",
+    "script",
+    "glotlid_labels",
+    "lid176_labels",
+    "other_scripts",
+    "lid_same_as",
+)
 # ISO 15924 codes of the scripts a language may also be written in (other_scripts), by the
 # first word of the Unicode names of their letters: what `written_script` can tell apart.
 SCRIPT_OF_LETTERS = {"LATIN": "Latn", "CYRILLIC": "Cyrl", "ARABIC": "Arab", "DEVANAGARI": "Deva", "GURMUKHI": "Guru"}
@@ -92,6 +101,11 @@ class Language:
     glotlid_labels: tuple[str, ...]
     lid176_labels: tuple[str, ...]
     other_scripts: tuple[str, ...] = ()
+    # Registry codes of the languages a language-ID model cannot tell this one apart from (one
+    # standard language written in national varieties: Bosnian, Croatian and Serbian; Malay and
+    # Indonesian): outside the Language Confusion Benchmark's own languages, a line labelled as
+    # one of them is not confusion (docs/language-confusion.md, "Beyond the benchmark's languages").
+    lid_same_as: tuple[str, ...] = ()
 
     @property
     def translatable(self) -> bool:
@@ -328,6 +342,7 @@ def _read(path: Path) -> list[Language]:
                 glotlid_labels=tuple(record["glotlid_labels"].split()),
                 lid176_labels=tuple(record["lid176_labels"].split()),
                 other_scripts=tuple(record["other_scripts"].split()),
+                lid_same_as=tuple(record["lid_same_as"].split()),
             )
         )
 
@@ -337,6 +352,9 @@ def _read(path: Path) -> list[Language]:
         target = by_code.get(language.canonical)
         if target is None:
             raise fail(line, "canonical", f"{language.canonical!r} is not a code in this file")
+        for same in language.lid_same_as:
+            if same not in by_code or same == language.code:
+                raise fail(line, "lid_same_as", f"{same!r} is not another code in this file")
         if target.canonical != target.code:
             raise fail(line, "canonical", f"{target.code!r} is itself a duplicate of {target.canonical!r}")
         for column in _SHARED_WITH_CANONICAL:

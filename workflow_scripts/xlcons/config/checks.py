@@ -186,6 +186,12 @@ def check_semantics(
         registry,
         False,
     )
+    problems += _check_languages(
+        "evaluators.language_confusion.measurable",
+        list(config["evaluators"]["language_confusion"]["measurable"]),
+        registry,
+        False,
+    )
     problems += check_translators(config)
     problems += check_qe_thresholds(config, registry)
     for name, spec in config["datasets"].items():

@@ -13,15 +13,20 @@ from typing import Any
 from xlcons.data_sources.catalog import LCB_WORDS_SHA256, LCB_WORDS_URL, LID176_SHA256, LID176_URL
 from xlcons.datasets import PROMPT_LANGUAGE_ANSWERS
 from xlcons.evaluators.info import EvaluatorInfo, ItemDetails, ResultsSource, config_section
-from xlcons.evaluators.language_id_entry import lid_model
+from xlcons.evaluators.language_id_entry import LANGUAGE_ID_MODEL_KEY, lid_model
+from xlcons.measurability import MEASURABLE_KEY, MEASURABLE_OPTION
 
 LCB_MODEL_KEY = "evaluators.language_confusion.model"
 LCB_WORDS_KEY = "evaluators.language_confusion.words"
+FALLBACK_KEY = "language_id_fallback"
 
 
 def language_confusion_models(section: Mapping[str, Any]) -> tuple[str, ...]:
-    """The benchmark's rule reads its own lid.176 and word list; the strict rule the language_id model."""
+    """The benchmark's rule reads its own lid.176 and word list, and the language_id model for the
+    languages lid.176 has no label for; the strict rule the language_id model."""
     if section.get("rule", "lcb") == "lcb":
+        if section.get(FALLBACK_KEY, True):
+            return (LCB_MODEL_KEY, LCB_WORDS_KEY, LANGUAGE_ID_MODEL_KEY)
         return (LCB_MODEL_KEY, LCB_WORDS_KEY)
     return lid_model(section)
 
@@ -60,7 +65,10 @@ LANGUAGE_CONFUSION_ENTRY = EvaluatorInfo(
                 "commit 0cfdbb4): punctuation removed, lines split on newlines, tokens by "
                 "jieba/fugashi/whitespace, fastText lid.176 (`model`) with a line at or below probability "
                 "0.3 `unknown` and an error, the exact label required, English words from its word list "
-                "(`words`), WPR over the answers without a line error. `strict`: xlcons's earlier rule "
+                "(`words`), WPR over the answers without a line error; exactly so on the benchmark's 15 "
+                "languages, and beyond them with the language_id model where lid.176 has no label, the "
+                "registry's labels (and `lid_same_as`) accepted, unknown lines not judged and Thai, "
+                "Khmer, Lao and Burmese lines cut into words or letters. `strict`: xlcons's earlier rule "
                 "(language_id's model, lines below `min_confidence` skipped, any Latin-script word "
                 "outside code counts as English); see docs/language-confusion.md for every difference.",
                 "enum": ["lcb", "strict"],
@@ -84,6 +92,21 @@ LANGUAGE_CONFUSION_ENTRY = EvaluatorInfo(
                 "type": "integer",
                 "minimum": 1,
                 "default": 5,
+            },
+            FALLBACK_KEY: {
+                "description": "`lcb` rule: judge the languages lid.176 has no label for with the "
+                "language_id model (GlotLID by default). `false`: they are not measurable "
+                "(`no_lid_label`), and the language_id model is not needed (a run of the benchmark's "
+                "languages only).",
+                "type": "boolean",
+                "default": True,
+            },
+            MEASURABLE_KEY: {
+                **MEASURABLE_OPTION,
+                "description": "`lcb` rule: "
+                + MEASURABLE_OPTION["description"]
+                + " Its own rule: a language neither lid.176 nor the language_id model has a label for "
+                "is not measurable (`no_lid_label`).",
             },
             "min_confidence": {
                 "description": "`strict` rule only: a line whose top language-ID "

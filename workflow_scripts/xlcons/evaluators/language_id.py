@@ -7,7 +7,7 @@ modules) need fastText.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,9 +24,13 @@ from xlcons.evaluators.language_confusion import (
 )
 from xlcons.evaluators.language_confusion_entry import LCB_MODEL_KEY, LCB_WORDS_KEY
 from xlcons.evaluators.language_id_entry import LANGUAGE_ID_MODEL_KEY
+from xlcons.languages import LanguageRegistry
 from xlcons.lid import LanguageIdentifier
+from xlcons.measurability import check_overrides
 from xlcons.schemas import RESPONSES
 from xlcons.tables import read_table, write_table
+
+LANGUAGE_CONFUSION_SECTION = "evaluators.language_confusion"
 
 
 def read_responses(response_files: Sequence[Path | str]) -> pa.Table:
@@ -90,16 +94,34 @@ def run_language_confusion_lcb(
     *,
     min_line_tokens: int = DEFAULT_MIN_LINE_TOKENS,
     lines_path: Path | str | None = None,
+    fallback_path: Path | str | None = None,
+    fallback_scheme: str = "glotlid",
+    measurable: Mapping[str, bool | str] | None = None,
 ) -> Path:
     """RESPONSES files in, one LANGUAGE_CONFUSION file out, by the Language Confusion Benchmark's
-    rule; with `lines_path`, the judged lines too (LANGUAGE_CONFUSION_LINES)."""
+    rule; with `lines_path`, the judged lines too (LANGUAGE_CONFUSION_LINES). `fallback_path`:
+    the language_id model (labels in `fallback_scheme`), for the languages lid.176 has no label
+    for; `measurable`: the config's per-language override (xlcons.measurability)."""
     check_thresholds(min_line_tokens, DEFAULT_MIN_CONFIDENCE)
     vocabulary = lcb_rule.english_vocabulary(words_path)  # a bad list fails before the model loads
+    registry = LanguageRegistry.load()
+    measurable = check_overrides(measurable, registry.codes, f"{LANGUAGE_CONFUSION_SECTION}.measurable")
     responses = read_responses(response_files)
-    identifier = LanguageIdentifier(model_path, "lid176")
+    identifier = LanguageIdentifier(model_path, "lid176", registry)
+    fallback = None
+    if fallback_path is not None:
+        same = Path(fallback_path).resolve() == Path(model_path).resolve() and fallback_scheme == "lid176"
+        fallback = identifier if same else LanguageIdentifier(fallback_path, fallback_scheme, identifier.registry)
     lines: list[dict] = []
     table = lcb_rule.score_language_confusion_lcb(
-        responses, identifier, vocabulary, identifier.registry, min_line_tokens=min_line_tokens, line_rows=lines
+        responses,
+        identifier,
+        vocabulary,
+        identifier.registry,
+        min_line_tokens=min_line_tokens,
+        line_rows=lines,
+        fallback=fallback,
+        measurable=measurable,
     )
     _write_lines(lines, lines_path)
     return write_table(table, out_path, LANGUAGE_CONFUSION)
@@ -130,6 +152,9 @@ def rule_language_confusion(smk) -> None:
             paths[LCB_WORDS_KEY],
             min_line_tokens=params.min_line_tokens,
             lines_path=smk.output.lines,
+            fallback_path=paths.get(LANGUAGE_ID_MODEL_KEY),
+            fallback_scheme=params.label_scheme,
+            measurable=params.measurable,
         )
         return
     run_language_confusion(
