@@ -209,6 +209,15 @@ class TestErrorsNameTheKey:
         assert "datasets.multiq.languages[1]" in message
         assert "'deu'" in message and "did you mean" in message
 
+    @pytest.mark.parametrize("key", ["datasets.multiq.languages", "models.m.languages", "models.m.training_languages"])
+    def test_a_language_name_is_refused_with_its_code(self, key):
+        """Wherever the config takes language codes, a language's name (any case) is refused
+        with the code the registry gives it, before any job is scheduled."""
+        section, name, field = key.split(".")
+        entry = {"languages": ["de", "BENGALI"]} if section == "datasets" else {"hf_id": "org/m", field: ["de", "BENGALI"]}
+        message = errors_of({section: {name: entry}})
+        assert f"{key}[1]" in message and "did you mean 'bn' (Bengali)?" in message
+
     def test_unknown_training_language(self):
         message = errors_of({"models": {"m": {"hf_id": "org/m", "training_languages": ["english"]}}})
         assert "models.m.training_languages[0]" in message and "'english'" in message
