@@ -1,6 +1,6 @@
 """Reading a user set's source, whatever its format (CSV, TSV, JSONL, TXT, Parquet, a Hugging
 Face split), into one raw table of records; a text file's bytes must be UTF-8, and each bad
-byte is reported by line."""
+byte is reported by line. Recorded responses (backend `file`) are read here too."""
 
 from __future__ import annotations
 
