@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -209,6 +210,17 @@ class TestErrorsNameTheKey:
         assert "datasets.multiq.languages[1]" in message
         assert "'deu'" in message and "did you mean" in message
 
+    @pytest.mark.parametrize("key", ["datasets.multiq.languages", "models.m.languages", "models.m.training_languages"])
+    def test_a_language_name_is_refused_with_its_code(self, key):
+        """Wherever the config takes language codes, a language's name (any case) is refused
+        with the code the registry gives it, before any job is scheduled."""
+        section, name, field = key.split(".")
+        entry = (
+            {"languages": ["de", "BENGALI"]} if section == "datasets" else {"hf_id": "org/m", field: ["de", "BENGALI"]}
+        )
+        message = errors_of({section: {name: entry}})
+        assert f"{key}[1]" in message and "did you mean 'bn' (Bengali)?" in message
+
     def test_unknown_training_language(self):
         message = errors_of({"models": {"m": {"hf_id": "org/m", "training_languages": ["english"]}}})
         assert "models.m.training_languages[0]" in message and "'english'" in message
@@ -347,3 +359,69 @@ def test_the_config_reference_is_generated_from_the_schema(repo_root):
 
     reference = (repo_root / "config" / "README.md").read_text(encoding="utf-8")
     assert current_block(reference) == render(), "run: python -m xlcons.schema_docs --write config/README.md"
+
+
+class TestRecordedAnswersAreCheckedBeforeScheduling:
+    """A recorded-responses file (backend file) is read and checked whole by the config check,
+    as a user prompt file is: each problem names the config key, the file, the line and the
+    column, before any job is queued."""
+
+    @staticmethod
+    def model(path: str) -> dict:
+        return {"models": {"api-run": {"backend": "file", "path": path}}}
+
+    def test_a_missing_column_names_the_file_and_its_columns(self, tmp_path):
+        (tmp_path / "answers.csv").write_text("question,language,response\nq1,en,Paris\n")
+        message = errors_of(self.model("answers.csv"), tmp_path)
+        assert (
+            "config key 'models.api-run.path': answers.csv: no column 'item_id' or 'id' "
+            "(its columns: question, language, response)" in message
+        )
+
+    def test_a_repeated_item_and_language_names_both_lines(self, tmp_path):
+        (tmp_path / "answers.csv").write_text(
+            'item_id,language,response\nq1,en,Paris\nq2,en,"Eight,\nor so"\nq1,de,Paris\nq1,en,Lyon\n'
+        )
+        message = errors_of(self.model("answers.csv"), tmp_path)
+        assert (
+            "config key 'models.api-run.path': answers.csv, line 6, column 'item_id': "
+            "item 'q1' in language 'en' appears twice (first at line 2)" in message
+        )
+
+    def test_a_windows_1252_file_is_named_by_line_with_the_encoding_it_looks_like(self, tmp_path):
+        (tmp_path / "answers.csv").write_bytes(
+            "item_id,language,response\nq1,fr,Paris\nq2,fr,Caf\u00e9\n".encode("cp1252")
+        )
+        message = errors_of(self.model("answers.csv"), tmp_path)
+        assert (
+            "answers.csv, line 3: not UTF-8: byte 0xe9 at byte 10 of the line (byte offset 47 in the file; "
+            "'é' in Windows-1252, the encoding of a spreadsheet's plain CSV on Windows: choose CSV UTF-8); "
+            "save the file as UTF-8"
+        ) in message
+
+    def test_a_value_that_is_not_text_is_named_by_line_and_column(self, tmp_path):
+        lines = [{"id": "q1", "lang": "en", "response": "Paris"}, {"id": "q2", "lang": "en", "response": ["8"]}]
+        (tmp_path / "answers.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+        message = errors_of(self.model("answers.jsonl"), tmp_path)
+        assert "answers.jsonl, line 2, column 'response': the response is a list, not text" in message
+
+    @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+    def test_id_and_lang_name_the_columns_as_in_a_prompt_file_and_long_answers_are_read(self, tmp_path, suffix):
+        """A prompt file's column names serve the answers too, and an answer of 3 MB (over
+        pyarrow's block and csv's field limits) is read whole."""
+        from xlcons.generation.backends.recorded import read_recorded
+
+        long = "A long answer, line after line.\n" * 100_000
+        path = tmp_path / f"answers{suffix}"
+        if suffix == ".csv":
+            path.write_text(f'id,lang,response\nq1,en,"{long}"\nq2,en,Eight.\n')
+        else:
+            path.write_text(
+                "".join(
+                    json.dumps({"id": i, "lang": "en", "response": r}) + "\n" for i, r in [("q1", long), ("q2", "8")]
+                )
+            )
+        validate_config(self.model(path.name), base_dir=tmp_path)
+        records = read_recorded(path)
+        assert set(records) == {("q1", "en"), ("q2", "en")}
+        assert records[("q1", "en")]["response"] == long

@@ -1,7 +1,8 @@
 """The fetch library: data sets and models land on disk verified, once, or fail clearly.
 
 No test touches the internet: data sets are served by a local HTTP server on 127.0.0.1,
-and the Hugging Face Hub is replaced by fakes of ``snapshot_download``/``hf_hub_download``.
+and the Hugging Face Hub is replaced by fakes of ``snapshot_download``/``hf_hub_download``,
+or by a server on 127.0.0.1 that refuses as the Hub does (the real ``huggingface_hub`` asks it).
 """
 
 from __future__ import annotations
@@ -11,11 +12,14 @@ import hashlib
 import json
 import re
 import shutil
+import threading
 import urllib.error
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import huggingface_hub
+import huggingface_hub.constants
 import pytest
 import yaml
 
@@ -305,6 +309,7 @@ class FakeHub:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict]] = []
+        self.dry_runs = 0
         self.error: Exception | None = None
         self.partial = False  # write config.json, then fail (a download cut short)
 
@@ -315,7 +320,12 @@ class FakeHub:
         meta.parent.mkdir(parents=True, exist_ok=True)
         meta.write_text(f"{COMMIT}\netag\n1712656091.0\n")
 
-    def snapshot_download(self, repo_id, **kwargs):
+    def snapshot_download(self, repo_id, dry_run=False, **kwargs):
+        if dry_run:  # the listing: it fails as the download would, unless the download is cut short later
+            self.dry_runs += 1
+            if self.error and not self.partial:
+                raise self.error
+            return []
         self.calls.append((repo_id, kwargs))
         local_dir = Path(kwargs["local_dir"])
         if self.partial:
@@ -397,6 +407,89 @@ def test_a_hub_error_becomes_a_fetch_error_naming_the_model(hub, tmp_path):
     assert "org/gated-model" in message and "internet" in message and "path:" in message
     assert isinstance(info.value.__cause__, huggingface_hub.errors.LocalEntryNotFoundError)
     assert not (dest / MODEL_MARKER_NAME).exists()
+
+
+class RefusingHub(BaseHTTPRequestHandler):
+    """The Hub's API as it answers a model it will not give: `answer` is (status, headers)."""
+
+    answer: tuple[int, dict[str, str]] = (404, {})
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        status, headers = self.server.answer  # type: ignore[attr-defined]
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    do_HEAD = do_GET
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def point_hub_at(monkeypatch, url: str) -> None:
+    """The real huggingface_hub's API and file URLs on `url` instead of huggingface.co."""
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", url)
+    monkeypatch.setattr(
+        huggingface_hub.constants, "HUGGINGFACE_CO_URL_TEMPLATE", url + "/{repo_id}/resolve/{revision}/{filename}"
+    )
+
+
+@pytest.fixture
+def refusing_hub(monkeypatch):
+    """The real huggingface_hub pointed at a server on 127.0.0.1; set `.answer` on what it returns."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), RefusingHub)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    point_hub_at(monkeypatch, f"http://127.0.0.1:{server.server_address[1]}")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+@pytest.mark.parametrize(
+    ("answer", "why", "what_to_do"),
+    [
+        ((404, {"X-Error-Code": "RepoNotFound"}), "not found", "check `hf_id` in the config"),
+        ((403, {"X-Error-Code": "GatedRepo"}), "gated", "accept its terms at https://huggingface.co/org/model"),
+        (
+            (401, {"X-Error-Message": "Invalid credentials in Authorization header"}),
+            "unauthorised",
+            "the Hub refused the token (HTTP 401)",
+        ),
+        ((404, {"X-Error-Code": "RevisionNotFound"}), "not found", "org/model has no revision 'v9'"),
+        (None, "no network", "Run the fetch on a machine with internet access"),
+    ],
+    ids=["not-found", "gated", "unauthorised", "no-revision", "no-network"],
+)
+def test_why_a_model_cannot_be_fetched_comes_first(refusing_hub, monkeypatch, tmp_path, answer, why, what_to_do):
+    """The Hub answers a fresh fetch's folder (which already holds the fetch's own marker) by
+    handing the folder back with a warning in the log; the error the job stops with says the
+    reason first (no network, not found, gated, unauthorised), never "check allow_patterns"."""
+    if answer is None:
+        point_hub_at(monkeypatch, "http://127.0.0.1:9")  # nothing listens there
+    else:
+        refusing_hub.answer = answer
+    with pytest.raises(FetchError) as info:
+        fetch_model(tmp_path / "model", hf_id="org/model", revision="v9")
+    message = str(info.value)
+    assert message.startswith(f"{why}: could not fetch model org/model (revision v9) from the Hugging Face Hub (")
+    assert what_to_do in message and "allow_patterns" not in message
+    assert not (tmp_path / "model" / MODEL_MARKER_NAME).exists()
+
+
+def test_a_single_file_that_cannot_be_fetched_says_why_first(refusing_hub, tmp_path):
+    refusing_hub.answer = (404, {"X-Error-Code": "EntryNotFound"})
+    with pytest.raises(FetchError) as info:
+        fetch_model(tmp_path / "lid", hf_id="org/lid", hf_file="model.bin")
+    message = str(info.value)
+    assert message.startswith("not found: could not fetch model org/lid, file model.bin from the Hugging Face Hub (")
+    assert message.endswith("org/lid has no file 'model.bin'; check `hf_file` in the config.")
 
 
 def test_a_download_cut_short_is_resumed_not_taken_for_a_pre_seeded_copy(hub, tmp_path):

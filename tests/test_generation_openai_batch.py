@@ -262,6 +262,51 @@ def test_a_failed_batch_makes_every_request_an_error_with_the_batch_s_reason(end
     )
 
 
+def answer_first_line_again(endpoint: BatchEndpoint, monkeypatch, content: str | None) -> None:
+    """The endpoint's output files end with a second line for their first request, answering
+    `content` (None: the same line again)."""
+    end = endpoint._end
+
+    def ending(batch: dict) -> None:
+        end(batch)
+        output = endpoint.files[batch["output_file_id"]]
+        again = json.loads(output.decode().splitlines()[0])
+        if content is not None:
+            again["response"]["body"]["choices"][0]["message"]["content"] = content
+        endpoint.files[batch["output_file_id"]] = output + (json.dumps(again) + "\n").encode()
+
+    monkeypatch.setattr(endpoint, "_end", ending)
+
+
+def test_two_different_answers_to_one_request_are_a_failed_request_said_in_the_log(
+    endpoint, tmp_path, monkeypatch, caplog
+):
+    """Which of two answers to one custom_id counts is unknown: neither is kept (nor cached), the
+    request is recorded as failed naming the batch, and the log says so."""
+    answer_first_line_again(endpoint, monkeypatch, "another answer")
+    spec = batch_spec(endpoint)
+    cache = tmp_path / "gpt-batch.jsonl"
+    with caplog.at_level("WARNING", logger="xlcons"):
+        table = generate(spec, cache)
+    assert table["finish_reason"].to_pylist() == ["error", "stop", "stop"]
+    first = keys(spec)[0]
+    assert table["error"][0].as_py() == (
+        f"batch batch_1 holds 2 different answers to this request (custom_id {first}); none kept"
+    )
+    assert first not in ResponseCache(cache)
+    assert f"batch batch_1 answered 1 requests more than once (custom_id {first})" in caplog.text
+    assert "1 with different answers are recorded as failed requests" in caplog.text
+
+
+def test_the_same_answer_twice_is_kept_once_and_said_in_the_log(endpoint, tmp_path, monkeypatch, caplog):
+    answer_first_line_again(endpoint, monkeypatch, None)
+    with caplog.at_level("WARNING", logger="xlcons"):
+        table = generate(batch_spec(endpoint), tmp_path / "gpt-batch.jsonl")
+    assert table["finish_reason"].to_pylist() == ["stop", "stop", "stop"]
+    assert table["response"][0].as_py() == f"answer to: {PROMPT_TEXTS[0]}"
+    assert "batch batch_1 answered 1 requests more than once" in caplog.text
+
+
 def test_a_batch_line_refused_as_too_long_is_prompt_too_long(endpoint, tmp_path):
     endpoint.reply = lambda prompt: 400 if "capital of France" in prompt else "ok"
     endpoint.error_message = "This model's maximum context length is 512 tokens. However, you requested 9000 tokens."

@@ -387,6 +387,25 @@ def test_a_script_the_registry_lacks_is_said_instead_of_suggesting_another_scrip
     assert "has 'pa' (Punjabi) in Guru script only, not in Arab" in message
 
 
+@pytest.mark.parametrize(
+    ("name", "suggested"),
+    [
+        ("bengali", "'bn' (Bengali)"),
+        ("Bengali", "'bn' (Bengali)"),
+        ("Portugese", "'pt' (Portuguese)"),
+        ("hebrew", "'he' (Hebrew)"),
+        ("Chinese", "'zh' (Chinese (Simplified)) or 'zh-TW' (Chinese (Traditional))"),
+        ("Manipuri", "'mni-Mtei' (Meiteilon (Manipuri))"),
+    ],
+)
+def test_a_language_name_or_a_near_miss_of_one_is_answered_with_its_code(registry, name, suggested):
+    """The registry's names (any case, the part before or inside brackets, a near miss) lead
+    to their codes, one per language (Hebrew is he, not also its duplicate iw)."""
+    with pytest.raises(UnknownLanguageError) as caught:
+        registry[name]
+    assert f"did you mean {suggested}? (a language is given by its code, not its name)" in str(caught.value)
+
+
 def test_unknown_language_error_is_a_value_error(registry):
     with pytest.raises(ValueError):
         registry["xx"]

@@ -172,6 +172,18 @@ def test_a_byte_order_mark_is_ignored(folder):
     assert load_set(spec, ["en"]).num_rows == 6
 
 
+@pytest.mark.parametrize("file_name", ["long.csv", "long.tsv"])
+def test_a_prompt_larger_than_the_csv_modules_field_limit_is_read_whole(folder, file_name):
+    """Python's csv refuses a field over 131072 characters by default; a document-sized prompt
+    (here 300,000 characters, quoted, over two lines) is read whole."""
+    prompt = "Summarise this report, please.\n" + "word " * 60_000
+    delimiter = "\t" if file_name.endswith(".tsv") else ","
+    rows = [("id", "lang", "prompt"), ("doc1", "en", f'"{prompt}"'), ("doc2", "en", "Short.")]
+    content = "".join(delimiter.join(row) + "\n" for row in rows)
+    table = load_set(user_set(write(folder, file_name, content)), ["en"])
+    assert table["prompt"].to_pylist() == [prompt, "Short."]
+
+
 CROSS_CSV = """id,lang,prompt,answer_in
 q1,en,What is the capital of France?,
 q1,en,Reply in German: what is the capital of France?,de
@@ -411,7 +423,8 @@ def test_a_good_set_has_no_problems_and_no_notes(folder, registry):
             "clinic_qa.csv",
             "id,lang,prompt\nq1,en,One?\nq2,en,Caf\xe9?\n".encode("latin-1"),
             "datasets.clinic_qa: clinic_qa.csv, line 3: not UTF-8: byte "
-            "0xe9 at byte 10 of the line (byte offset 35 in the file)",
+            "0xe9 at byte 10 of the line (byte offset 35 in the file; 'é' in Windows-1252, the encoding of "
+            "a spreadsheet's plain CSV on Windows: choose CSV UTF-8); save the file as UTF-8",
             id="not-utf8",
         ),
         pytest.param(

@@ -155,6 +155,21 @@ def test_recorded_responses_are_a_model(workdir, offline_models, shared_data):
     assert set(table["backend"].to_pylist()) == {"file"}
 
 
+def test_a_repeated_row_of_recorded_responses_stops_even_a_dry_run(workdir, offline_models, shared_data):
+    """The responses file is checked before anything is scheduled, not when its job runs."""
+    recorded = workdir / "api-run.csv"
+    recorded.write_text("id,lang,response\ngpt-1,en,answer 1\ngpt-2,en,answer 2\ngpt-1,en,answer 3\n")
+    extra = {"api-run": {"backend": "file", "path": str(recorded)}}
+    run = configure(workdir, offline_models, shared_data, languages=["en"], models=(), extra_models=extra)
+    result = snakemake(*run, "-n")
+    assert result.returncode != 0
+    assert (
+        "config key 'models.api-run.path': " + str(recorded) + ", line 4, column 'id': "
+        "item 'gpt-1' in language 'en' appears twice (first at line 2)"
+    ) in result.output
+    assert "Job stats" not in result.output
+
+
 def test_a_language_the_model_excludes_is_a_config_error(workdir, offline_models, shared_data):
     excluded = {"mono": {"path": str(offline_models["tiny-llm"]), "backend": "hf", "languages": ["en"]}}
     run = configure(workdir, offline_models, shared_data, languages=["en", "de"], models=(), extra_models=excluded)

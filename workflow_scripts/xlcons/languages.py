@@ -208,12 +208,39 @@ class LanguageRegistry:
 
     def _unknown_message(self, code) -> str:
         message = f"unknown language code {code!r} (not in {_display(self.path)})"
+        named = self._named(str(code))
+        if named:
+            return (
+                message
+                + "; did you mean "
+                + " or ".join(f"{language.code!r} ({language.name})" for language in named)
+                + "? (a language is given by its code, not its name)"
+            )
         suggestions, note = self._suggest(str(code))
         if suggestions:
             return message + "; did you mean " + " or ".join(map(repr, suggestions)) + "?"
         if note:
             return message + "; " + note
         return message + "; the code column lists the accepted codes"
+
+    def _named(self, text: str) -> list[Language]:
+        """The languages a name stands for (`bengali`, `Chinese`, `Manipuri`; any case), one code
+        per language; failing that, those whose name is a near miss of a word-like `text`
+        (`Portugese`). A name of the registry's `name` column, its part before the brackets or
+        the one in them."""
+        aliases: dict[str, list[Language]] = {}
+        for language in self:
+            full = language.name.lower()
+            before, _, inside = full.partition(" (")
+            for alias in dict.fromkeys((full, before.strip(), inside.removesuffix(")").strip())):
+                if alias:
+                    aliases.setdefault(alias, []).append(language)
+        wanted = " ".join(text.lower().split())
+        found = aliases.get(wanted)
+        if found is None and len(wanted) > 3 and wanted.replace(" ", "").isalpha():
+            close = difflib.get_close_matches(wanted, aliases, n=1, cutoff=0.8)
+            found = aliases[close[0]] if close else None
+        return _one_per_canonical(found, wanted) if found else []
 
     def _suggest(self, code: str) -> tuple[list[str], str | None]:
         """Codes the user may have meant, or (none and) a note on why none fits.

@@ -47,6 +47,18 @@ def _check_languages(key: str, codes, registry: LanguageRegistry, translated: bo
             yield f"config key '{key}[{index}]': {error}"
 
 
+def _check_recorded(name: str, path: str, base_dir: Path) -> list[str]:
+    """A recorded-responses model's file, read and checked whole as a user prompt file is."""
+    if not is_recorded_responses(base_dir / path):
+        return [
+            f"config key 'models.{name}.path': backend file needs a responses file (CSV/JSONL/Parquet) "
+            f"or a folder of released MAKQA outputs (result_<domain>.json); '{path}' is neither"
+        ]
+    from xlcons.generation.backends.recorded import recorded_problems  # pyarrow: only when a config has one
+
+    return recorded_problems(base_dir / path, path, f"config key 'models.{name}.path'")
+
+
 def _check_model_languages(name: str, spec: Mapping[str, Any], datasets: DatasetResolver) -> Iterator[str]:
     allowed = spec.get("languages")
     if allowed is None:
@@ -161,15 +173,8 @@ def check_semantics(
         )
         problems += _check_languages(f"models.{name}.languages", spec.get("languages"), registry, False)
         problems += _check_model_languages(name, spec, datasets)
-        if (
-            backend_info(spec["backend"]).recorded
-            and spec.get("path")
-            and not is_recorded_responses(base_dir / spec["path"])
-        ):
-            problems.append(
-                f"config key 'models.{name}.path': backend file needs a responses file (CSV/JSONL/Parquet) "
-                f"or a folder of released MAKQA outputs (result_<domain>.json); '{spec['path']}' is neither"
-            )
+        if backend_info(spec["backend"]).recorded and spec.get("path"):
+            problems += _check_recorded(name, spec["path"], base_dir)
     for index, pair in enumerate(config["output"]["comparisons"]):
         for name in pair:
             if name not in config.get("models", {}):

@@ -92,15 +92,65 @@ def _write_marker(
     )
 
 
-def _hub_error(hf_id: str, revision: str | None, hf_file: str | None, exc: BaseException) -> FetchError:
-    what = hf_id + (f" (revision {revision})" if revision else "") + (f", file {hf_file}" if hf_file else "")
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The error and those it was raised from, outermost first."""
+    chain: list[BaseException] = []
+    found: BaseException | None = exc
+    while found is not None and found not in chain:
+        chain.append(found)
+        found = found.__cause__ or found.__context__
+    return chain
+
+
+def _why(exc: BaseException, hf_id: str, revision: str | None, hf_file: str | None) -> tuple[str, str, BaseException]:
+    """(why the Hub gave nothing, in words a user acts on: no network, not found, gated,
+    unauthorised; what to do; the error that says it), from the error and those it was raised from."""
+    from huggingface_hub import errors
+
+    try:
+        from httpx2 import TransportError  # what the hub's HTTP client raises for no connection, DNS, timeouts
+    except ImportError:  # another client in another hub version: its errors are ConnectionError or TimeoutError
+        TransportError = ConnectionError  # noqa: N806
+    network = (
+        "Run the fetch on a machine with internet access (e.g. a login node), "
+        "or set `path:` for this model in the config to a local copy."
+    )
+    login = "log in on the machine that fetches (`hf auth login`, or set HF_TOKEN)"
+    for cause in _causes(exc):
+        status = getattr(getattr(cause, "response", None), "status_code", None)
+        if isinstance(cause, errors.GatedRepoError):
+            return "gated", f"accept its terms at https://huggingface.co/{hf_id}, then {login}.", cause
+        if isinstance(cause, errors.RevisionNotFoundError):
+            return "not found", f"{hf_id} has no revision {revision!r}; check `revision` in the config.", cause
+        if isinstance(cause, errors.RemoteEntryNotFoundError):
+            return "not found", f"{hf_id} has no file {hf_file!r}; check `hf_file` in the config.", cause
+        if isinstance(cause, errors.RepositoryNotFoundError):
+            return (
+                "not found",
+                f"the Hub has no model {hf_id!r} that this machine may see: check `hf_id` in the config "
+                f"(a private model also needs you to {login}).",
+                cause,
+            )
+        if isinstance(cause, errors.HfHubHTTPError) and status in (401, 403):
+            return "unauthorised", f"the Hub refused the token (HTTP {status}); {login}.", cause
+        if isinstance(cause, errors.OfflineModeIsEnabled):
+            return "no network", "HF_HUB_OFFLINE is set in this environment; unset it for the fetch.", cause
+        if isinstance(cause, (TransportError, ConnectionError, TimeoutError)):
+            return "no network", network, cause
     hint = ""
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}:
         hint = " HF_HUB_OFFLINE is set in this environment; unset it for the fetch."
+    return "the Hub failed", network + " Gated models also need `hf auth login`." + hint, exc
+
+
+def _hub_error(hf_id: str, revision: str | None, hf_file: str | None, exc: BaseException) -> FetchError:
+    """The error a failed download stops the job with: why first (no network, not found,
+    gated, unauthorised), then the model, the Hub's own words and what to do."""
+    what = hf_id + (f" (revision {revision})" if revision else "") + (f", file {hf_file}" if hf_file else "")
+    why, remedy, cause = _why(exc, hf_id, revision, hf_file)
+    said = " ".join(str(cause).split())  # the hub's message (often several lines) on one
     return FetchError(
-        f"could not fetch model {what} from the Hugging Face Hub: {type(exc).__name__}: {exc}. "
-        f"Run the fetch on a machine with internet access (e.g. a login node; gated models also "
-        f"need `hf auth login`), or set `path:` for this model in the config to a local copy.{hint}"
+        f"{why}: could not fetch model {what} from the Hugging Face Hub ({type(cause).__name__}: {said}). {remedy}"
     )
 
 
@@ -151,6 +201,12 @@ def fetch_model(
         if hf_file:
             huggingface_hub.hf_hub_download(hf_id, filename=hf_file, revision=revision, local_dir=dest)
         else:
+            # A dry run first: with files in `dest` (the marker above, a download cut short) the hub
+            # answers an unreachable, unknown or refused repository by returning `dest` as it is,
+            # with a warning; the dry run raises the reason instead, and lists files, nothing more.
+            huggingface_hub.snapshot_download(
+                hf_id, revision=revision, local_dir=dest, allow_patterns=allow_patterns, dry_run=True
+            )
             huggingface_hub.snapshot_download(hf_id, revision=revision, local_dir=dest, allow_patterns=allow_patterns)
     except Exception as exc:  # the hub raises many types (HTTP, offline, gated, validation), by version
         raise _hub_error(hf_id, revision, hf_file, exc) from exc

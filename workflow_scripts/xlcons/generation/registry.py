@@ -247,7 +247,7 @@ BACKENDS: dict[str, BackendInfo] = {
             mem_mb=2000,
             recorded=True,
             summary="responses you already have: `path` names a "
-            "CSV/JSONL/Parquet file with item_id, language, response",
+            "CSV/JSONL/Parquet file with item_id (or id), language (or lang), response",
         ),
     )
 }

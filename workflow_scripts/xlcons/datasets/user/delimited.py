@@ -23,6 +23,9 @@ from xlcons.languages import LanguageRegistry
 _QUOTED = re.compile(r'"([^"]*(?:""[^"]*)*)"')
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SHOWN = 40  # characters of a field quoted in a message
+# csv's own limit on a field is 128 KiB (131072 characters), less than a long answer or a
+# document-sized prompt; this one, the largest a C long holds everywhere, is no limit in practice.
+FIELD_SIZE_LIMIT = 2**31 - 1
 
 
 def _shortened(text: str) -> str:
@@ -90,6 +93,7 @@ def _quote_problem(record: str, delimiter: str) -> tuple[int, int, str] | None:
 
 
 def read_delimited(text: str, delimiter: str, kind: str, problems: Problems) -> RawTable:
+    csv.field_size_limit(FIELD_SIZE_LIMIT)
     # The lines as csv reads them (a line ends at LF, CR LF or CR), so its line_num maps onto them.
     physical = io.StringIO(text, newline="").readlines()
     columns: list[str] | None = None

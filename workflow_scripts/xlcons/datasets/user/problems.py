@@ -24,8 +24,10 @@ class Problems:
     They are found in several passes (bytes, records, fields, duplicates) but listed in
     file order, as someone fixing them in an editor goes through the file."""
 
-    def __init__(self, name: str, label: str):
+    def __init__(self, name: str, label: str, key: str | None = None):
+        """`key` heads every message: the config key of the file (`datasets.<name>` unless given)."""
         self.name, self.label = name, label
+        self.key = key or f"datasets.{name}"
         self._found: list[tuple[int, str]] = []
 
     def __bool__(self) -> bool:
@@ -34,10 +36,10 @@ class Problems:
     def at(self, where: str, column: str | None, message: str) -> None:
         column_part = f", column {column!r}" if column else ""
         position = int(where.split()[1])  # "line 4", "row 2", "line 1 (header)"
-        self._found.append((position, f"datasets.{self.name}: {self.label}, {where}{column_part}: {message}"))
+        self._found.append((position, f"{self.key}: {self.label}, {where}{column_part}: {message}"))
 
     def of_file(self, message: str) -> None:
-        self._found.append((0, f"datasets.{self.name}: {self.label}: {message}"))
+        self._found.append((0, f"{self.key}: {self.label}: {message}"))
 
     def in_file_order(self) -> list[str]:
         return [text for _, text in sorted(self._found, key=lambda found: found[0])]

@@ -1,6 +1,6 @@
 """Reading a user set's source, whatever its format (CSV, TSV, JSONL, TXT, Parquet, a Hugging
 Face split), into one raw table of records; a text file's bytes must be UTF-8, and each bad
-byte is reported by line."""
+byte is reported by line. Recorded responses (backend `file`) are read here too."""
 
 from __future__ import annotations
 
@@ -12,6 +12,16 @@ from xlcons.datasets.user.delimited import read_delimited
 from xlcons.datasets.user.problems import Problems
 from xlcons.datasets.user.source import TXT_COLUMNS, RawTable, Source
 from xlcons.datasets.user.values import describe
+
+
+def _as_cp1252(byte: int) -> str:
+    """What a byte that is not UTF-8 most likely is: a letter of Windows-1252, the encoding a
+    spreadsheet on Windows saves CSV in ("é" for 0xe9); nothing when it is not one."""
+    try:
+        char = bytes([byte]).decode("cp1252")
+    except UnicodeDecodeError:
+        return ""
+    return f"; {char!r} in Windows-1252, the encoding of a spreadsheet's plain CSV on Windows: choose CSV UTF-8"
 
 
 def _decode(data: bytes, problems: Problems) -> str:
@@ -29,8 +39,8 @@ def _decode(data: bytes, problems: Problems) -> str:
             problems.at(
                 f"line {line}",
                 None,
-                f"not UTF-8: byte 0x{data[offset]:02x} at byte {column + 1} of the "
-                f"line (byte offset {offset} in the file); save the file as UTF-8",
+                f"not UTF-8: byte 0x{data[offset]:02x} at byte {column + 1} of the line (byte offset "
+                f"{offset} in the file{_as_cp1252(data[offset])}); save the file as UTF-8",
             )
             position = position + error.end
     return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
@@ -115,7 +125,7 @@ def read_raw(source: Source, problems: Problems) -> RawTable:
     if source.suffix == ".parquet":
         return _read_parquet(source.path, problems)
     text = _decode(source.path.read_bytes(), problems)
-    if source.suffix == ".jsonl":
+    if source.suffix in (".jsonl", ".json"):  # .json: JSON lines too (recorded responses accept the name)
         return _read_jsonl(text, problems)
     if source.suffix == ".txt":
         return _read_txt(text)

@@ -255,13 +255,48 @@ class OpenAIBatchBackend(OpenAIBackend):
             return Result(key, "", "error", error=f"batch {batch_id}: unreadable response: {describe_error(error)}")
         return self.completion_result(key, completion)
 
+    def _repeated(self, batch_id: str, repeated: Mapping[str, list[Result]]) -> dict[str, Result]:
+        """The result of each request a batch answered more than once: the answer when every
+        copy says the same, else a failed request (which answer counts is unknown; a rerun asks
+        again); said in the log either way."""
+        results = {}
+        for key, copies in repeated.items():
+            texts = {(copy.response, copy.finish_reason) for copy in copies}
+            if len(texts) == 1:
+                results[key] = copies[0]
+                continue
+            results[key] = Result(
+                key,
+                "",
+                "error",
+                sum(copy.prompt_tokens or 0 for copy in copies),  # each copy was billed
+                sum(copy.completion_tokens or 0 for copy in copies),
+                error=f"batch {batch_id} holds {len(copies)} different answers to this request (custom_id {key}); "
+                "none kept",
+            )
+        if repeated:
+            log.warning(
+                "%s: batch %s answered %d requests more than once (custom_id %s); the same answer twice is kept once, "
+                "%d with different answers are recorded as failed requests",
+                self.spec.name,
+                batch_id,
+                len(repeated),
+                ", ".join(list(repeated)[:5]) + (", ..." if len(repeated) > 5 else ""),
+                sum(result.finish_reason == "error" for result in results.values()),
+            )
+        return results
+
     def _collect(self, batch: Any, entry: BatchEntry, wanted: Mapping[str, Request]) -> Iterator[Result]:
         """The results of a finished batch for the requests of `wanted` it holds."""
         answered: dict[str, Result] = {}
+        repeated: dict[str, list[Result]] = {}  # a custom_id answered more than once
         for line in self._lines(batch.output_file_id) + self._lines(getattr(batch, "error_file_id", None)):
             result = self._line_result(batch.id, line)
+            if result.key in answered and "error" not in (result.finish_reason, answered[result.key].finish_reason):
+                repeated.setdefault(result.key, [answered[result.key]]).append(result)
             if result.key not in answered or answered[result.key].finish_reason == "error":
                 answered[result.key] = result
+        answered.update(self._repeated(batch.id, repeated))
         counts = _counts(batch)
         reasons = "; ".join(
             str(getattr(error, "message", error)) for error in (getattr(batch.errors, "data", None) or [])
