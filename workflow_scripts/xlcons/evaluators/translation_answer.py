@@ -205,14 +205,21 @@ _MAX_LABEL = 80  # characters before the colon of a label or preamble prefix
 _MAX_PREAMBLE = 160  # characters of a line ending in a colon that is taken for a preamble by structure alone
 
 
+def _vocabulary_terms(extra_names: tuple[str, ...]) -> tuple[str, ...]:
+    return (*_all_names(), *extra_names, *TRANSLATION_WORDS, *HERE_WORDS, *ACKNOWLEDGEMENTS, *FILLERS, *ENGLISH_CHAT)
+
+
 @lru_cache(maxsize=64)
 def _vocabulary(extra_names: tuple[str, ...]) -> re.Pattern:
     """Every word of labels and preambles, with the target's own names."""
-    return re.compile(
-        _alternation(
-            (*_all_names(), *extra_names, *TRANSLATION_WORDS, *HERE_WORDS, *ACKNOWLEDGEMENTS, *FILLERS, *ENGLISH_CHAT)
-        )
-    )
+    return re.compile(_alternation(_vocabulary_terms(extra_names)))
+
+
+@lru_cache(maxsize=64)
+def _vocabulary_words(extra_names: tuple[str, ...]) -> frozenset[str]:
+    """The single words the vocabulary's terms are made of: a text with another word (in a
+    script written with spaces) is no label, whatever the regex would say."""
+    return frozenset(word for term in _vocabulary_terms(extra_names) for word in re.findall(r"\w+", _normalise(term)))
 
 
 @lru_cache(maxsize=64)
@@ -225,7 +232,11 @@ def _only_wrapping(text: str, extra_names: tuple[str, ...], *, require: re.Patte
     """True when `text` is nothing but words of labels and preambles, at least one of them
     one that `require` matches: a label or an acknowledgement, not a sentence."""
     plain = _normalise(text)
-    if not plain or len(plain) > _MAX_LABEL or not require.search(plain):
+    if not plain or len(plain) > _MAX_LABEL:
+        return False
+    if not _CJK.search(plain) and not set(re.findall(r"\w+", plain)) <= _vocabulary_words(extra_names):
+        return False
+    if not require.search(plain):
         return False
     return not re.sub(r"[\W_]+", "", _vocabulary(extra_names).sub(" ", plain))
 
@@ -260,6 +271,9 @@ def _is_wrapping_line(line: str, extra_names: tuple[str, ...]) -> bool:
         return True
     if _only_wrapping(bare, extra_names, require=_ACKNOWLEDGEMENT) or _is_label(bare.rstrip(":： "), extra_names):
         return True
+    split = _prefix(bare)
+    if split is not None and _is_label(split[0], extra_names) and re.search(r"\w", split[1]):
+        return False  # a labelled translation ("Armenian: Ո՞րն է ջրի բանաձևը:"), not a preamble
     plain = _normalise(bare)
     if _ends_in_colon(bare) and (bool(_TRANSLATION_STEM.search(plain)) or _names_language(plain, extra_names)):
         return True
