@@ -11,8 +11,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
-from builders import FLORES_SAMPLE
 
+from builders import FLORES_SAMPLE
 from xlcons.evaluators.translation_answer import extract_answer
 from xlcons.languages import XING2024_LANGUAGES, LanguageRegistry
 
@@ -102,9 +102,10 @@ def test_multiq_prompts_in_every_language_pass_through_unchanged(shared_data):
 
 def test_refusals_are_told_from_sentences_that_apologise():
     assert _status("I'm sorry, but I can't translate this.", "en") == ("", "refused")
-    assert _status("I'm sorry, but I can't help with that.", "en") == ("I'm sorry, but I can't help with that.", "ok"), (
-        "into English, an apology is what a sentence may say: only one that speaks of translating is a refusal"
-    )
+    assert _status("I'm sorry, but I can't help with that.", "en") == (
+        "I'm sorry, but I can't help with that.",
+        "ok",
+    ), "into English, an apology is what a sentence may say: only one that speaks of translating is a refusal"
     assert _status("Sorry, I cannot help with that.", "de") == ("", "refused")
     assert _status("Sorry seemed to be the hardest word.", "de") == ("Sorry seemed to be the hardest word.", "ok")
 

@@ -56,6 +56,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from xlcons.evaluators.translation_answer_words import (
     ACKNOWLEDGEMENTS,
@@ -73,6 +74,9 @@ from xlcons.evaluators.translation_answer_words import (
     TRANSLATION_WORDS,
 )
 from xlcons.languages import LanguageRegistry, UnknownLanguageError
+
+if TYPE_CHECKING:
+    from babel import Locale
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u1100-\u11ff\uf900-\ufaff]")
 
@@ -98,7 +102,8 @@ def _alternation(terms: Iterable[str], *, normalise: bool = True) -> str:
 # -- Language names (CLDR through Babel) -----------------------------------------------------
 
 
-def _babel_locale(code: str):  # noqa: ANN202 (babel.Locale, imported lazily)
+def _babel_locale(code: str) -> Locale | None:
+    """CLDR's locale for a registry code (zh-TW -> zh_Hant_TW, iw -> he), None where CLDR has none."""
     from babel import Locale, UnknownLocaleError
 
     for candidate in (code.replace("-", "_"), code.split("-")[0]):
@@ -511,7 +516,9 @@ def extract_answer(response: str, target: str | None = None, target_name: str | 
     introduced = index != content[0]
     labelled = _label_language(raw[index] or "")
     if labelled is not None and _registry_code(target) is not None and labelled != _registry_code(target):
-        later = next((i for i in content if i > index and _label_language(raw[i] or "") == _registry_code(target)), None)
+        later = next(
+            (i for i in content if i > index and _label_language(raw[i] or "") == _registry_code(target)), None
+        )
         index = later if later is not None else index
     first = raw[index] or ""
 
