@@ -108,6 +108,9 @@ def test_refusals_are_told_from_sentences_that_apologise():
     ), "into English, an apology is what a sentence may say: only one that speaks of translating is a refusal"
     assert _status("Sorry, I cannot help with that.", "de") == ("", "refused")
     assert _status("Sorry seemed to be the hardest word.", "de") == ("Sorry seemed to be the hardest word.", "ok")
+    # An apology that goes on to give a translation is no refusal.
+    hedged = "I'm sorry, I can't translate this word for word, but here is a close version:\n\nDer Fluss fror früh."
+    assert _status(hedged, "de") == ("Der Fluss fror früh.", "ok")
 
 
 def test_structure_rules_keep_what_belongs_to_the_sentence():

@@ -10,8 +10,9 @@ attempt). :func:`extract_answer` takes, in order:
 
 1. a refusal: an answer that opens with an apology or "As an AI…" and says it cannot help,
    translate or provide ("I'm sorry, but I can't help with translating this.") is `refused`
-   (no text); for an English target only one that speaks of translating, since the
-   translation of an English apology is an English apology;
+   (no text), unless it goes on to introduce a translation (a line ending in a colon, "here
+   is"); for an English target only one that speaks of translating, since the translation
+   of an English apology is an English apology;
 2. the lines of the stripped answer, blank ones marking paragraphs;
 3. the first line that is not *wrapping*: a code fence or rule; an acknowledgement alone
    ("Sure!", "当然！"); a label alone ("German:", "### Deutsch", "Kiswahili"); a preamble, i.e.
@@ -478,9 +479,10 @@ def is_refusal(response: str, target: str | None = None) -> bool:
     if not lines:
         return False
     plain = _normalise(_strip_markdown(lines[0]))
-    match = _REFUSAL.match(plain)
-    if not match:
+    if not _REFUSAL.match(plain):
         return False
+    if any(_ends_in_colon(line) for line in lines) or _HERE.search(plain):
+        return False  # "I can't translate it word for word, but here is a close version:" introduces one
     return _registry_code(target) != "en" or "translat" in plain
 
 
