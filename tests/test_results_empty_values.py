@@ -287,6 +287,7 @@ def every_kind_of_results() -> pl.DataFrame:
         model="m",
         n_empty=0,
         n_too_long=0,
+        n_refused=0,
         n_changed=0,
     )
     # Tokenization: Hindi's prompts are all punctuation, so they have no top token and no class share.

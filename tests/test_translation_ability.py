@@ -114,6 +114,43 @@ def test_a_prompt_too_long_for_the_model_is_left_out_and_named_among_the_exclusi
     assert set(results["n_excluded"].to_list()) == {2}
 
 
+def test_a_refusal_is_not_scored_but_counted_and_named_among_the_exclusions(tmp_path):
+    """A refusal, in the model's words or the provider's (`finish_reason` refused), is no
+    translation: status `refused`, no chrF, out of its direction's corpus chrF, counted in
+    `n_refused` and in the results' `n_excluded` / `excluded_reasons`. An empty answer is still
+    the model's failure, scored as the empty translation."""
+    prompts = load(write_flores_sample(tmp_path / "flores"), ["en"], {"limit": 4}, run_languages=["en", "de"])
+    reference = prompts.to_pylist()[0]["references"][0]
+    responses = response_rows(
+        [
+            ("1:de", "en", f"Here is the translation:\n\n{reference}"),
+            ("2:de", "en", "I'm sorry, but I can't translate this sentence."),
+            ("3:de", "en", None, "refused"),
+            ("4:de", "en", None, "empty"),
+        ],
+        dataset="flores",
+    )
+    items, directions = score_items(item_table(prompts, responses))
+    assert items.select("item_id", "status", "hypothesis", "changed").rows() == [
+        ("1:de", "ok", reference, True),
+        ("2:de", "refused", None, None),
+        ("3:de", "refused", None, None),
+        ("4:de", "empty", "", None),
+    ]
+    assert items["chrf"].to_list() == [pytest.approx(100.0), None, None, 0.0]
+    (row,) = directions.to_dicts()
+    assert (row["n_items"], row["n_empty"], row["n_failed"], row["n_refused"]) == (2, 1, 0, 2)
+    # The direction's corpus chrF is that of the two scored sentences alone.
+    from sacrebleu.metrics import CHRF
+
+    references = [row["references"][0] for row in prompts.to_pylist()]
+    assert row["chrf"] == pytest.approx(CHRF().corpus_score([reference, ""], [[references[0], references[3]]]).score)
+    results = to_results(directions.to_arrow())
+    assert set(results["excluded_reasons"].to_list()) == {"refused:2"}
+    assert set(results["n_excluded"].to_list()) == {2}
+    assert set(results["n_items"].to_list()) == {2}
+
+
 def test_answers_are_matched_to_their_prompts_and_failed_requests_marked(tmp_path):
     prompts = load(write_flores_sample(tmp_path / "flores"), ["en"], {"limit": 2}, run_languages=["en", "de"])
     responses = response_rows(
@@ -146,6 +183,7 @@ def _directions(values):
                 "n_empty": 0,
                 "n_failed": 1,
                 "n_too_long": 0,
+                "n_refused": 0,
                 "n_changed": 0,
             }
             for (model, s, t), v in values.items()

@@ -236,8 +236,10 @@ def test_sentences_that_look_like_wrapping_in_part_are_kept():
         )
         == "Il museo (nota: chiuso il lunedì) apre alle 9."
     ), "only the note that ends the line goes"
-    # A first line ending in a colon that speaks of neither a language nor a translation is the answer.
-    assert scored_text("Er sagte Folgendes:\nWir werden gewinnen.", "German", target="de") == "Er sagte Folgendes:"
+    # A line ending in a colon with nothing after it is the answer; with a line after it, it is
+    # a preamble by its structure, in whatever language ("Zde je překlad:", "الترجمة:").
+    assert scored_text("Er sagte Folgendes:", "German", target="de") == "Er sagte Folgendes:"
+    assert scored_text("Er sagte Folgendes:\nWir werden gewinnen.", "German", target="de") == "Wir werden gewinnen."
     # An acknowledgement word opening a sentence.
     assert (
         scored_text("Sure enough, the river froze early.\nGerman:", "English", target="en")

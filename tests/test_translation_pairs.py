@@ -113,6 +113,7 @@ def test_the_models_table_gives_each_models_share_of_changed_answers():
                 "n_empty": empty,
                 "n_failed": failed,
                 "n_too_long": 0,
+                "n_refused": 0,
                 "n_changed": changed,
             }
             for model, s, t, chrf, n, empty, failed, changed in [
@@ -183,6 +184,7 @@ def _directions(chrf):
                 "n_empty": 0,
                 "n_failed": 0,
                 "n_too_long": 0,
+                "n_refused": 0,
                 "n_changed": 0,
             }
             for (model, s, t), v in chrf.items()

@@ -6,17 +6,20 @@ target language in `category`, the reference in `references`) and the model's an
 writes two tables:
 
 * TRANSLATION_ITEMS, one row per prompt: the translation as scored (`hypothesis`), its
-  sentence-level chrF and chrF++, `status`: `ok`; `empty` (no answer, or a refusal, or
-  nothing left once the wrapping is removed: scored as the empty translation, which is the
-  model's failure); `error` (the request failed: not scored, counted in `n_failed`);
+  sentence-level chrF and chrF++, `status`: `ok`; `empty` (no answer, or nothing left once
+  the wrapping is removed: scored as the empty translation, which is the model's failure);
+  `refused` (the model refused to translate, in its words (xlcons.evaluators.translation_answer
+  says how that is recognised) or by the provider's refusal (`finish_reason` `refused`): not
+  a translation, so not scored, counted in `n_refused`); `error` (the request failed: not
+  scored, counted in `n_failed`);
   `prompt_too_long` (the prompt did not fit the model's context: not scored, counted in
   `n_failed` and, of those, in `n_too_long`); and
-  `changed`: the scored text is not the whole stripped answer (null for failed requests and
-  for answers the generation stage marked empty or refused).
+  `changed`: the scored text is not the whole stripped answer (null for failed requests,
+  refusals and answers the generation stage marked empty).
 * TRANSLATION_DIRECTIONS, one row per (source, target): corpus chrF and chrF++ of the
   direction's scored sentences, as sacrebleu's `CHRF().corpus_score` (character 6-grams,
-  beta 2; chrF++ adds word bigrams), and `n_changed`, the answers whose scored text is not
-  the whole answer.
+  beta 2; chrF++ adds word bigrams), `n_refused`, the refusals left out of it, and
+  `n_changed`, the answers whose scored text is not the whole answer.
 
 What is scored of an answer (`answer`):
 * `answer` (default): the translation without what chat models wrap it in, a preamble
@@ -37,7 +40,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from xlcons.evaluators.translation_answer import extract_translation
+from xlcons.evaluators.translation_answer import extract_translation, is_refusal
 from xlcons.languages import LanguageRegistry
 from xlcons.schemas import (
     DATASET,
@@ -56,7 +59,10 @@ from xlcons.tables import read_table, write_table
 ANSWER_MODES = ("answer", "first_line", "whole")
 DEFAULT_ANSWER = "answer"
 METRICS = ("chrF", "chrF++")
-STATUSES = ("ok", "empty", "error", PROMPT_TOO_LONG)
+REFUSED = "refused"
+STATUSES = ("ok", "empty", REFUSED, "error", PROMPT_TOO_LONG)
+# Not scored: failed requests (no answer of the model's) and refusals (no translation).
+NOT_SCORED = (*UNANSWERED_REASONS, REFUSED)
 EVALUATOR = "translation_ability"
 
 TRANSLATION_ITEMS = pa.schema(
@@ -83,10 +89,11 @@ TRANSLATION_DIRECTIONS = pa.schema(
         pa.field("target", pa.string(), nullable=False),
         pa.field("chrf", pa.float64()),
         pa.field("chrf_pp", pa.float64()),
-        pa.field("n_items", pa.int32(), nullable=False),  # sentences scored (empty answers included)
+        pa.field("n_items", pa.int32(), nullable=False),  # sentences scored (empty answers included, refusals not)
         pa.field("n_empty", pa.int32(), nullable=False),
         pa.field("n_failed", pa.int32(), nullable=False),  # failed requests, not scored
         pa.field("n_too_long", pa.int32(), nullable=False),  # of those, prompts over the model's context
+        pa.field("n_refused", pa.int32(), nullable=False),  # refusals, not scored
         pa.field("n_changed", pa.int32(), nullable=False),  # answers whose scored text is not the whole answer
     ]
 )
@@ -135,16 +142,19 @@ def item_table(
     rows = []
     for row in frame.iter_rows(named=True):
         failed = row["finish_reason"] in UNANSWERED_REASONS  # no answer of the model's
-        empty = row["finish_reason"] in ("empty", "refused")
+        refused = row["finish_reason"] == REFUSED or (
+            not failed and is_refusal(row["response"] or "", row["category"])
+        )  # an answer, but no translation
+        empty = row["finish_reason"] == "empty"
         hypothesis = (
             None
-            if failed
+            if failed or refused
             else ""
             if empty
             else scored_text(row["response"], names[row["category"]], mode, row["category"])
         )
-        status = row["finish_reason"] if failed else "empty" if not hypothesis else "ok"
-        changed = None if failed or empty else hypothesis != (row["response"] or "").strip()
+        status = row["finish_reason"] if failed else REFUSED if refused else "empty" if not hypothesis else "ok"
+        changed = None if failed or refused or empty else hypothesis != (row["response"] or "").strip()
         rows.append(
             {
                 "dataset": row["dataset"],
@@ -179,7 +189,7 @@ def score_items(items: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     for (dataset, model, source, target), part in items.group_by(
         ["dataset", "model", "lang", "target"], maintain_order=True
     ):
-        scored = part.filter(~pl.col("status").is_in(UNANSWERED_REASONS))
+        scored = part.filter(~pl.col("status").is_in(NOT_SCORED))
         hypotheses, references = scored["hypothesis"].to_list(), scored["reference"].to_list()
         directions.append(
             {
@@ -191,13 +201,14 @@ def score_items(items: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
                 "chrf_pp": chrf_pp.corpus_score(hypotheses, [references]).score if hypotheses else None,
                 "n_items": scored.height,
                 "n_empty": int((part["status"] == "empty").sum()),
-                "n_failed": part.height - scored.height,
+                "n_failed": int(part["status"].is_in(UNANSWERED_REASONS).sum()),
                 "n_too_long": int((part["status"] == PROMPT_TOO_LONG).sum()),
+                "n_refused": int((part["status"] == REFUSED).sum()),
                 "n_changed": int(part["changed"].sum()) if "changed" in part.columns else 0,
             }
         )
     for row in items.iter_rows(named=True):
-        ok = row["status"] not in UNANSWERED_REASONS
+        ok = row["status"] not in NOT_SCORED
         sentence.append(chrf.sentence_score(row["hypothesis"], [row["reference"]]).score if ok else None)
         sentence_pp.append(chrf_pp.sentence_score(row["hypothesis"], [row["reference"]]).score if ok else None)
     scored_items = items.with_columns(
@@ -248,6 +259,7 @@ def language_means(directions: pl.DataFrame) -> pl.DataFrame:
         pl.col("n_items").sum(),
         pl.col("n_failed").sum(),
         pl.col("n_too_long").sum(),
+        pl.col("n_refused").sum(),
     )
     return (
         both.join(as_source, on=[*keys, "lang"], how="left")
@@ -256,12 +268,11 @@ def language_means(directions: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def excluded_reasons(n_error: int, n_too_long: int) -> str | None:
+def excluded_reasons(n_error: int, n_too_long: int, n_refused: int = 0) -> str | None:
     """RESULTS' `excluded_reasons` of the sentences not scored: "reason:count; ...", most
     frequent first (ties by name); None when every sentence was scored."""
-    counts = sorted(
-        ((-count, reason) for reason, count in (("error", n_error), (PROMPT_TOO_LONG, n_too_long)) if count)
-    )
+    reasons = (("error", n_error), (PROMPT_TOO_LONG, n_too_long), (REFUSED, n_refused))
+    counts = sorted((-count, reason) for reason, count in reasons if count)
     return "; ".join(f"{reason}:{-count}" for count, reason in counts) or None
 
 
@@ -284,8 +295,10 @@ def to_results(directions: pa.Table) -> pl.DataFrame:
             "ci_low": None,
             "ci_high": None,
             "n_items": row["n_items"],
-            "n_excluded": row["n_failed"],
-            "excluded_reasons": excluded_reasons(row["n_failed"] - row["n_too_long"], row["n_too_long"]),
+            "n_excluded": row["n_failed"] + row["n_refused"],
+            "excluded_reasons": excluded_reasons(
+                row["n_failed"] - row["n_too_long"], row["n_too_long"], row["n_refused"]
+            ),
             "note": None if row[metric] is not None else f"{metric} undefined: no direction with {row['lang']} scored",
             "n_resamples": 0,
             "ci_level": 0.95,

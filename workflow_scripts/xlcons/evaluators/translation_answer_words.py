@@ -1,10 +1,13 @@
 """The words that wrap a translation in a model's answer: the vocabulary of `translation_answer`.
 
-Language names (English and native, and the forms labels use), translation words, preamble
-("here is"), acknowledgement ("sure"), filler and note words, and the quote pairs, for
-English and the 12 FLORES languages of Xing et al. 2024 (zh en fr es ru ja it de pt ko el nl).
-:mod:`xlcons.evaluators.translation_answer` builds its patterns from these lists (for another
-target language, its registry name is a label too).
+The names of languages come from CLDR (through Babel: :mod:`xlcons.evaluators.translation_answer`
+asks it for every registry language's name in English, the target's name for itself and its
+name for English); the lists here add what CLDR does not hold: the inflected and adjectival
+forms labels use in the 12 FLORES languages of Xing et al. 2024 (zh en fr es ru ja it de pt ko
+el nl), translation words, preamble ("here is"), acknowledgement ("sure"), filler and note
+words in those languages, the English of chat answers ("here you go", "literally", refusals),
+and the quote pairs. Elsewhere the extraction goes by structure (a leading line ending in a
+colon, enumerations, scripts), not by words.
 """
 
 from __future__ import annotations
@@ -159,6 +162,136 @@ ACKNOWLEDGEMENTS = (
     "com certeza",
     "con gusto",
     "volontiers",
+)
+# What English chat answers wrap a translation in (the prompt is English, so are most chat preambles).
+ENGLISH_CHAT = (
+    "here you go",
+    "here it is",
+    "here s that",
+    "here s how you d say it",
+    "how you d say it",
+    "how you would say it",
+    "happy to help",
+    "no problem",
+    "sure thing",
+    "would be",
+    "this would be",
+    "it would be",
+    "it is",
+    "possible",
+    "option",
+    "options",
+    "translations",
+    "a few",
+    "few",
+    "two",
+    "three",
+    "some",
+    "several",
+    "are",
+    "version",
+    "rendering",
+    "says",
+    "reads",
+)
+# A trailing remark in brackets or after a dash that opens with one of these is an explanation
+# or a romanisation of the translation, not part of it.
+EXPLANATION_WORDS = (
+    "literally",
+    "literal",
+    "lit.",
+    "literal meaning",
+    "meaning",
+    "which means",
+    "this means",
+    "this literally means",
+    "i.e.",
+    "in english",
+    "english",
+    "romanization",
+    "romanisation",
+    "romanized",
+    "romanised",
+    "transliteration",
+    "transliterated",
+    "pronunciation",
+    "pronounced",
+    "pinyin",
+    "romaji",
+    "rōmaji",
+    "jyutping",
+    "here",
+    "this",
+    "more natural",
+    "more formal",
+    "less formal",
+    "formal",
+    "informal",
+    "natural",
+)
+# Labels of the lines that follow a translation: a romanisation, an explanation, a gloss.
+FOLLOWING_LABELS = (
+    "romanization",
+    "romanisation",
+    "transliteration",
+    "pronunciation",
+    "pinyin",
+    "romaji",
+    "rōmaji",
+    "jyutping",
+    "explanation",
+    "literal translation",
+    "literally",
+    "meaning",
+    "gloss",
+    "breakdown",
+    "back translation",
+    "back-translation",
+)
+# A refusal: what a chat model answers instead of the translation (English, the prompt's language).
+REFUSAL_OPENINGS = (
+    "i m sorry",
+    "i am sorry",
+    "sorry",
+    "i apologize",
+    "i apologise",
+    "apologies",
+    "unfortunately",
+    "as an ai",
+    "as an ai language model",
+    "as a language model",
+)
+REFUSAL_INABILITY = (
+    "can t",
+    "cannot",
+    "can not",
+    "am unable to",
+    "m unable to",
+    "unable to",
+    "am not able to",
+    "m not able to",
+    "not able to",
+    "won t be able to",
+    "will not be able to",
+    "won t",
+    "will not",
+    "must decline to",
+    "have to decline",
+    "must decline",
+    "refuse to",
+)
+REFUSAL_ACTIONS = (
+    "help",
+    "assist",
+    "translate",
+    "provide",
+    "comply",
+    "fulfil",
+    "fulfill",
+    "complete",
+    "process",
+    "do that",
+    "do this",
 )
 # Words that only join the others in a label or preamble ("the translation into German is").
 FILLERS = (

@@ -4,10 +4,11 @@ Inputs: the TRANSLATION_DIRECTIONS tables of every model (chrF per direction), a
 the run also scores MAKQA for knowledge consistency, the KNOWLEDGE_PAIRS tables of the same
 models (each model's main prompt variant, all domains). Outputs, in `tables/<data set>/`:
 
-* `translation_directions`: chrF and chrF++ per (model, source, target), and the share of
-  its answers whose scored text is not the whole answer (`changed`);
+* `translation_directions`: chrF and chrF++ per (model, source, target), its failed requests
+  and refusals (`refused`, not scored), and the share of its answers whose scored text is not
+  the whole answer (`changed`);
 * `translation_models`: per model, mean chrF (and chrF++) over its directions, the sentences,
-  empty answers and failed requests, and `changed`, the share of its scored answers whose
+  empty answers, failed requests and refusals, and `changed`, the share of its scored answers whose
   scored text is not the whole stripped answer (what the answer extraction removed from);
 * `translation_languages`: per (model, language), mean chrF (and chrF++) of the directions
   out of it, into it, and both;

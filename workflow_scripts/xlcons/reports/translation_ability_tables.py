@@ -72,13 +72,14 @@ def directions_table(directions: pl.DataFrame) -> pl.DataFrame:
         pl.col("chrf_pp").alias("chrF++"),
         pl.col("n_items").alias("sentences"),
         pl.col("n_failed").alias("failed"),
+        pl.col("n_refused").alias("refused"),
         _share("n_changed", "n_items").alias("changed"),
     ).sort(["model", "source", "target"])
 
 
 def models_table(directions: pl.DataFrame) -> pl.DataFrame:
     """Per model: mean chrF (chrF++) over its directions, its sentences, empty answers, failed
-    requests, and the share of its scored answers that the extraction changed."""
+    requests, refusals (not scored), and the share of its scored answers that the extraction changed."""
     return (
         directions.group_by("model")
         .agg(
@@ -88,6 +89,7 @@ def models_table(directions: pl.DataFrame) -> pl.DataFrame:
             pl.col("n_items").sum().alias("sentences"),
             pl.col("n_empty").sum().alias("empty"),
             pl.col("n_failed").sum().alias("failed"),
+            pl.col("n_refused").sum().alias("refused"),
             pl.col("n_changed").sum().alias("n_changed"),
         )
         .with_columns(_share("n_changed", "sentences").alias("changed"))
