@@ -207,9 +207,10 @@ def echoed(server: ChatEndpoint, message: str, authorization: str) -> str:
     return message + f"; Incorrect API key provided: {key} (Authorization: {authorization})"
 
 
-def chat_answer(server: ChatEndpoint, body: dict, authorization: str = "") -> tuple[int, dict]:
-    """(HTTP status, JSON body) of the scripted answer to one chat completions request."""
-    answer = server.reply(body["messages"][-1]["content"])
+def chat_answer(server: ChatEndpoint, body: dict, authorization: str = "", answer: Any = None) -> tuple[int, dict]:
+    """(HTTP status, JSON body) of the scripted answer (`answer`, or else the server's reply) to one
+    chat completions request."""
+    answer = server.reply(body["messages"][-1]["content"]) if answer is None else answer
     if isinstance(answer, (int, LineError)):
         status, message = (500, answer.message) if isinstance(answer, LineError) else (answer, server.error_message)
         error = {"message": echoed(server, message, authorization), "type": "server_error", "code": None}
@@ -264,6 +265,7 @@ class BatchEndpoint(ChatEndpoint):
         self.final_status = "completed"
         self.answered_before_end: int | None = None
         self.failure_message = "the input file is not valid"
+        self.batch_reply = None  # answers the lines of a batch instead of `reply` when set
         self.batch_errors: list[str] = []  # messages in the batch's `errors.data` when it ends, whatever its status
         self.errors_in_output = False
         self.hold = False
@@ -298,14 +300,14 @@ class BatchEndpoint(ChatEndpoint):
         output, errors = [], []
         authorization = batch["_authorization"]
         for number, line in enumerate(answered):
-            answer = self.reply(line["body"]["messages"][-1]["content"])
+            answer = (self.batch_reply or self.reply)(line["body"]["messages"][-1]["content"])
             if isinstance(answer, LineError):
                 error = {"code": answer.code, "message": echoed(self, answer.message, authorization)}
                 errors.append(
                     {"id": f"batch_req_{number}", "custom_id": line["custom_id"], "response": None, "error": error}
                 )
                 continue
-            code, body = chat_answer(self, line["body"], authorization)
+            code, body = chat_answer(self, line["body"], authorization, answer)
             record = {
                 "id": f"batch_req_{number}",
                 "custom_id": line["custom_id"],

@@ -20,8 +20,8 @@ from types import SimpleNamespace
 
 import pyarrow as pa
 import pytest
-from local_server import ChatEndpoint
 
+from local_server import ChatEndpoint
 from xlcons.generation import base
 from xlcons.generation.backends.openai_api import OpenAIBackend, parse_completion
 from xlcons.generation.base import Decoding, GenerationError, ModelSpec, Result, build_requests

@@ -66,7 +66,9 @@ class _BoundStream(httpcore2.NetworkStream):
         self._stream.close()
 
     def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
-        return _BoundStream(self._stream.start_tls(ssl_context, server_hostname, _left(timeout, httpcore2.ConnectTimeout)))
+        return _BoundStream(
+            self._stream.start_tls(ssl_context, server_hostname, _left(timeout, httpcore2.ConnectTimeout))
+        )
 
     def get_extra_info(self, info: str) -> Any:
         return self._stream.get_extra_info(info)

@@ -143,14 +143,18 @@ def parse_completion(key: str, completion: Any) -> Result:
     choices, a choice without a message, or content that is not text is an `error`.
     """
     usage = _field(completion, "usage")
-    prompt_tokens, completion_tokens = (_token_count(_field(usage, name)) for name in ("prompt_tokens", "completion_tokens"))
+    prompt_tokens, completion_tokens = (
+        _token_count(_field(usage, name)) for name in ("prompt_tokens", "completion_tokens")
+    )
     choices = _field(completion, "choices") or []
     if not isinstance(choices, list) or not choices:
         return Result(key, "", "error", prompt_tokens, completion_tokens, "the response has no choices")
     choice = choices[0]
     message = _field(choice, "message")
     if message is None:
-        return Result(key, "", "error", prompt_tokens, completion_tokens, "unreadable response: the choice has no message")
+        return Result(
+            key, "", "error", prompt_tokens, completion_tokens, "unreadable response: the choice has no message"
+        )
     try:
         content = message_text(_field(message, "content"))
     except ValueError as error:
