@@ -116,5 +116,5 @@ def bound_requests(client: httpx2.Client) -> httpx2.Client:
                 f"{httpcore2.__version__}): its connection pool has no network backend where expected"
             )
         if not isinstance(backend, _BoundBackend):
-            pool._network_backend = _BoundBackend(backend)  # type: ignore[union-attr]
+            pool._network_backend = _BoundBackend(backend)
     return client
