@@ -436,18 +436,28 @@ def test_an_answer_of_any_shape_is_read_or_failed_alone_and_the_good_answers_of_
     }, "the good answers were cached; only the failed requests are sent again"
 
 
-@pytest.mark.parametrize("timeout_s", [0.5, 3.0], ids=["deadline within the headers", "deadline within the body"])
-def test_timeout_s_bounds_each_request_in_all_not_each_read(timeout_s):
+@pytest.mark.parametrize(
+    ("timeout_s", "through_proxy"),
+    [(0.5, False), (3.0, False), (0.5, True)],
+    ids=["deadline within the headers", "deadline within the body", "through a proxy the environment names"],
+)
+def test_timeout_s_bounds_each_request_in_all_not_each_read(timeout_s, through_proxy, monkeypatch):
     """A server that sends its answer (about 400 bytes) one byte every 0.02 s never lets a read
     time out, and would hold each request some 8 s; api.timeout_s ends each attempt in all, in
-    the headers or in the body, as a timeout: retried, then recorded as failed."""
+    the headers or in the body, as a timeout: retried, then recorded as failed. Requests that go
+    through a proxy named by HTTP_PROXY (here the slow server itself) keep the deadline too."""
     with ChatEndpoint(lambda prompt: "Paris is the capital of France.") as endpoint:
         endpoint.trickle_s = 0.02
+        base_url = endpoint.base_url
+        if through_proxy:  # the proxy receives the request for a host it never resolves, and answers it slowly
+            monkeypatch.setenv("HTTP_PROXY", base_url.removesuffix("/v1"))
+            monkeypatch.delenv("NO_PROXY")
+            base_url = "http://api.example.invalid/v1"
         model = ModelSpec(
             name="api-model",
             backend="openai",
             location=None,
-            options={**spec(endpoint.base_url).options, "timeout_s": timeout_s, "max_retries": 1},
+            options={**spec(base_url).options, "timeout_s": timeout_s, "max_retries": 1},
         )
         _, _, [result] = run(model, ["Which city is the capital of France?"])
     assert result.finish_reason == "error" and result.response == ""

@@ -5,7 +5,9 @@ The official `openai` client sends the requests; its own retries are switched of
 server errors (5xx, 408), timeouts and dropped connections are retried with exponential
 backoff; any other error (400, 401, 403, 404, ...) is not. A request that still fails is
 recorded as an error result, never raised and never dropped, so one bad item cannot stop
-a run of thousands and the stage records why it has no answer.
+a run of thousands and the stage records why it has no answer. `api.timeout_s` bounds each
+attempt in all, not each read of it (http_deadline), and an answer whose content is not text
+(parse_completion) is a failed request of its own.
 
 The token cap is sent as `max_tokens`, not `max_completion_tokens`: every compatible server
 (vLLM, Gemini, llama.cpp, TGI) understands `max_tokens`, while `max_completion_tokens` is
