@@ -16,8 +16,10 @@ import json
 import shutil
 import threading
 import time
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from xlcons.data_sources.spec import DataFile, DataSource
 
@@ -104,8 +106,9 @@ class ChatEndpoint(ThreadingHTTPServer):
     Every POST is recorded (`bodies`; `prompts` holds each request's last message) and
     answered with `reply(prompt)`: a text, or an int for that HTTP error status. With
     `echo_authorization`, an error's message quotes the request's Authorization header back,
-    as careless servers do with a 401 ("Incorrect API key provided: ..."). Use it as a
-    context manager (served from a thread while inside).
+    as careless servers do with a 401 ("Incorrect API key provided: ..."). With `trickle_s`, every
+    answer is sent one byte at a time, `trickle_s` seconds apart (a server that never lets a
+    read time out). Use it as a context manager (served from a thread while inside).
     """
 
     daemon_threads = True
@@ -118,6 +121,7 @@ class ChatEndpoint(ThreadingHTTPServer):
         self.reply = reply or (lambda prompt: "ok")
         self.error_message = "scripted failure"  # the body of an error answer
         self.echo_authorization = False
+        self.trickle_s = 0.0  # > 0: send each answer one byte at a time, this many seconds apart
         self._thread: threading.Thread | None = None
 
     @property
@@ -154,25 +158,68 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
     def send_json(self, status: int, payload: dict | bytes) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        if self.server.trickle_s:
+            return self._trickle(status, data)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
+    def _trickle(self, status: int, data: bytes) -> None:
+        """The whole answer, status line and headers included, one byte every `trickle_s` seconds."""
+        head = f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+        try:
+            for byte in head.encode() + data:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(self.server.trickle_s)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up
+            self.close_connection = True
+
 
 ChatEndpoint.handler = _ChatHandler
 
 
-def chat_answer(server: ChatEndpoint, body: dict, authorization: str = "") -> tuple[int, dict]:
-    """(HTTP status, JSON body) of the scripted answer to one chat completions request."""
-    answer = server.reply(body["messages"][-1]["content"])
-    if isinstance(answer, int):
-        message = server.error_message
-        if server.echo_authorization:
-            key = authorization.removeprefix("Bearer ")
-            message += f"; Incorrect API key provided: {key} (Authorization: {authorization})"
-        return answer, {"error": {"message": message, "type": "server_error", "code": None}}
+@dataclass(frozen=True)
+class Message:
+    """A scripted answer given as the assistant message itself, whatever its shape (`content` as a
+    list of parts, a number, ...); None: a choice without a message."""
+
+    message: Any
+
+
+@dataclass(frozen=True)
+class LineError:
+    """A scripted answer that a batch could not give: its line goes into the batch's error file with
+    a top-level `error` and no response (as OpenAI writes the lines of an expired batch); a direct
+    request gets HTTP 500 with the message."""
+
+    code: str
+    message: str
+
+
+def echoed(server: ChatEndpoint, message: str, authorization: str) -> str:
+    """An error message, quoting the Authorization header back when the server is told to."""
+    if not server.echo_authorization:
+        return message
+    key = authorization.removeprefix("Bearer ")
+    return message + f"; Incorrect API key provided: {key} (Authorization: {authorization})"
+
+
+def chat_answer(server: ChatEndpoint, body: dict, authorization: str = "", answer: Any = None) -> tuple[int, dict]:
+    """(HTTP status, JSON body) of the scripted answer (`answer`, or else the server's reply) to one
+    chat completions request."""
+    answer = server.reply(body["messages"][-1]["content"]) if answer is None else answer
+    if isinstance(answer, (int, LineError)):
+        status, message = (500, answer.message) if isinstance(answer, LineError) else (answer, server.error_message)
+        error = {"message": echoed(server, message, authorization), "type": "server_error", "code": None}
+        return status, {"error": error}
+    choice: dict[str, Any] = {"index": 0, "finish_reason": "stop"}
+    if not isinstance(answer, Message):
+        choice["message"] = {"role": "assistant", "content": answer}
+    elif answer.message is not None:
+        choice["message"] = answer.message
     return (
         200,
         {
@@ -180,7 +227,7 @@ def chat_answer(server: ChatEndpoint, body: dict, authorization: str = "") -> tu
             "object": "chat.completion",
             "created": 0,
             "model": body["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+            "choices": [choice],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
         },
     )
@@ -192,11 +239,15 @@ class BatchEndpoint(ChatEndpoint):
 
     Each line of a batch is answered by `reply(prompt)` as a direct request would be: a text,
     or an int for that HTTP status, which puts the line in the batch's error file (or, with
-    `errors_in_output`, in its output file with that status). A new batch is `validating`; each
+    `errors_in_output`, in its output file with that status), or a `LineError`, which puts a line
+    with a top-level error and no response in the error file. A new batch is `validating`; each
     look at it (GET) moves it on: `in_progress`, then, from the `polls_to_end`-th look, its
     `final_status`, unless `hold` is set (it stays `in_progress` until `release()`). A batch that
     ends `expired` or `cancelled` has answered its first `answered_before_end` lines (all, when
-    None); one that ends `failed` none, with `failure_message` as its error. With
+    None); one that ends `failed` none, with `failure_message` as its error; `batch_errors` go
+    into the `errors` of a batch that ends in any status. With `echo_authorization`, every error
+    message (per line, in the error file, in `errors`) quotes back the Authorization header the
+    batch was created with. With
     `upload_status`, every upload is refused with that HTTP status; with `create_status`, a batch is
     created and the client told that HTTP status (a timeout that reached the server). What it saw:
     `uploads` (each uploaded file's purpose and lines), `created` (each created batch's request),
@@ -214,6 +265,8 @@ class BatchEndpoint(ChatEndpoint):
         self.final_status = "completed"
         self.answered_before_end: int | None = None
         self.failure_message = "the input file is not valid"
+        self.batch_reply = None  # answers the lines of a batch instead of `reply` when set
+        self.batch_errors: list[str] = []  # messages in the batch's `errors.data` when it ends, whatever its status
         self.errors_in_output = False
         self.hold = False
         self.upload_status: int | None = None  # answer uploads with this HTTP error status
@@ -245,8 +298,16 @@ class BatchEndpoint(ChatEndpoint):
         status = self.final_status
         answered = [] if status == "failed" else lines[: self.answered_before_end]
         output, errors = [], []
+        authorization = batch["_authorization"]
         for number, line in enumerate(answered):
-            code, body = chat_answer(self, line["body"])
+            answer = (self.batch_reply or self.reply)(line["body"]["messages"][-1]["content"])
+            if isinstance(answer, LineError):
+                error = {"code": answer.code, "message": echoed(self, answer.message, authorization)}
+                errors.append(
+                    {"id": f"batch_req_{number}", "custom_id": line["custom_id"], "response": None, "error": error}
+                )
+                continue
+            code, body = chat_answer(self, line["body"], authorization, answer)
             record = {
                 "id": f"batch_req_{number}",
                 "custom_id": line["custom_id"],
@@ -259,10 +320,16 @@ class BatchEndpoint(ChatEndpoint):
                 file_id = f"file-{name.split('_')[0]}-{batch['id']}"
                 self.files[file_id] = "".join(json.dumps(record) + "\n" for record in records).encode()
                 batch[name] = file_id
-        failed = sum(record["response"]["status_code"] != 200 for record in output + errors)
+        failed = sum(
+            record["response"] is None or record["response"]["status_code"] != 200 for record in output + errors
+        )
         batch["request_counts"] = {"total": len(lines), "completed": len(answered) - failed, "failed": failed}
-        if status == "failed":
-            batch["errors"] = {"object": "list", "data": [{"code": "invalid_file", "message": self.failure_message}]}
+        reasons = [self.failure_message] if status == "failed" else []
+        if reasons + self.batch_errors:
+            data = [
+                {"code": "invalid_file", "message": echoed(self, m, authorization)} for m in reasons + self.batch_errors
+            ]
+            batch["errors"] = {"object": "list", "data": data}
         batch["status"] = status
 
 
@@ -353,6 +420,7 @@ class _BatchHandler(_ChatHandler):
                 "metadata": request.get("metadata"),
                 "request_counts": {"total": 0, "completed": 0, "failed": 0},
                 "_looks": 0,
+                "_authorization": self.headers.get("Authorization", ""),
             }
             batch = {key: value for key, value in server.batches[batch_id].items() if not key.startswith("_")}
             status = server.create_status

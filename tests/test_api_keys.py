@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from xlcons.config import ConfigError, validate_config
+from xlcons.generation.base import Result, finalize
 from xlcons.redaction import REDACTED, RedactingStream, is_variable_name, redact, remember, remember_environment
 
 # Shaped like the keys users paste: OpenAI (project and legacy), a bare `sk` key, Google's, and
@@ -113,3 +114,16 @@ def test_a_redacting_stream_sees_a_key_written_in_pieces(tmp_path):
         stream.write("a-key-9c1d\npartial line pieces-of-a-key-9c1d")
         stream.flush()
     assert (tmp_path / "log").read_text() == f"error: {REDACTED}\npartial line {REDACTED}"
+
+
+@pytest.mark.parametrize("reason", ["error", "refused", "prompt_too_long", "stop"])
+def test_an_error_text_is_stored_redacted_whatever_the_backend(reason):
+    """`generation.base.finalize`, which every backend's results pass before they are cached or
+    stored, redacts the error text (and a refused answer's partial text kept with it)."""
+    remember("key-of-another-backend-77aa")
+    error = "the server said: Incorrect API key provided: key-of-another-backend-77aa"
+    final = finalize(Result("k", "cut short key-of-another-backend-77aa", reason, error=error))
+    assert final.error is not None and final.error.startswith(
+        f"the server said: Incorrect API key provided: {REDACTED}"
+    )
+    assert "key-of-another-backend-77aa" not in final.error

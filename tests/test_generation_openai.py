@@ -18,12 +18,15 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
+import pyarrow as pa
 import pytest
 
+from local_server import ChatEndpoint
 from xlcons.generation import base
 from xlcons.generation.backends.openai_api import OpenAIBackend, parse_completion
 from xlcons.generation.base import Decoding, GenerationError, ModelSpec, Result, build_requests
-from xlcons.schemas import NO_ANSWER
+from xlcons.generation.stage import run_generation
+from xlcons.schemas import NO_ANSWER, PROMPTS
 
 API_KEY = "sk-test-xlcons-0123"
 KEY_ENV = "XLCONS_TEST_API_KEY"
@@ -155,6 +158,12 @@ def behaviour(prompt: str, attempt: int, body: dict) -> tuple:
         answer = completion(body, "cached answer")
         answer["usage"]["prompt_tokens_details"] = {"cached_tokens": 5}
         return 200, answer
+    if prompt in ODD_CONTENT:
+        return 200, completion(body, ODD_CONTENT[prompt])
+    if prompt == "no message":
+        answer = completion(body, "unused")
+        del answer["choices"][0]["message"]
+        return 200, answer
     if prompt == "not json":  # a proxy's error page, a cut connection: a body the client cannot read
         return 200, b'{"id": "chatcmpl-test", "choices": [{"index": 0, "message": {"content": "cut'
 
@@ -162,6 +171,13 @@ def behaviour(prompt: str, attempt: int, body: dict) -> tuple:
     return 200, completion(body, f"answer to: {prompt}")
 
 
+# `content` as servers other than OpenAI's (and OpenAI's newer models) may send it, by prompt.
+ODD_CONTENT = {
+    "content as text parts": [{"type": "text", "text": "Paris is "}, {"type": "text", "text": "the capital."}],
+    "content as a number": 42,
+    "content as an object": {"answer": "Paris"},
+    "content as an image": [{"type": "image_url", "image_url": {"url": "https://example.org/a.png"}}],
+}
 RETRIED_ONCE = ["rate limited once", "server error once", "slow once"]
 SPECIAL = RETRIED_ONCE + ["always failing", "bad request", "filtered", "refused", "empty", "not json"]
 NORMAL = [f"question {index}" for index in range(14)]
@@ -389,6 +405,63 @@ def test_the_backend_counts_its_retries_and_the_prompt_tokens_the_provider_cache
         assert backend.engine_stats() == {"retries": 2, "cached_prompt_tokens": 5}
     finally:
         backend.close()
+
+
+def test_an_answer_of_any_shape_is_read_or_failed_alone_and_the_good_answers_of_its_chunk_are_cached(server, tmp_path):
+    """`content` as a list of text parts is their text joined; a number, an object, a part that is
+    no text and a choice without a message are failed requests, each alone: the job goes on, every
+    other answer of the chunk is cached, and a rerun sends only the failed ones again."""
+    model = spec(server.base_url)
+    failing = ["content as a number", "content as an object", "content as an image", "no message"]
+    prompts = ["content as text parts", *failing, "question 0", "question 1"]
+    table = pa.Table.from_pylist(
+        [{**row, "dataset": "multiq", "source_lang": "en"} for row in rows(prompts)], schema=PROMPTS
+    )
+    cache = tmp_path / "responses.jsonl"
+    first = {row["prompt"]: row for row in run_generation(model, table, 32, cache).to_pylist()}
+    assert (first["content as text parts"]["response"], first["content as text parts"]["finish_reason"]) == (
+        "Paris is the capital.",
+        "stop",
+    )
+    assert all(first[prompt]["finish_reason"] == "error" for prompt in failing)
+    assert all(first[prompt]["response"] == NO_ANSWER for prompt in failing)
+    assert "content is a int, not text" in first["content as a number"]["error"]
+    assert "content is a dict, not text" in first["content as an object"]["error"]
+    assert "a part of type 'image_url', not text" in first["content as an image"]["error"]
+    assert "the choice has no message" in first["no message"]["error"]
+
+    run_generation(model, table, 32, cache)
+    assert {prompt: server.seen[prompt] for prompt in prompts} == {
+        prompt: 2 if prompt in failing else 1 for prompt in prompts
+    }, "the good answers were cached; only the failed requests are sent again"
+
+
+@pytest.mark.parametrize(
+    ("timeout_s", "through_proxy"),
+    [(0.5, False), (3.0, False), (0.5, True)],
+    ids=["deadline within the headers", "deadline within the body", "through a proxy the environment names"],
+)
+def test_timeout_s_bounds_each_request_in_all_not_each_read(timeout_s, through_proxy, monkeypatch):
+    """A server that sends its answer (about 400 bytes) one byte every 0.02 s never lets a read
+    time out, and would hold each request some 8 s; api.timeout_s ends each attempt in all, in
+    the headers or in the body, as a timeout: retried, then recorded as failed. Requests that go
+    through a proxy named by HTTP_PROXY (here the slow server itself) keep the deadline too."""
+    with ChatEndpoint(lambda prompt: "Paris is the capital of France.") as endpoint:
+        endpoint.trickle_s = 0.02
+        base_url = endpoint.base_url
+        if through_proxy:  # the proxy receives the request for a host it never resolves, and answers it slowly
+            monkeypatch.setenv("HTTP_PROXY", base_url.removesuffix("/v1"))
+            monkeypatch.delenv("NO_PROXY")
+            base_url = "http://api.example.invalid/v1"
+        model = ModelSpec(
+            name="api-model",
+            backend="openai",
+            location=None,
+            options={**spec(base_url).options, "timeout_s": timeout_s, "max_retries": 1},
+        )
+        _, _, [result] = run(model, ["Which city is the capital of France?"])
+    assert result.finish_reason == "error" and result.response == ""
+    assert result.error == "APITimeoutError: Request timed out. (gave up after 2 attempts)"
 
 
 # parse_completion: the API's answer -> Result

@@ -24,7 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from local_server import BatchEndpoint
+from local_server import BatchEndpoint, LineError, Message
 from xlcons.config import ConfigError, validate_config
 from xlcons.generation.backends.openai_api import OpenAIBackend
 from xlcons.generation.backends.openai_batch import OpenAIBatchBackend
@@ -32,11 +32,13 @@ from xlcons.generation.base import GenerationError, ModelSpec, backend_class, bu
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.registry import model_fields
 from xlcons.generation.stage import FailedRequests, backend_state_path, run_generation, run_generation_job
+from xlcons.redaction import REDACTED
 from xlcons.schemas import NO_ANSWER, PROMPTS
 from xlcons.tables import write_table
 from xlcons.usage import recording
 
 KEY_ENV = "XLCONS_TEST_API_KEY"
+API_KEY = "sk-test-batch-0123"
 MAX_NEW_TOKENS = 32
 PROMPT_TEXTS = ["What is the capital of France?", "Wie heißt die Hauptstadt Frankreichs?", "Quelle est la capitale ?"]
 LIBRARY = Path(__file__).resolve().parent.parent / "workflow_scripts"
@@ -44,7 +46,7 @@ LIBRARY = Path(__file__).resolve().parent.parent / "workflow_scripts"
 
 @pytest.fixture(autouse=True)
 def api_key(monkeypatch):
-    monkeypatch.setenv(KEY_ENV, "sk-test-batch-0123")
+    monkeypatch.setenv(KEY_ENV, API_KEY)
     for name in ("OPENAI_BASE_URL", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
         monkeypatch.delenv(name, raising=False)
 
@@ -305,6 +307,55 @@ def test_the_same_answer_twice_is_kept_once_and_said_in_the_log(endpoint, tmp_pa
     assert table["finish_reason"].to_pylist() == ["stop", "stop", "stop"]
     assert table["response"][0].as_py() == f"answer to: {PROMPT_TEXTS[0]}"
     assert "batch batch_1 answered 1 requests more than once" in caplog.text
+def test_no_error_text_of_a_batch_keeps_the_key_the_endpoint_quotes(endpoint, tmp_path):
+    """An endpoint that quotes the key back in every error it writes: a failed line (error file,
+    HTTP 500), a line the batch could not run (error file, top-level error) and the batch's own
+    `errors`, given to the request it left unanswered. Each is stored with the key redacted,
+    and no file the job wrote (cache, state file) holds the key."""
+    endpoint.echo_authorization = True
+    endpoint.reply = lambda prompt: (
+        500
+        if prompt == PROMPT_TEXTS[0]
+        else LineError("batch_expired", "not run in time")
+        if prompt == PROMPT_TEXTS[1]
+        else "ok"
+    )
+    endpoint.final_status, endpoint.answered_before_end = "expired", 2
+    endpoint.batch_errors = ["the batch ran out of time"]
+    table = generate(batch_spec(endpoint), tmp_path / "gpt-batch.jsonl")
+    errors = table["error"].to_pylist()
+    assert errors[0].startswith("batch batch_1, HTTP 500: scripted failure; Incorrect API key provided: [redacted]")
+    assert errors[1].startswith(
+        "batch batch_1, error batch_expired: not run in time; Incorrect API key provided: [redacted]"
+    )
+    assert errors[2].startswith(
+        "batch batch_1 ended expired without an answer to this request (0 of 3 completed, 2 failed)"
+    )
+    assert (
+        f"the batch ran out of time; Incorrect API key provided: {REDACTED} (Authorization: Bearer {REDACTED})"
+        in errors[2]
+    )
+    assert all(API_KEY not in error for error in errors)
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert written and not [path for path in written if API_KEY.encode() in path.read_bytes()]
+
+
+def test_answers_of_any_shape_in_a_batch_are_read_as_direct_answers_are(endpoint, tmp_path):
+    """`content` as a list of text parts is their text joined; a number, or a choice without a
+    message, is a failed request of its own, and the batch's other answers are kept."""
+    parts = [{"type": "text", "text": "Paris, "}, {"type": "text", "text": "of course."}]
+    shapes = {
+        PROMPT_TEXTS[0]: Message({"role": "assistant", "content": parts}),
+        PROMPT_TEXTS[1]: Message({"role": "assistant", "content": 42}),
+        PROMPT_TEXTS[2]: Message(None),
+    }
+    endpoint.reply = lambda prompt: shapes.get(prompt, f"answer to: {prompt}")
+    texts = [*PROMPT_TEXTS, "Und Italien?"]
+    table = generate(batch_spec(endpoint), tmp_path / "gpt-batch.jsonl", texts)
+    assert table["finish_reason"].to_pylist() == ["stop", "error", "error", "stop"]
+    assert table["response"].to_pylist() == ["Paris, of course.", NO_ANSWER, NO_ANSWER, "answer to: Und Italien?"]
+    assert "content is a int, not text" in table["error"][1].as_py()
+    assert "the choice has no message" in table["error"][2].as_py()
 
 
 def test_a_batch_line_refused_as_too_long_is_prompt_too_long(endpoint, tmp_path):

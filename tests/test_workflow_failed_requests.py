@@ -2,10 +2,11 @@
 next run sends only the failed requests, and what a user accepts to lose is counted as
 `error` in the results table, never as a wrong answer.
 
-The model is an OpenAI-compatible endpoint on 127.0.0.1 (tests/local_server.ChatEndpoint), which
+The model is an OpenAI-compatible endpoint on 127.0.0.1 (tests/local_server.BatchEndpoint), which
 answers every request unless its prompt is in `failing`; then it answers HTTP 500 (or, once the
 key is revoked, 401 to everything), quoting the API key back in its error message: the key must
-still reach no log, table, cache or Snakemake record.
+still reach no log, table, cache, explorer file or Snakemake record. A second model asks the same
+endpoint through its Batch API, where the key comes back in every error a batch can hold.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from local_server import ChatEndpoint
+from local_server import BatchEndpoint, LineError
 from test_workflow import REPO, snakemake
 
 KEY_ENV = "XLCONS_TEST_FAILING_KEY"
@@ -25,7 +26,7 @@ API_KEY = "sk-proj-xlconsTEST0123456789abcdefGHIJ"
 REVOKED_KEY = "revoked0key0xlcons0Q7w9e8r"  # not shaped like an OpenAI key: redacted as the key read
 
 
-class Endpoint(ChatEndpoint):
+class Endpoint(BatchEndpoint):
     """Answers every prompt with one text, HTTP 500 for a prompt in `failing` and 401 to all once
     `revoked`; every error quotes the Authorization header back; counts what it was asked."""
 
@@ -55,20 +56,23 @@ def multiq_prompt(shared_data, item: str, lang: str) -> str:
         return next(row["prompt"] for row in csv.DictReader(handle) if (row["id"], row["language"]) == (item, lang))
 
 
-def configure(workdir, endpoint, offline_models, shared_data, max_failed_share=0.0):
+def configure(workdir, endpoint, offline_models, shared_data, max_failed_share=0.0, batch=False):
+    """The run's config: the model `api` at the endpoint, and with `batch` the model `batch` through its Batch API."""
+    api = {
+        "base_url": f"http://127.0.0.1:{endpoint.server_address[1]}/v1",
+        "api_key_env": KEY_ENV,
+        "max_retries": 0,
+        "timeout_s": 10,
+    }
+    models = {"api": {"backend": "openai", "hf_id": "example/api-model", "api": api}}
+    if batch:
+        models["batch"] = {
+            "backend": "openai",
+            "hf_id": "example/batch-model",
+            "api": {**api, "batch": True, "batch_poll_s": 0.05},
+        }
     config = {
-        "models": {
-            "api": {
-                "backend": "openai",
-                "hf_id": "example/api-model",
-                "api": {
-                    "base_url": f"http://127.0.0.1:{endpoint.server_address[1]}/v1",
-                    "api_key_env": KEY_ENV,
-                    "max_retries": 0,
-                    "timeout_s": 10,
-                },
-            }
-        },
+        "models": models,
         "generation": {"max_failed_share": max_failed_share},
         "datasets": {
             "multiq": {
@@ -135,24 +139,41 @@ def test_failures_a_user_accepts_are_counted_as_errors_not_as_answers_and_no_ech
     tmp_path, endpoint, offline_models, shared_data, monkeypatch
 ):
     """An accepted failure is `error` in the tables, its stored reason without the key the server
-    quoted; a revoked key (401) stops the job with the reason in its log, again without the key."""
-    run = configure(tmp_path, endpoint, offline_models, shared_data, max_failed_share=0.5)
+    quoted; a revoked key (401) stops the job with the reason in its log, again without the key.
+
+    The model `batch` meets the key in every error a batch holds: a line that failed (HTTP 500, in
+    the error file), a line the batch could not run (a top-level error in the error file) and the
+    batch's own `errors`, which the request it left unanswered (it expired) is given. No file of
+    the run (logs, caches, batch state, tables, explorer) holds the key."""
+    run = configure(tmp_path, endpoint, offline_models, shared_data, max_failed_share=0.75, batch=True)
     endpoint.failing = {multiq_prompt(shared_data, "gpt-2", "de")}
+    batch_failing = {multiq_prompt(shared_data, "gpt-2", "en"): 500}
+    batch_failing[multiq_prompt(shared_data, "gpt-1", "de")] = LineError("batch_expired", "not run in time")
+    endpoint.batch_reply = lambda prompt: batch_failing.get(prompt, "Paris is the answer.")
+    endpoint.final_status, endpoint.answered_before_end = "expired", 3  # the fourth line (gpt-2, de) unanswered
+    endpoint.batch_errors = ["the batch ran out of time"]
     result = snakemake(*run)
     assert result.returncode == 0, result.output[-3000:]
     assert (
-        "1 of 4 requests failed, within generation.max_failed_share = 0.5"
+        "1 of 4 requests failed, within generation.max_failed_share = 0.75"
         in (tmp_path / "logs/generate/multiq/api.log").read_text()
     )
     with open(tmp_path / "results/tables/results.csv", encoding="utf-8") as handle:
-        rows = {(row["lang"], row["metric"]): row for row in csv.DictReader(handle)}
+        rows = {(row["lang"], row["metric"]): row for row in csv.DictReader(handle) if row["model"] == "api"}
     german = rows[("de", "fidelity_same")]
     assert (german["n_items"], german["n_excluded"], german["excluded_reasons"]) == ("1", "1", "error:1")
     assert rows[("en", "fidelity_same")]["n_excluded"] == "0"
+    echoed = "Incorrect API key provided: [redacted] (Authorization: Bearer [redacted])"
     errors = [e for e in pq.read_table(tmp_path / "results/responses/multiq/api.parquet")["error"].to_pylist() if e]
-    assert errors and all(
-        "Incorrect API key provided: [redacted] (Authorization: Bearer [redacted])" in e for e in errors
-    )
+    assert errors and all(echoed in e for e in errors)
+    batch_errors = pq.read_table(tmp_path / "results/responses/multiq/batch.parquet")["error"].to_pylist()
+    assert [e.split(":")[0] for e in batch_errors if e] == [
+        "batch batch_1, HTTP 500",
+        "batch batch_1, error batch_expired",
+        "batch batch_1 ended expired without an answer to this request (1 of 4 completed, 2 failed)",
+    ]
+    assert all(echoed in e for e in batch_errors if e)
+    assert list((tmp_path / "results/explorer").rglob("*.js")), "the explorer's data is among the files searched"
 
     # The key is revoked: the endpoint answers 401, quoting the revoked key; the job stops, and says why.
     monkeypatch.setenv(KEY_ENV, REVOKED_KEY)

@@ -13,12 +13,13 @@ import importlib
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 from xlcons.fingerprint import content_digest, local_content
 from xlcons.generation.registry import backend_info
+from xlcons.redaction import redact
 from xlcons.schemas import NO_ANSWER, PROMPT_TOO_LONG
 
 
@@ -232,14 +233,19 @@ _NO_ANSWER_REASONS = ("error", "refused", PROMPT_TOO_LONG)
 def finalize(result: Result) -> Result:
     """One rule for every backend: an answer without text is recorded as "No answer" with a
     reason; the text a refused or failed answer came with (a content filter stopping part way)
-    is kept after the reason, in `error`, not lost."""
+    is kept after the reason, in `error`, not lost. An answer that is not text at all is a failed
+    request (never an exception that would lose the rest of the chunk). The error text, which may
+    quote what an endpoint sent back, is stored with any API key in it redacted (xlcons.redaction)."""
+    if not isinstance(result.response, str):
+        why = f"the backend returned a {type(result.response).__name__} as the answer, not text"
+        return Result(result.key, NO_ANSWER, "error", result.prompt_tokens, result.completion_tokens, why)
     if result.finish_reason in _NO_ANSWER_REASONS or not result.response.strip():
         reason = result.finish_reason if result.finish_reason in _NO_ANSWER_REASONS else "empty"
         why = result.error or ("the model returned no text" if reason == "empty" else reason)
         if result.response.strip():
             why = f"{why}; partial text: {result.response}"
-        return Result(result.key, NO_ANSWER, reason, result.prompt_tokens, result.completion_tokens, why)
-    return result
+        return Result(result.key, NO_ANSWER, reason, result.prompt_tokens, result.completion_tokens, redact(why))
+    return replace(result, error=redact(result.error))
 
 
 class Backend(ABC):

@@ -200,7 +200,10 @@ BACKENDS: dict[str, BackendInfo] = {
                         "default": 8,
                     },
                     "timeout_s": {
-                        "description": "Timeout of one request in seconds.",
+                        "description": "Seconds one attempt at a request may take in all (connecting, sending, "
+                        "waiting and reading the whole answer, however slowly the server sends it); past it the "
+                        "attempt is a timeout, retried like any (api.max_retries). With api.batch it bounds each "
+                        "step of a call to the Files and Batches endpoints instead.",
                         "type": "number",
                         "exclusiveMinimum": 0,
                         "default": 120,

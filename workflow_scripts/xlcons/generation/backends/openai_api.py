@@ -5,7 +5,9 @@ The official `openai` client sends the requests; its own retries are switched of
 server errors (5xx, 408), timeouts and dropped connections are retried with exponential
 backoff; any other error (400, 401, 403, 404, ...) is not. A request that still fails is
 recorded as an error result, never raised and never dropped, so one bad item cannot stop
-a run of thousands and the stage records why it has no answer.
+a run of thousands and the stage records why it has no answer. `api.timeout_s` bounds each
+attempt in all, not each read of it (http_deadline), and an answer whose content is not text
+(parse_completion) is a failed request of its own.
 
 The token cap is sent as `max_tokens`, not `max_completion_tokens`: every compatible server
 (vLLM, Gemini, llama.cpp, TGI) understands `max_tokens`, while `max_completion_tokens` is
@@ -29,13 +31,14 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import Any
 
 import openai
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential, wait_random
 
+from xlcons.generation.backends.http_deadline import bound_requests, deadline
 from xlcons.generation.base import Backend, GenerationError, ModelSpec, Request, Result, register
 from xlcons.redaction import key_env_problem, redact, remember
 from xlcons.schemas import PROMPT_TOO_LONG
@@ -95,33 +98,71 @@ def context_length_exceeded(error: BaseException) -> bool:
     return refused_for_length(getattr(error, "code", None), error.message)
 
 
+def _field(value: Any, name: str) -> Any:
+    """A field of a response object: the client's object, or the parsed JSON (a batch output line's body)."""
+    return value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
+
+
 def cached_prompt_tokens(completion: Any) -> int:
     """The prompt tokens a provider served from its prompt cache (`usage.prompt_tokens_details.
     cached_tokens`, OpenAI's and vLLM's field); 0 where the response does not say."""
-    details = getattr(getattr(completion, "usage", None), "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    cached = _field(_field(_field(completion, "usage"), "prompt_tokens_details"), "cached_tokens")
     return cached if isinstance(cached, int) else 0
 
 
+def _token_count(value: Any) -> int | None:
+    """A usage figure as the tables store it: a whole number, or None when the server sent none (or no number)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def message_text(content: Any) -> str:
+    """A message's `content` as text, in each shape a chat completions server may send it: a
+    string; nothing (None: no text); a list of content parts, whose text parts (`{"type": "text",
+    "text": ...}`, or bare strings) are joined. Anything else (a number, an object, a part that
+    is not text) raises ValueError, which makes the request a failed one."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if not isinstance(content, list):
+        raise ValueError(f"the message's content is a {type(content).__name__}, not text")
+    texts = []
+    for part in content:
+        kind = _field(part, "type") if not isinstance(part, str) else "text"
+        text = part if isinstance(part, str) else _field(part, "text")
+        if kind not in ("text", None) or not isinstance(text, str):
+            raise ValueError(f"the message's content holds a part of type {kind!r}, not text")
+        texts.append(text)
+    return "".join(texts)
+
+
 def parse_completion(key: str, completion: Any) -> Result:
-    """A chat completion (the client's object, or anything shaped like it) as a Result.
+    """A chat completion (the client's object, anything shaped like it, or its JSON) as a Result.
 
     `stop`/`length` are kept; a refusal, or any other finish reason (`content_filter`,
     Gemini's `recitation`/`safety`, ...), is `refused` with the reason in `error`; `abort`
     is an `error`. Empty content gives an empty response with the API's finish reason:
-    `base.finalize` records it as "empty". A missing finish reason counts as `stop`.
+    `base.finalize` records it as "empty". A missing finish reason counts as `stop`. Content
+    sent as a list of text parts is their text joined (message_text); a response without
+    choices, a choice without a message, or content that is not text is an `error`.
     """
-    usage = getattr(completion, "usage", None)
-    prompt_tokens = getattr(usage, "prompt_tokens", None) if usage is not None else None
-    completion_tokens = getattr(usage, "completion_tokens", None) if usage is not None else None
-    choices = getattr(completion, "choices", None) or []
-    if not choices:
+    usage = _field(completion, "usage")
+    prompt_tokens, completion_tokens = (
+        _token_count(_field(usage, name)) for name in ("prompt_tokens", "completion_tokens")
+    )
+    choices = _field(completion, "choices") or []
+    if not isinstance(choices, list) or not choices:
         return Result(key, "", "error", prompt_tokens, completion_tokens, "the response has no choices")
     choice = choices[0]
-    message = getattr(choice, "message", None)
-    content = (getattr(message, "content", None) or "") if message is not None else ""
-    refusal = getattr(message, "refusal", None) if message is not None else None
-    reason = getattr(choice, "finish_reason", None) or "stop"
+    message = _field(choice, "message")
+    if message is None:
+        return Result(
+            key, "", "error", prompt_tokens, completion_tokens, "unreadable response: the choice has no message"
+        )
+    try:
+        content = message_text(_field(message, "content"))
+    except ValueError as error:
+        return Result(key, "", "error", prompt_tokens, completion_tokens, f"unreadable response: {error}")
+    refusal = _field(message, "refusal")
+    reason = _field(choice, "finish_reason") or "stop"
     normalized = str(reason).lower()
     if refusal:
         return Result(key, content, "refused", prompt_tokens, completion_tokens, f"refusal: {refusal}")
@@ -183,13 +224,17 @@ class OpenAIBackend(Backend):
         self.max_retries = int(options.get("max_retries", 6))
         self.backoff_s = backoff_s
         self.chunk_size = 8 * self.max_concurrency
+        # Each attempt of a chat completion must end within timeout_s in all (http_deadline), not
+        # only each read of it; the client's own timeout bounds each step of the Files and Batches calls.
+        self.timeout_s = float(options.get("timeout_s") or 120)
         # base_url None means OpenAI itself, passed explicitly so that an OPENAI_BASE_URL in
         # the environment cannot silently send the requests elsewhere.
         self.client = openai.OpenAI(
             base_url=options.get("base_url") or OPENAI_BASE_URL,
             api_key=api_key,
-            timeout=float(options.get("timeout_s") or 120),
+            timeout=self.timeout_s,
             max_retries=0,
+            http_client=bound_requests(openai.DefaultHttpxClient()),
         )
         self.executor = ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix=f"openai-{spec.name}")
         # The job's usage ledger (engine_stats): attempts repeated, and prompt tokens the provider
@@ -231,12 +276,17 @@ class OpenAIBackend(Backend):
             reraise=True,
         )
 
+    def _create(self, **kwargs: Any) -> Any:
+        """One attempt at a chat completion, ended after api.timeout_s in all however the server paces its answer."""
+        with deadline(self.timeout_s):
+            return self.client.chat.completions.create(**kwargs)
+
     def _answer(self, request: Request) -> Result:
         retrying = self.retrying()
         kwargs = self.request_kwargs(request)
         try:
             try:
-                completion = retrying(self.client.chat.completions.create, **kwargs)
+                completion = retrying(self._create, **kwargs)
             finally:
                 self._count(retries=max(0, retrying.statistics.get("attempt_number", 1) - 1))
         except FATAL_ERRORS as error:

@@ -35,7 +35,6 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from xlcons.generation.backends.batch_state import COLLECTED, LOST, BatchEntry, BatchState, keys_digest
 from xlcons.generation.backends.openai_api import (
@@ -229,9 +228,14 @@ class OpenAIBatchBackend(OpenAIBackend):
             if not line.strip():
                 continue
             try:
-                lines.append(json.loads(line))
+                record = json.loads(line)
             except ValueError as error:  # its request is then one the batch did not answer
                 log.warning("%s: file %s, line %d is not JSON (%s); skipped", self.spec.name, file_id, number, error)
+                continue
+            if isinstance(record, dict):
+                lines.append(record)
+            else:
+                log.warning("%s: file %s, line %d is not a JSON object; skipped", self.spec.name, file_id, number)
         return lines
 
     # -- one line of the output or error file
@@ -243,17 +247,17 @@ class OpenAIBatchBackend(OpenAIBackend):
         status = response.get("status_code") if isinstance(response, Mapping) else None
         if line.get("error") or status != 200:
             error = line.get("error") or (body.get("error") if isinstance(body, Mapping) else None) or {}
+            if not isinstance(error, Mapping):  # an error given as bare text
+                error = {"message": error}
             code, message = error.get("code"), error.get("message") or body
             if status == 400 and refused_for_length(code, message):
                 why = f"the endpoint found the prompt too long for the model (batch {batch_id}): {message}"
                 return Result(key, "", PROMPT_TOO_LONG, error=redact(why))
             where = f"HTTP {status}" if status else f"error {code}"
             return Result(key, "", "error", error=redact(f"batch {batch_id}, {where}: {message}"))
-        try:
-            completion = ChatCompletion.model_validate(body)
-        except Exception as error:  # noqa: BLE001 - a malformed body is an error for this item only
-            return Result(key, "", "error", error=f"batch {batch_id}: unreadable response: {describe_error(error)}")
-        return self.completion_result(key, completion)
+        if not isinstance(body, Mapping):  # read as a direct answer is (parse_completion), whatever its shape
+            return Result(key, "", "error", error=f"batch {batch_id}: unreadable response: the body is not an object")
+        return self.completion_result(key, body)
 
     def _repeated(self, batch_id: str, repeated: Mapping[str, list[Result]]) -> dict[str, Result]:
         """The result of each request a batch answered more than once: the answer when every
@@ -301,7 +305,8 @@ class OpenAIBatchBackend(OpenAIBackend):
         reasons = "; ".join(
             str(getattr(error, "message", error)) for error in (getattr(batch.errors, "data", None) or [])
         )
-        missing = (
+        # The batch's own errors are the endpoint's words, which may quote the key: redacted like every error.
+        missing = redact(
             f"batch {batch.id} ended {batch.status} without an answer to this request "
             f"({counts['completed']} of {counts['total']} completed, {counts['failed']} failed)"
             + (f": {reasons}" if reasons else "")
