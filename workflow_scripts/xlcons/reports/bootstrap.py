@@ -28,6 +28,7 @@ import numpy as np
 
 CI_LEVEL = 0.95
 N_RESAMPLES = 1000
+N_PERMUTATIONS = 10_000  # the random permutations of a permutation test (paired comparisons, Mantel)
 
 
 def cell_rng(seed: int, *key: str) -> np.random.Generator:

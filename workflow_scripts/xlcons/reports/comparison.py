@@ -53,11 +53,17 @@ import polars as pl
 import pyarrow as pa
 
 from xlcons.derived_metrics import DerivedMetric
-from xlcons.reports.bootstrap import CI_LEVEL, N_RESAMPLES, cell_rng, percentile_interval, resampled_means
+from xlcons.reports.bootstrap import (
+    CI_LEVEL,
+    N_PERMUTATIONS,
+    N_RESAMPLES,
+    cell_rng,
+    percentile_interval,
+    resampled_means,
+)
 from xlcons.reports.results import item_scores_frame
 from xlcons.schemas import COMPARISONS, ITEM_STATUS_OK, POOLED
 
-N_PERMUTATIONS = 10_000
 # The family of a comparison's p-value: the tests of one model pair in one data set, evaluator
 # and translator (all metrics, all languages and the pooled row).
 FAMILY = ["dataset", "evaluator", "translator", "model_a", "model_b"]
