@@ -1,4 +1,4 @@
-"""Percentile bootstrap intervals over items, and the generator each table row draws with.
+"""Percentile bootstrap intervals over items, score intervals of rates, and the generator each table row draws with.
 
 Used by the results table (xlcons.reports.results) and the paired model comparisons
 (xlcons.reports.comparison):
@@ -14,6 +14,11 @@ Confidence interval
 Random numbers
     each row has its own generator, ``cell_rng(seed, *key)``, seeded by a stable hash of the
     row's key, so a row's interval does not depend on which other rows the table holds.
+Rates of binary outcomes
+    :func:`wilson_interval`: Wilson's score interval of k successes in n
+    (``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")``), which a percentile
+    bootstrap of a 0/1 mean is not: at 5 of 5 every resample is 5 of 5 and the bootstrap
+    claims [1, 1]; Wilson's interval is never of zero width for n >= 1.
 Several translators
     :func:`paired_intervals` draws once over the union of the item ids the translators
     scored, and each translator's means take its own scores of the drawn ids.
@@ -35,6 +40,16 @@ def cell_rng(seed: int, *key: str) -> np.random.Generator:
     """The generator of one table row: seeded by `seed` and a stable hash of the row's key."""
     digest = zlib.crc32("\x1f".join(key).encode("utf-8"))
     return np.random.default_rng([int(seed) % 2**63, digest])
+
+
+def wilson_interval(successes: int, n: int, ci_level: float = CI_LEVEL) -> tuple[float | None, float | None]:
+    """Wilson's score interval of a rate of `successes` in `n` binary outcomes; None, None for n = 0."""
+    from scipy.stats import binomtest
+
+    if n <= 0:
+        return None, None
+    interval = binomtest(int(successes), int(n)).proportion_ci(confidence_level=ci_level, method="wilson")
+    return float(interval.low), float(interval.high)
 
 
 def resampled_means(values: np.ndarray, mask: np.ndarray, indices: np.ndarray) -> np.ndarray:
