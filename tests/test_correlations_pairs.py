@@ -102,25 +102,33 @@ def _language_effects(rng: np.random.Generator, size: int) -> tuple[np.ndarray, 
     return chrf, consistency
 
 
+def _simulated_cells(models: int, size: int, metric: str, consistency_of, seed: int) -> pl.DataFrame:
+    """`translation_pairs`-like cells of `models` simulated models of `size` languages: chrF
+    with language effects (:func:`_language_effects`) and `consistency_of(chrf, consistency, rng)`
+    as the pairs' `metric`, from generator `seed`."""
+    rng = np.random.default_rng(seed)
+    languages = [f"l{index:02d}" for index in range(size)]
+    rows = []
+    for model in range(models):
+        chrf, consistency = _language_effects(rng, size)
+        pairs = consistency_of(chrf, consistency, rng)
+        rows += [
+            (f"m{model:03d}", languages[i], languages[j], float(chrf[i, j]), float(pairs[i, j]))
+            for i in range(size)
+            for j in range(size)
+            if i != j
+        ]
+    return pl.DataFrame(rows, schema=["model", "source", "target", "chrF", metric], orient="row")
+
+
 def test_with_language_effects_and_no_relation_the_pair_scopes_reject_at_about_5_percent():
     """400 simulated models (seeded), 12 languages each, language effects on both matrices and
     no true relation: the `directions` and `pairs` p-values reject at 3-7% at the 5% level.
     Treating the 132 directions or 66 pairs as independent points (the test before) rejected
     in 32-41% of these data sets. 199 permutations keep the test quick (a random-permutation
     p-value is valid for any number of them): 5.0-5.25%; with 999 they are 4.75-5.75%."""
-    rng = np.random.default_rng(20261207)
-    size, models = 12, 400
-    languages = [f"l{index:02d}" for index in range(size)]
-    rows = []
-    for model in range(models):
-        chrf, consistency = _language_effects(rng, size)
-        rows += [
-            (f"m{model:03d}", languages[i], languages[j], float(chrf[i, j]), float(consistency[i, j]))
-            for i in range(size)
-            for j in range(size)
-            if i != j
-        ]
-    cells = pl.DataFrame(rows, schema=["model", "source", "target", "chrF", "xSC"], orient="row")
+    models = 400
+    cells = _simulated_cells(models, 12, "xSC", lambda chrf, consistency, rng: consistency, seed=20261207)
     table = pl.DataFrame(pairwise_correlations(cells, "xSC", n_permutations=199))
     for scope, points in (("directions", 132), ("pairs", 66)):
         part = table.filter(pl.col("scope") == scope)
@@ -133,20 +141,11 @@ def test_with_language_effects_and_no_relation_the_pair_scopes_reject_at_about_5
 
 def test_a_true_relation_over_pairs_is_found():
     """The same layout with consistency following chrF: every model's p-value below 5%."""
-    rng = np.random.default_rng(11)
-    size = 10
-    languages = [f"l{index:02d}" for index in range(size)]
-    rows = []
-    for model in range(5):
-        chrf, _ = _language_effects(rng, size)
-        related = (chrf + chrf.T) / 200 + 0.02 * rng.normal(size=(size, size))
-        related = (related + related.T) / 2
-        rows += [
-            (f"m{model}", languages[i], languages[j], float(chrf[i, j]), float(related[i, j]))
-            for i in range(size)
-            for j in range(size)
-            if i != j
-        ]
-    cells = pl.DataFrame(rows, schema=["model", "source", "target", "chrF", "xAC"], orient="row")
+
+    def related(chrf, consistency, rng):
+        noisy = (chrf + chrf.T) / 200 + 0.02 * rng.normal(size=chrf.shape)
+        return (noisy + noisy.T) / 2
+
+    cells = _simulated_cells(5, 10, "xAC", related, seed=11)
     table = pl.DataFrame(pairwise_correlations(cells, "xAC", n_permutations=499))
     assert (table["spearman_p"] < 0.05).all() and (table["pearson"] > 0.5).all()

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
+from builders import gold_prompts
 from xlcons.datasets.makqa import LANGUAGES, load
 from xlcons.datasets.makqa_released import read_released
 from xlcons.embeddings import sentence_transformer_embedder
@@ -465,19 +466,8 @@ def test_the_oracle_counts_only_the_items_with_gold_answers():
     both ordered pairs, so xSC_oracle = 0.6 over n_items 1, with nothing excluded. (Counting
     the five items without gold as cosine 0 gave 0.6 / 6 = 0.1 over 6 items.) The models' own
     xSC still counts all six: answers identical across languages, cosine 1 each, xSC 1."""
-    prompts = [
-        {
-            "dataset": "own",
-            "item_id": str(item),
-            "lang": lang,
-            "prompt": "?",
-            "category": None,
-            "references": (["Paris"] if lang == "en" else ["Paris, Frankreich"]) if item == 1 else None,
-            "source_lang": lang,
-        }
-        for item in range(1, 7)
-        for lang in ("en", "de")
-    ]
+    golds = {("1", "en"): ["Paris"], ("1", "de"): ["Paris, Frankreich"]}
+    prompts = gold_prompts("own", 6, ("en", "de"), lambda item, lang: golds.get((item, lang)))
     responses = [
         {"model": "m", "item_id": str(item), "lang": lang, "response": f"answer {item}"}
         for item in range(1, 7)
