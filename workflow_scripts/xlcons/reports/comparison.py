@@ -20,8 +20,8 @@ Confidence interval
     times; the interval is Hesterberg's expanded percentile interval over n items in S
     languages (xlcons.reports.bootstrap.expanded_percentile_interval: quantiles at
     Phi(-+sqrt(n/(n-S)) t_{n-S}), 1.59% and 98.41% at 20 items in one language), because the
-    plain percentile interval covers too little at small n (92.6% for a 95% interval at 20
-    items, skewed or F-type scores, no difference; 94.8-95.1% expanded; BCa, tried, 91.8-92.6%:
+    plain percentile interval covers too little at small n (92.1-92.8% for a 95% interval at 20
+    items, skewed or F-type scores, no difference; 94.3-94.6% expanded; BCa, tried, 91.8-92.6%:
     docs/validation.md). None where every language has one item (n - S < 1).
 p-value
     two-sided paired permutation test: under the null the two models' scores of an item
