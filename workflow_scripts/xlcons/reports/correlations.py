@@ -184,6 +184,7 @@ def correlate(
 # -- Correlations over language pairs: the Mantel test -------------------------------------------
 
 MANTEL_NOTE = "Mantel p-value (languages permuted); no interval: pairs share languages"
+_MANTEL_BLOCK = 2_000_000  # relabelled cells per block
 
 
 def _row_ranks(values: np.ndarray) -> np.ndarray:
@@ -259,21 +260,29 @@ def mantel(
         return {name: Correlation(None, None, None, None, note="a side is constant") for name in CORRELATIONS}
     values = _coefficients(observed_x[used], observed_y[used])
     orders, exact = language_permutations(languages, n_permutations, rng)
-    permuted = ys[orders[:, rows], orders[:, columns]]  # P × cells: y relabelled
-    fixed = np.broadcast_to(observed_x, permuted.shape)
     same_cells = bool(np.isfinite(observed_x).all() and np.isfinite(observed_y).all())
+    rank_x = rank_y = None
     if same_cells:  # every relabelling keeps every cell: the ranks are relabelled, not recomputed
         from scipy.stats import rankdata
 
-        rank_y = np.full_like(ys, np.nan)
+        rank_x, rank_y = rankdata(observed_x), np.full_like(ys, np.nan)
         rank_y[rows, columns] = rankdata(observed_y)
         if symmetric:
             rank_y[columns, rows] = rank_y[rows, columns]
-        ranked = (np.broadcast_to(rankdata(observed_x), permuted.shape), rank_y[orders[:, rows], orders[:, columns]])
-    else:
-        both = np.isfinite(fixed) & np.isfinite(permuted)
-        ranked = (_row_ranks(np.where(both, fixed, np.nan)), _row_ranks(np.where(both, permuted, np.nan)))
-    null = {"spearman": _row_pearson(*ranked), "pearson": _row_pearson(fixed, permuted)}
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in CORRELATIONS}
+    step = max(1, _MANTEL_BLOCK // rows.size)
+    for start in range(0, orders.shape[0], step):  # blocks of relabellings: memory bounded at many languages
+        block = orders[start : start + step]
+        permuted = ys[block[:, rows], block[:, columns]]  # relabellings × cells: y relabelled
+        fixed = np.broadcast_to(observed_x, permuted.shape)
+        if rank_x is not None and rank_y is not None:
+            ranked = (np.broadcast_to(rank_x, permuted.shape), rank_y[block[:, rows], block[:, columns]])
+        else:
+            both = np.isfinite(fixed) & np.isfinite(permuted)
+            ranked = (_row_ranks(np.where(both, fixed, np.nan)), _row_ranks(np.where(both, permuted, np.nan)))
+        parts["spearman"].append(_row_pearson(*ranked))
+        parts["pearson"].append(_row_pearson(fixed, permuted))
+    null = {name: np.concatenate(found) for name, found in parts.items()}
     out = {}
     for name in CORRELATIONS:
         draws = null[name][np.isfinite(null[name])]
