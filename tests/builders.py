@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pyarrow as pa
 
@@ -12,6 +12,26 @@ from xlcons.schemas import NO_ANSWER, RESPONSES, TRANSLATED_SENTENCES
 def offline_language_confusion(offline_models: dict) -> dict:
     """The `evaluators.language_confusion` files of an offline run: lid.176.ftz and our short word list."""
     return {"model": {"path": str(offline_models["lid176"])}, "words": {"path": str(offline_models["english-words"])}}
+
+
+def gold_prompts(
+    dataset: str, items: int, languages: Sequence[str], references: Callable[[str, str], list[str] | None]
+) -> list[dict]:
+    """PROMPTS rows of a user knowledge set: items "1".."items" in each language, uncategorised,
+    gold answers `references(item_id, lang)` (None: none for that item)."""
+    return [
+        {
+            "dataset": dataset,
+            "item_id": str(item),
+            "lang": lang,
+            "prompt": "?",
+            "category": None,
+            "references": references(str(item), lang),
+            "source_lang": lang,
+        }
+        for item in range(1, items + 1)
+        for lang in languages
+    ]
 
 
 def response_rows(rows: Sequence[tuple[str, ...]], model: str = "m", dataset: str = "multiq") -> pa.Table:

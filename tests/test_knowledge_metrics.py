@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
+from builders import gold_prompts
 from xlcons.datasets.makqa import LANGUAGES, load
 from xlcons.datasets.makqa_released import read_released
 from xlcons.embeddings import sentence_transformer_embedder
@@ -447,3 +448,40 @@ def test_xsc_runs_end_to_end_with_the_offline_minilm(shared_data, offline_models
         [{**r, "response": "Paris"} for r in records], prompts, model="same", embed=embed, oracle=False
     )
     assert identical.value("xSC") == pytest.approx(1.0), "the same answer in every language is perfectly consistent"
+
+
+class TableEmbedder:
+    """Hand-chosen vectors per text (unit length), so that cosines are known by hand."""
+
+    def __init__(self, vectors: dict[str, list[float]]):
+        self.vectors = {text: np.asarray(v, dtype=float) for text, v in vectors.items()}
+
+    def __call__(self, texts):
+        return np.array([self.vectors[text] for text in texts])
+
+
+def test_the_oracle_counts_only_the_items_with_gold_answers():
+    """Six items in en and de, gold answers for item 1 only (en "Paris", de "Paris, Frankreich"):
+    the oracle compares the gold answers of that item alone, cos((1, 0), (0.6, 0.8)) = 0.6 in
+    both ordered pairs, so xSC_oracle = 0.6 over n_items 1, with nothing excluded. (Counting
+    the five items without gold as cosine 0 gave 0.6 / 6 = 0.1 over 6 items.) The models' own
+    xSC still counts all six: answers identical across languages, cosine 1 each, xSC 1."""
+    golds = {("1", "en"): ["Paris"], ("1", "de"): ["Paris, Frankreich"]}
+    prompts = gold_prompts("own", 6, ("en", "de"), lambda item, lang: golds.get((item, lang)))
+    responses = [
+        {"model": "m", "item_id": str(item), "lang": lang, "response": f"answer {item}"}
+        for item in range(1, 7)
+        for lang in ("en", "de")
+    ]
+    vectors = {f"answer {item}": [0.0, 0.0, 1.0] if item % 2 else [0.0, 1.0, 0.0] for item in range(1, 7)}
+    embed = TableEmbedder({**vectors, "Paris": [1.0, 0.0, 0.0], "Paris, Frankreich": [0.6, 0.8, 0.0]})
+    result = score_knowledge(responses, prompts, dataset="own", embed=embed)
+    rows = {(r["metric"], r["domain"]): r for r in result.scores.to_pylist()}
+    oracle = rows[("xSC_oracle", "all")]
+    assert oracle["value"] == pytest.approx(0.6)
+    assert (oracle["n_items"], oracle["n_excluded"], oracle["n_empty"]) == (1, 0, 0)
+    assert rows[("xSC_oracle", "uncategorised")]["value"] == pytest.approx(0.6)
+    own = rows[("xSC", "all")]
+    assert own["value"] == pytest.approx(1.0) and own["n_items"] == 6
+    xac = rows[("xAC", "all")]
+    assert xac["n_items"] == 1, "xAC, too, rests on the one item with gold answers"

@@ -14,8 +14,11 @@ from scipy import stats
 
 from xlcons.derived_metrics import DerivedMetric, harmonic_mean
 from xlcons.evaluators.information.derived import INFORMATION_F
+from xlcons.evaluators.registry import QE_INPUT
+from xlcons.reports.aggregate import rate_metrics
 from xlcons.reports.bootstrap import cell_rng
 from xlcons.reports.results import (
+    is_rate,
     read_results,
     results_table,
     write_results,
@@ -222,3 +225,53 @@ def test_results_written_as_parquet_and_csv(tmp_path):
     assert read_table(parquet, RESULTS).num_rows == 3
     assert read_results([parquet]).equals(table)
     assert pl.read_csv(csv).height == 3
+
+
+# -- Rates of binary outcomes: Wilson score intervals ----------------------------------------
+
+Z95 = 1.959963984540054  # the normal 97.5% quantile
+
+
+def _wilson_by_hand(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson (1927): (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), p = k/n."""
+    p = k / n
+    centre, spread = p + z * z / (2 * n), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - spread) / (1 + z * z / n), (centre + spread) / (1 + z * z / n)
+
+
+def test_a_rate_of_5_of_5_gets_a_wilson_interval_not_a_zero_width_one():
+    """Fidelity 5 of 5: every bootstrap resample is 5 of 5 ([1, 1] before); Wilson's interval is
+    [0.5655, 1]. 3 of 4 in another language: [0.3006, 0.9544]; 0 of 2: [0, 0.6576]."""
+    rows = [("de", str(i), "fidelity_same", 1) for i in range(5)]
+    rows += [("fr", "a", "fidelity_same", 1), ("fr", "b", "fidelity_same", 0)]
+    rows += [("fr", "c", "fidelity_same", 1), ("fr", "d", "fidelity_same", 1)]
+    rows += [("hi", "a", "fidelity_same", 0), ("hi", "b", "fidelity_same", 0)]
+    table = results_table(
+        scores(rows, evaluator="fidelity"), rates=rate_metrics(["fidelity"]), n_resamples=1000, seed=1
+    )
+    for lang, k, n in (("de", 5, 5), ("fr", 3, 4), ("hi", 0, 2)):
+        found = row(table, lang=lang)
+        assert found["value"] == pytest.approx(k / n) and found["n_items"] == n
+        assert (found["ci_low"], found["ci_high"]) == pytest.approx(_wilson_by_hand(k, n), abs=1e-9)
+        assert found["ci_high"] - found["ci_low"] > 0.3
+    assert row(table, lang="de")["ci_low"] == pytest.approx(0.565518, abs=1e-6)
+
+
+def test_which_metrics_are_rates_comes_from_the_evaluator_registry():
+    """One fact in one place (EvaluatorInfo.rates): fidelity, accuracy, line and word passes,
+    empathy's agreements and the QE flags are rates; F, precision, chrF-like scores, LCPR (a
+    harmonic mean of two rates) and QE's score are not. A rate's `@qe_pass` copy is a rate."""
+    rates = rate_metrics(["fidelity", "judgments", "language_confusion", "empathy_items", "information_items"])
+    assert {"fidelity_same", "fidelity_english", "accuracy", "line_pass", "word_pass", "consistency", "ER"} <= rates
+    assert not {"f1", "precision", "recall", "F", "lcpr", "qe"} & rates
+    assert {"qe_fail", "qe_copy"} <= rate_metrics(["fidelity", QE_INPUT]) and "qe_fail" not in rates
+    assert is_rate("fidelity_same@qe_pass", rates) and not is_rate("f1@qe_pass", rates)
+
+
+def test_a_rate_keeps_the_bootstrap_off_and_refuses_values_that_are_not_0_or_1():
+    one = results_table(scores([("de", "a", "accuracy", 1)], evaluator="judge"), rates={"accuracy"})
+    assert row(one, lang="de")["ci_low"] == pytest.approx(_wilson_by_hand(1, 1)[0]), "one item has an interval"
+    none = results_table(scores([("de", "a", "accuracy", 1)], evaluator="judge"), rates={"accuracy"}, n_resamples=0)
+    assert row(none, lang="de")["ci_low"] is None, "0 resamples: no intervals asked for"
+    with pytest.raises(ValueError, match=r"'accuracy' is a rate.*model 'm', language 'de'.*0\.5"):
+        results_table(scores([("de", "a", "accuracy", 0.5)], evaluator="judge"), rates={"accuracy"})

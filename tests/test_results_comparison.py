@@ -11,7 +11,7 @@ from scipy import stats
 
 from xlcons.evaluators.information.derived import INFORMATION_F
 from xlcons.reports.bootstrap import cell_rng
-from xlcons.reports.comparison import compare_models, compare_pairs
+from xlcons.reports.comparison import PairedItems, compare_models, compare_pairs, paired_test
 from xlcons.reports.results import results_table
 from xlcons.schemas import COMPARISONS, ITEM_SCORES, POOLED
 from xlcons.tables import conform
@@ -115,9 +115,40 @@ def test_paired_bootstrap_interval_matches_a_plain_loop():
         lang="de",
     )
     indices = cell_rng(5, "compare", "d", "multiq", "accuracy", "de", "a", "b").integers(0, 25, size=(300, 25))
-    low, high = np.percentile([np.mean(a[i] - b[i]) for i in indices], [2.5, 97.5])
+    # Hesterberg's expanded percentile interval: quantiles at Phi(-+ sqrt(25/24) t_24(0.975)).
+    tail = stats.norm.cdf(-np.sqrt(25 / 24) * stats.t.ppf(0.975, 24))
+    assert 0.015 < tail < 0.02
+    low, high = np.quantile([np.mean(a[i] - b[i]) for i in indices], [tail, 1 - tail])
     assert de["ci_low"] == pytest.approx(low, abs=1e-12) and de["ci_high"] == pytest.approx(high, abs=1e-12)
     assert de["p_value"] is None and de["n_permutations"] == 0
+
+
+def _null_pairs(kind: str, rng: np.random.Generator, n: int) -> tuple[PairedItems, dict]:
+    """Two models with the same score distribution on n items (item difficulty shared): no
+    difference. `skewed`: scores in [0, 1], most near 0 (beta); `F`: precision (beta(5, 1.5)) and
+    recall (skewed beta) per item, compared as information's F, the harmonic mean of the means."""
+    difficulty = rng.random(n)
+    if kind == "skewed":
+        return PairedItems.from_values(rng.beta(0.4 + difficulty, 3), rng.beta(0.4 + difficulty, 3)), {}
+    a = np.c_[rng.beta(5, 1.5, n), rng.beta(0.6 + difficulty, 3)]
+    b = np.c_[rng.beta(5, 1.5, n), rng.beta(0.6 + difficulty, 3)]
+    return PairedItems.from_values(a, b), {"function": INFORMATION_F.function}
+
+
+@pytest.mark.parametrize("kind", ["skewed", "F"])
+def test_the_paired_interval_covers_95_percent_at_20_items(kind):
+    """1,500 simulated pairs of equal models on 20 items (seeded): the 95% interval of the
+    difference holds 0 in 94-96% of them (here 94.3% and 94.5%). The percentile interval held it
+    in 92.3% and 92.6% of these; with 10,000 simulations the expanded interval holds it in 94.3%
+    (skewed) and 94.6% (F), the percentile one in 92.1% and 92.8%, BCa (2,000) in 91.8% and
+    92.6% (docs/validation.md)."""
+    rng = np.random.default_rng({"skewed": 41, "F": 42}[kind])
+    simulations, covered = 1500, 0
+    for _ in range(simulations):
+        items, function = _null_pairs(kind, rng, 20)
+        result = paired_test([items], **function, n_resamples=1000, n_permutations=0, rng=rng)
+        covered += result["ci_low"] <= 0.0 <= result["ci_high"]
+    assert 0.94 <= covered / simulations <= 0.96, covered / simulations
 
 
 def test_items_are_paired_by_item_and_language():

@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from builders import response_rows
+from builders import gold_prompts, response_rows
 from test_results_adapters import information_items
 from xlcons.evaluators import fidelity, judge_tables, tokenization_tables, translation_ability
 from xlcons.evaluators.empathy import tables as empathy_tables
@@ -77,19 +77,9 @@ class ScriptLID:
 
 def clinic_knowledge(references_on: tuple[str, ...] = ("1",)):
     """A user set of six questions in en and de, gold answers on `references_on` only, no timeliness."""
-    prompts = [
-        {
-            "dataset": "clinic_qa",
-            "item_id": str(i),
-            "lang": lang,
-            "prompt": "?",
-            "category": None,
-            "references": ["Paris"] if str(i) in references_on else None,
-            "source_lang": lang,
-        }
-        for i in range(1, 7)
-        for lang in ("en", "de")
-    ]
+    prompts = gold_prompts(
+        "clinic_qa", 6, ("en", "de"), lambda item, lang: ["Paris"] if item in references_on else None
+    )
     responses = [
         {"model": "m", "item_id": str(i), "lang": lang, "response": f"answer {i} {lang}"}
         for i in range(1, 7)

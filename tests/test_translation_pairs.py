@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -23,6 +22,7 @@ from xlcons.evaluators.translation_ability import (
     run_translation_ability,
     score_items,
 )
+from xlcons.reports.correlations import MANTEL_NOTE
 from xlcons.reports.translation_ability import report_outputs, run_report
 from xlcons.reports.translation_ability_tables import correlations, models_table, pair_cells
 from xlcons.schemas import PROMPTS
@@ -259,11 +259,16 @@ def test_direction_and_pair_correlations_against_hand_computed_values():
     assert directions["n"] == 12
     assert directions["pearson"] == pytest.approx(42 / math.sqrt(3608 * 0.56))
     assert directions["spearman"] == pytest.approx(132 / math.sqrt(143 * 140))
-    # The two directions of a pair are not independent: the interval of scope `directions`
-    # counts the 6 pairs, Fisher z with standard error 1 / sqrt(6 - 3) for Pearson.
-    r, q = directions["pearson"], 1.959963984540054
-    low, high = np.tanh(np.arctanh(r) - q / math.sqrt(3)), np.tanh(np.arctanh(r) + q / math.sqrt(3))
-    assert (directions["pearson_ci_low"], directions["pearson_ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    # The cells share languages: p-values from relabelling the languages of the xSC matrix
+    # (Mantel), all 24 relabellings of the 4 languages. Only two reach the observed |coefficient|:
+    # the identity and swapping de and en (which exchanges de-zh 0.4 with en-zh 0.5 and de-fr 0.8
+    # with en-fr 0.7, the ranks that differ, and keeps the coefficient). So p = 2 / 24 in both
+    # scopes (in `directions` the +-3 cancels against the symmetric xSC, as above), where treating
+    # the 6 pairs as independent points gave an exact p of 1 / 60 for rho at 6 points.
+    for row in (pairs, directions):
+        assert row["spearman_p"] == pytest.approx(2 / 24) and row["pearson_p"] == pytest.approx(2 / 24)
+        assert row["pearson_ci_low"] is None and row["spearman_ci_high"] is None
+        assert row["note"] == MANTEL_NOTE
     assert ("directions", "xAC") not in rows, "no xAC pairs, no xAC rows"
 
 

@@ -88,6 +88,11 @@ class EvaluatorInfo:
     # Per-item outputs beyond `results` that the item explorer shows (xlcons.reports.explorer).
     details: tuple[ItemDetails, ...] = ()
     derived: tuple[str, ...] = ()  # "module:NAME" of DerivedMetric objects of the results table
+    # Its item-level metrics whose item values are binary outcomes (1/0: a pass, an agreement, a
+    # correct answer), so that a results row's value is a rate: the results table gives those rows
+    # a Wilson score interval instead of the bootstrap (xlcons.reports.results). Also their
+    # `@qe_pass` copies (the same rate over the items that pass QE).
+    rates: tuple[str, ...] = ()
     active: Callable[[Mapping[str, Any]], bool] = _always  # runs at all, given its section
     tokenizer_models_only: bool = False  # scores the generators that have a local tokenizer only
     answers: tuple[str, ...] = (OWN_ANSWER,)  # whose failed requests exclude an item (see OWN_ANSWER)

@@ -43,6 +43,7 @@ JUDGE_ENTRY = EvaluatorInfo(
     estimate="xlcons.estimate.stages:judge",
     position=20,
     headline="accuracy",
+    rates=("accuracy",),
     figure_metrics=("accuracy",),
 )
 

@@ -124,6 +124,7 @@ LANGUAGE_CONFUSION_ENTRY = EvaluatorInfo(
     },
     position=70,
     headline="lcpr",
+    rates=("line_pass", "word_pass"),
     figure_metrics=("lcpr", "line_pass", "word_pass"),
 )
 

@@ -71,6 +71,7 @@ LANGUAGE_ID_ENTRY = EvaluatorInfo(
     jobs={"language_id": "xlcons.evaluators.language_id:rule_language_id"},
     position=10,
     headline="fidelity_same",
+    rates=("fidelity_same", "fidelity_english"),
     results_evaluator="fidelity",
     figure_metrics=("fidelity_same", "fidelity_english"),
 )

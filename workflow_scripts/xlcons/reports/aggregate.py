@@ -29,7 +29,7 @@ from xlcons.evaluators.registry import QE_INPUT, RESPONSES_INPUT, RESULTS_SOURCE
 from xlcons.item_scores import failed_requests, mark_failed
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
-from xlcons.reports.qe_scores import passing_scores, qe_item_scores, sensitivity_metrics
+from xlcons.reports.qe_scores import QE_RATES, passing_scores, qe_item_scores, sensitivity_metrics
 from xlcons.reports.results import (
     results_table,
     sort_item_scores,
@@ -113,6 +113,13 @@ def derived_metrics(outputs: Sequence[str]) -> list:
     return [resolve(ref) for ref in references]
 
 
+def rate_metrics(outputs: Sequence[str]) -> frozenset[str]:
+    """The metrics of these outputs' evaluators whose values are rates of binary outcomes
+    (EvaluatorInfo.rates), and the QE flags when QE is among them: their rows get a Wilson interval."""
+    rates = {name for output in outputs if output in RESULTS_SOURCES for name in RESULTS_SOURCES[output][0].rates}
+    return frozenset(rates | (set(QE_RATES) if QE_INPUT in outputs else set()))
+
+
 def run_results_job(
     inputs: Mapping[str, Sequence[Path | str]],
     out_dir: Path | str,
@@ -148,7 +155,8 @@ def run_results_job(
         )
     scores = sort_item_scores(scores)
     written = [write_table(scores.to_arrow(), out / "item_scores.parquet", ITEM_SCORES)]
-    results = results_table(scored, derived=derived, n_resamples=n_resamples, seed=seed)
+    rates = rate_metrics(list(inputs))
+    results = results_table(scored, derived=derived, n_resamples=n_resamples, seed=seed, rates=rates)
     if corpus:
         results = sort_results(pl.concat([results, *corpus]))
     unexplained = unexplained_values(results)
@@ -175,4 +183,4 @@ def run_results_job(
     return written
 
 
-__all__ = ["collect_failures", "collect_scores", "derived_metrics", "run_results_job"]
+__all__ = ["collect_failures", "collect_scores", "derived_metrics", "rate_metrics", "run_results_job"]

@@ -4,6 +4,11 @@
 interval: exact permutation p-values up to EXACT_PERMUTATION_POINTS points, no interval below
 MIN_INTERVAL_POINTS points or for a coefficient of exactly +-1, nothing below
 MIN_CORRELATION_POINTS points or with a constant side (the reason in `note`).
+
+:func:`mantel` correlates two language × language matrices (a score per language pair or
+direction against another): the cells share languages, so its p-value permutes the languages
+of one matrix (Mantel / QAP), exactly over every relabelling up to N_PERMUTATIONS of them, and
+it gives no interval.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xlcons.reports.bootstrap import CI_LEVEL
+from xlcons.reports.bootstrap import CI_LEVEL, N_PERMUTATIONS
 
 CORRELATIONS = ("spearman", "pearson")
 MIN_CORRELATION_POINTS = 3  # fewer: no correlation (two points always lie on a line)
@@ -173,4 +178,116 @@ def correlate(
         elif intervals and abs(values[name]) >= _PERFECT:
             note = f"{name} = {values[name]:+.0f}: no interval (Fisher z is infinite)"
         out[name] = Correlation(values[name], pvalues[name][0], *bounds[name], exact=pvalues[name][1], note=note)
+    return out
+
+
+# -- Correlations over language pairs: the Mantel test -------------------------------------------
+
+MANTEL_NOTE = "Mantel p-value (languages permuted); no interval: pairs share languages"
+_MANTEL_BLOCK = 2_000_000  # relabelled cells per block
+
+
+def _row_ranks(values: np.ndarray) -> np.ndarray:
+    """Average ranks within each row of `values` (P × m), NaN kept as NaN and left out of the ranking."""
+    from scipy.stats import rankdata
+
+    return np.asarray(rankdata(values, axis=1, nan_policy="omit"), dtype=float)
+
+
+def _row_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row of `a` with the same row of `b` (P × m), over the entries finite in both."""
+    both = np.isfinite(a) & np.isfinite(b)
+    a, b = np.where(both, a, 0.0), np.where(both, b, 0.0)
+    count = both.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        da = np.where(both, a - (a.sum(axis=1) / count)[:, None], 0.0)
+        db = np.where(both, b - (b.sum(axis=1) / count)[:, None], 0.0)
+        r = (da * db).sum(axis=1) / np.sqrt((da * da).sum(axis=1) * (db * db).sum(axis=1))
+    return np.clip(r, -1.0, 1.0)
+
+
+def language_permutations(n_languages: int, n_permutations: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """The relabellings of a Mantel test (P × L) and whether they are all of them: every one of
+    the L! orders when L! <= n_permutations (the identity among them), else `n_permutations`
+    random ones (rng.permuted of each row of aranges), the observed labelling not among them."""
+    from itertools import permutations
+    from math import factorial
+
+    if factorial(n_languages) <= n_permutations:
+        return np.array(list(permutations(range(n_languages))), dtype=np.intp).reshape(-1, n_languages), True
+    order = np.tile(np.arange(n_languages, dtype=np.intp), (n_permutations, 1))
+    return rng.permuted(order, axis=1), False
+
+
+def mantel(
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    symmetric: bool,
+    n_permutations: int = N_PERMUTATIONS,
+    rng: np.random.Generator,
+) -> dict[str, Correlation]:
+    """Spearman's rho and Pearson's r between two language × language matrices, with Mantel
+    (QAP) permutation p-values that respect the languages the cells share.
+
+    The points are the cells (i, j), i != j (`symmetric`: i < j, each unordered pair once), where
+    both matrices have a finite value; the diagonal is ignored. The coefficients are those of
+    :func:`correlate` on these points. Under the null of no relation between the matrices, the
+    languages of one are exchangeable: the test relabels the rows and columns of `y` together
+    (y[p_i, p_j]) and recomputes both coefficients on the cells then finite in both (Spearman:
+    ranks recomputed when that set changes). Two-sided: the share of relabellings with
+    |coefficient| >= the observed one (scipy's tie tolerance), exact over every relabelling when
+    L! <= `n_permutations`, else ``(count + 1) / (n_permutations + 1)`` over random ones
+    (:func:`language_permutations`). No interval: a Fisher-z interval on the cells would treat
+    them as independent (they are not: every cell shares its languages with 2(L-2) others).
+    Fewer than MIN_CORRELATION_POINTS cells or a constant side: nothing, with the reason in `note`."""
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if xs.ndim != 2 or xs.shape[0] != xs.shape[1] or xs.shape != ys.shape:
+        raise ValueError(
+            f"Mantel test: two square matrices of the same languages needed, not {xs.shape} and {ys.shape}"
+        )
+    languages = xs.shape[0]
+    rows, columns = np.triu_indices(languages, 1) if symmetric else np.nonzero(~np.eye(languages, dtype=bool))
+    observed_x, observed_y = xs[rows, columns], ys[rows, columns]
+    used = np.isfinite(observed_x) & np.isfinite(observed_y)
+    n = int(used.sum())
+    if n < MIN_CORRELATION_POINTS:
+        return {
+            name: Correlation(None, None, None, None, note=f"{n} points, fewer than {MIN_CORRELATION_POINTS}")
+            for name in CORRELATIONS
+        }
+    if np.ptp(observed_x[used]) == 0 or np.ptp(observed_y[used]) == 0:
+        return {name: Correlation(None, None, None, None, note="a side is constant") for name in CORRELATIONS}
+    values = _coefficients(observed_x[used], observed_y[used])
+    orders, exact = language_permutations(languages, n_permutations, rng)
+    same_cells = bool(np.isfinite(observed_x).all() and np.isfinite(observed_y).all())
+    rank_x = rank_y = None
+    if same_cells:  # every relabelling keeps every cell: the ranks are relabelled, not recomputed
+        from scipy.stats import rankdata
+
+        rank_x, rank_y = rankdata(observed_x), np.full_like(ys, np.nan)
+        rank_y[rows, columns] = rankdata(observed_y)
+        if symmetric:
+            rank_y[columns, rows] = rank_y[rows, columns]
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in CORRELATIONS}
+    step = max(1, _MANTEL_BLOCK // rows.size)
+    for start in range(0, orders.shape[0], step):  # blocks of relabellings: memory bounded at many languages
+        block = orders[start : start + step]
+        permuted = ys[block[:, rows], block[:, columns]]  # relabellings × cells: y relabelled
+        fixed = np.broadcast_to(observed_x, permuted.shape)
+        if rank_x is not None and rank_y is not None:
+            ranked = (np.broadcast_to(rank_x, permuted.shape), rank_y[block[:, rows], block[:, columns]])
+        else:
+            both = np.isfinite(fixed) & np.isfinite(permuted)
+            ranked = (_row_ranks(np.where(both, fixed, np.nan)), _row_ranks(np.where(both, permuted, np.nan)))
+        parts["spearman"].append(_row_pearson(*ranked))
+        parts["pearson"].append(_row_pearson(fixed, permuted))
+    null = {name: np.concatenate(found) for name, found in parts.items()}
+    out = {}
+    for name in CORRELATIONS:
+        draws = null[name][np.isfinite(null[name])]
+        gamma = abs(np.finfo(float).eps * 100 * values[name])
+        count = np.count_nonzero(np.abs(draws) >= abs(values[name]) - gamma)
+        p = count / draws.size if exact else (count + 1) / (draws.size + 1)
+        out[name] = Correlation(values[name], float(min(1.0, p)), None, None, exact=exact, note=MANTEL_NOTE)
     return out

@@ -54,7 +54,9 @@ def translating_evaluators() -> list[str]:
     return [info.name for info in EVALUATORS.values() if info.reads == TRANSLATIONS]
 
 
-QE_METRICS = ("qe", "qe_below", "qe_copy", "qe_off_target", "qe_fail")
+# The QE flags per item (1: the item is flagged): rates, with a Wilson interval in the results table.
+QE_RATES = ("qe_below", "qe_copy", "qe_off_target", "qe_fail")
+QE_METRICS = ("qe", *QE_RATES)
 # Why an item fails QE, in the order an excluded `@qe_pass` row names it.
 FAIL_REASONS = ("qe_copy", "qe_off_target", "qe_below")
 UNTRANSLATABLE = "untranslatable"  # the QE status of an answer kept untranslated (and its exclusion reason)

@@ -35,6 +35,12 @@ Confidence interval
     same drawn items (a drawn item without a score for an input adds nothing to that
     input's mean; a resample in which an input has no scored item at all is left out of
     the quantiles). Null with 0 resamples or fewer than two items.
+Rates of binary outcomes
+    a metric whose item values are 1/0 outcomes (its evaluator's ``rates`` in the registry:
+    fidelity, pass rates, accuracy, agreement, QE flags; and their ``@qe_pass`` copies) gets
+    Wilson's score interval of its k of n instead (xlcons.reports.bootstrap.wilson_interval):
+    never of zero width, also at 0 of n or n of n, and from one item on. A value that is not 0
+    or 1 there is an error. Null with 0 resamples (no intervals asked for).
 Random numbers
     each row has its own generator, ``cell_rng(seed, dataset, evaluator, model, lang,
     metric)``, drawing all indices in one call ``rng.integers(0, n, size=(n_resamples,
@@ -53,7 +59,7 @@ these tables are xlcons.reports.correlations.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -62,7 +68,7 @@ import pyarrow as pa
 
 from xlcons.atomic import atomic_path
 from xlcons.derived_metrics import DerivedMetric
-from xlcons.reports.bootstrap import CI_LEVEL, N_RESAMPLES, cell_rng, paired_intervals
+from xlcons.reports.bootstrap import CI_LEVEL, N_RESAMPLES, cell_rng, paired_intervals, wilson_interval
 from xlcons.schemas import ITEM_SCORES, ITEM_STATUS_OK, NO_TRANSLATOR, RESULTS
 from xlcons.tables import SchemaError, conform, read_table, write_table
 
@@ -149,7 +155,32 @@ def _by_rng_key(keys: list[dict], rng_keys: Sequence[str]) -> list[list[int]]:
     return groups
 
 
-def _mean_rows(frame: pl.DataFrame, n_resamples: int, seed: int, ci_level: float) -> list[dict]:
+def is_rate(metric: str, rates: Collection[str]) -> bool:
+    """Whether a results row of `metric` is a rate of binary outcomes: `metric` is one of `rates`
+    (EvaluatorInfo.rates), or a copy of one over a subset of its items (``fidelity_same@qe_pass``)."""
+    return metric in rates or metric.split("@", 1)[0] in rates
+
+
+def _rate_intervals(
+    group: Sequence[dict], scored_values: Sequence[np.ndarray], n_resamples: int, ci_level: float
+) -> list[tuple[float | None, float | None]]:
+    """Wilson intervals of the rows of one rate metric (each row's own items); none with 0 resamples."""
+    intervals: list[tuple[float | None, float | None]] = []
+    for key, scored in zip(group, scored_values):
+        binary = np.isin(scored, (0.0, 1.0))
+        if not binary.all():
+            raise ValueError(
+                f"item scores: metric {key['metric']!r} is a rate of binary outcomes (its evaluator's "
+                f"`rates`), but {int((~binary).sum())} values of dataset {key['dataset']!r}, model "
+                f"{key['model']!r}, language {key['lang']!r} are not 0 or 1, e.g. {float(scored[~binary][0])}"
+            )
+        intervals.append(wilson_interval(int(scored.sum()), scored.size, ci_level) if n_resamples > 0 else (None, None))
+    return intervals
+
+
+def _mean_rows(
+    frame: pl.DataFrame, n_resamples: int, seed: int, ci_level: float, rates: Collection[str] = ()
+) -> list[dict]:
     rows = []
     frame = frame.sort([*_RNG_KEYS, "translator", "item_id"])  # a cell's translators next to each other
     values = frame["value"].fill_null(np.nan).to_numpy()
@@ -170,9 +201,12 @@ def _mean_rows(frame: pl.DataFrame, n_resamples: int, seed: int, ci_level: float
             scored_values.append(scored)
             members.append((item_ids[chosen][ok[chosen]], scored[:, None], np.ones((scored.size, 1), dtype=bool)))
         first = bounds[group[0]]
-        intervals = paired_intervals(
-            members, None, n_resamples, cell_rng(seed, *(first[k] for k in _RNG_KEYS)), ci_level
-        )
+        if is_rate(first["metric"], rates):
+            intervals = _rate_intervals([bounds[i] for i in group], scored_values, n_resamples, ci_level)
+        else:
+            intervals = paired_intervals(
+                members, None, n_resamples, cell_rng(seed, *(first[k] for k in _RNG_KEYS)), ci_level
+            )
         for key, scored, (low, high) in zip((bounds[i] for i in group), scored_values, intervals):
             start, stop = key["start"], key["start"] + key["length"]
             rows.append(
@@ -288,16 +322,18 @@ def results_table(
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
     ci_level: float = CI_LEVEL,
+    rates: Collection[str] = (),
 ) -> pl.DataFrame:
     """One RESULTS row per (dataset, evaluator, translator, model, lang, metric): item means,
-    `derived` metrics, bootstrap CIs."""
+    `derived` metrics, bootstrap CIs; the metrics of `rates` (binary outcomes, :func:`is_rate`)
+    get Wilson score intervals instead."""
     if not 0 < ci_level < 1:
         raise ValueError(f"ci_level must be in (0, 1), not {ci_level}")
     frame = item_scores_frame(item_scores)
     clashes = {d.name for d in derived} & set(frame["metric"].unique().to_list())
     if clashes:
         raise ValueError(f"derived metrics {sorted(clashes)} have the name of an item-level metric")
-    rows = _mean_rows(frame, n_resamples, seed, ci_level)
+    rows = _mean_rows(frame, n_resamples, seed, ci_level, rates)
     for metric in derived:
         rows += _derived_rows(frame, metric, n_resamples, seed, ci_level)
     for row in rows:

@@ -5,9 +5,10 @@ headline metric (declared by its registry entry, ``EvaluatorInfo.headline``; the
 one, by the entries' order, that the evaluator's rows hold, matched exactly, so the QE copies
 ``F@qe_pass`` are not a headline), its unweighted mean over the languages other than English
 (as the group tables' ``Avg``; English alone where it is the only language; a corpus score's
-``all``), the highest and the lowest of those languages with their 95% bootstrap intervals
-(ties: the first and the last by code), and the items excluded from the metric in every
-language (English included) with their reasons.
+``all``), the highest and the lowest of those languages with their 95% intervals (Wilson's
+for a rate, else the bootstrap's; xlcons.reports.results) (ties: the first and the last by
+code), and the items excluded from the metric in every language (English included) with
+their reasons.
 Rows without a value are listed with their note (or their reasons). An evaluator whose rows
 hold no declared headline (``translation_qe``) is named, not summarised. Rows are sorted by
 data set, evaluator, translator, model: the same results table gives the same bytes.
@@ -136,7 +137,8 @@ def summary_markdown(summary: pl.DataFrame, results: pl.DataFrame) -> str:
         "",
         "Per data set, each evaluator's headline metric (declared by its registry entry) for each model: "
         "the mean over the languages other than English, the highest and the lowest language with its 95% "
-        "bootstrap interval, and the items excluded in every language, with why. "
+        "interval (Wilson's for a rate, else a bootstrap over items), and the items excluded in every language, "
+        "with why. "
         "Every value: `results/tables/results.csv`.",
     ]
     for dataset in sorted(set(results["dataset"].to_list())):

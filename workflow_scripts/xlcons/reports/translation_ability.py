@@ -21,9 +21,11 @@ models (each model's main prompt variant, all domains). Outputs, in `tables/<dat
   directions and its overall xSC / xAC (mean over language pairs), across models (scope
   `models`); between each direction's chrF and its pair's C_ij, across the directions of
   each model (scope `directions`, 132 cells for 12 languages); and between each unordered
-  pair's mean chrF (of its two directions) and its C_ij (scope `pairs`, 66 cells). In
-  scope `directions` the two directions of a pair share one C value, so they are not two
-  independent points: its p-value and interval count the pairs (66), not the cells.
+  pair's mean chrF (of its two directions) and its C_ij (scope `pairs`, 66 cells). The
+  cells of these two scopes share languages (and in `directions` the two directions of a
+  pair share one C value), so they are not independent points: their p-values are Mantel
+  tests that permute the languages (xlcons.reports.correlations.mantel) and they get no
+  interval.
 * `figure2_translation_<model>`: the xSC heatmap (language pairs; when MAKQA is scored)
   beside the chrF heatmap (source × target), as the paper's Figure 2;
 * `figure2_pairs_vs_consistency` (with MAKQA): each direction of each model as a point, its

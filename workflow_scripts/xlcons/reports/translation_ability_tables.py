@@ -14,7 +14,8 @@ import polars as pl
 
 from xlcons.evaluators.knowledge.tables import main_variant
 from xlcons.evaluators.translation_ability import language_means
-from xlcons.reports.correlations import correlate
+from xlcons.reports.bootstrap import N_PERMUTATIONS, cell_rng
+from xlcons.reports.correlations import Correlation, correlate, mantel
 from xlcons.reports.knowledge import OVERALL, UNDEFINED_PAIRS_AS_ZERO
 
 CONSISTENCY_METRICS = ("xSC", "xAC")
@@ -35,18 +36,12 @@ _CORRELATION_SCHEMA = {
 }
 
 
-def correlation(
-    x: Sequence[float], y: Sequence[float], groups: Sequence[str] | None = None
-) -> dict[str, float | int | str | None]:
-    """Spearman's rho and Pearson's r of paired values, each with its p-value and Fisher-z 95%
-    interval (xlcons.reports.correlations.correlate: no correlation below 3 points or with a
-    constant side, no interval below 5 points or at +-1; `note` says which). `groups` labels
-    points that are not independent (the two directions of a language pair, which share
-    their C value): the p-value and interval then count the groups, not the points."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    out: dict[str, float | int | str | None] = {"n": len(x)}
+def correlation_row(results: dict[str, Correlation], n: int) -> dict[str, float | int | str | None]:
+    """One `translation_vs_consistency` row's numbers: per coefficient its value, interval and
+    p-value, the number of points and the notes (each once)."""
+    out: dict[str, float | int | str | None] = {"n": n}
     notes = []
-    for name, result in correlate(x, y, groups=groups).items():
+    for name, result in results.items():
         out |= {
             name: result.value,
             f"{name}_ci_low": result.ci_low,
@@ -56,6 +51,13 @@ def correlation(
         if result.note and result.note not in notes:
             notes.append(result.note)
     return out | {"note": "; ".join(notes) or None}
+
+
+def correlation(x: Sequence[float], y: Sequence[float]) -> dict[str, float | int | str | None]:
+    """Spearman's rho and Pearson's r of paired independent values, each with its p-value and
+    Fisher-z 95% interval (xlcons.reports.correlations.correlate: no correlation below 3 points
+    or with a constant side, no interval below 5 points or at +-1; `note` says which)."""
+    return correlation_row(correlate(x, y), len(x))
 
 
 def _share(part: str, whole: str) -> pl.Expr:
@@ -173,33 +175,41 @@ def pair_cells(directions: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
     return cells.filter(known).drop("lang_a", "lang_b").sort(["model", "source", "target"])
 
 
-def pairwise_correlations(cells: pl.DataFrame, metric: str) -> list[dict]:
-    """Rows of scopes `directions` and `pairs` for one metric, one of each per model."""
+def language_matrices(mine: pl.DataFrame, metric: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """One model's cells as language × language matrices (languages sorted, NaN where no value):
+    chrF per direction (row: source, column: target) and the pair's `metric`, symmetric."""
+    languages = sorted(set(mine["source"].to_list()) | set(mine["target"].to_list()))
+    at = {lang: index for index, lang in enumerate(languages)}
+    chrf = np.full((len(languages), len(languages)), np.nan)
+    consistency = chrf.copy()
+    for source, target, value, pair in mine.select("source", "target", "chrF", metric).iter_rows():
+        chrf[at[source], at[target]] = value
+        consistency[at[source], at[target]] = consistency[at[target], at[source]] = pair
+    return languages, chrf, consistency
+
+
+def pairwise_correlations(
+    cells: pl.DataFrame, metric: str, *, n_permutations: int = N_PERMUTATIONS, seed: int = 0
+) -> list[dict]:
+    """Rows of scopes `directions` and `pairs` for one metric, one of each per model: the
+    coefficients over the cells, with Mantel p-values (xlcons.reports.correlations.mantel: the
+    languages of the consistency matrix permuted, generator ``cell_rng(seed, "mantel", scope,
+    model, metric)``) and no interval, since the cells share languages. `directions`: each
+    direction's chrF against its pair's value; `pairs`: each unordered pair's mean chrF (of
+    the directions it has) against its value."""
     rows = []
     known = cells.filter(pl.col(metric).is_not_null() & pl.col("chrF").is_not_null())
     for model in sorted(set(known["model"].to_list())):
-        mine = known.filter(pl.col("model") == model).with_columns(
-            pl.concat_str(
-                pl.min_horizontal("source", "target"), pl.max_horizontal("source", "target"), separator="-"
-            ).alias("pair")
-        )
-        rows.append(
-            {
-                "scope": "directions",
-                "model": model,
-                "consistency": metric,
-                **correlation(mine["chrF"].to_list(), mine[metric].to_list(), groups=mine["pair"].to_list()),
-            }
-        )
-        by_pair = mine.group_by("pair").agg(pl.col("chrF").mean(), pl.col(metric).first()).sort("pair")
-        rows.append(
-            {
-                "scope": "pairs",
-                "model": model,
-                "consistency": metric,
-                **correlation(by_pair["chrF"].to_list(), by_pair[metric].to_list()),
-            }
-        )
+        _, chrf, consistency = language_matrices(known.filter(pl.col("model") == model), metric)
+        both = np.stack([chrf, chrf.T])
+        with np.errstate(invalid="ignore"):  # 0 / 0: NaN where neither direction has a value
+            mean_chrf = np.nansum(both, axis=0) / np.isfinite(both).sum(axis=0)
+        for scope, x, symmetric in (("directions", chrf, False), ("pairs", mean_chrf, True)):
+            rng = cell_rng(seed, "mantel", scope, model, metric)
+            results = mantel(x, consistency, symmetric=symmetric, n_permutations=n_permutations, rng=rng)
+            cells_used = np.isfinite(x) & np.isfinite(consistency)
+            n = int(np.triu(cells_used, 1).sum() if symmetric else cells_used.sum())
+            rows.append({"scope": scope, "model": model, "consistency": metric, **correlation_row(results, n)})
     return rows
 
 

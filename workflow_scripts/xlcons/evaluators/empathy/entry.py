@@ -170,6 +170,7 @@ EMPATHY_ENTRY = EvaluatorInfo(
     },
     position=50,
     headline="consistency",
+    rates=("consistency", "ER", "IP", "EX"),
     figure_metrics=("consistency", "ER", "IP", "EX"),
 )
 

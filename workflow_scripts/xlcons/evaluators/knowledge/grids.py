@@ -50,6 +50,13 @@ def _group_of(row: dict, makqa: bool) -> tuple[str, str]:
     return GENERIC_VARIANT, row.get("category") or UNCATEGORISED
 
 
+def gold_cells(grid: Grid) -> np.ndarray:
+    """(n, L) bool: the (question, language) cells that were asked and have gold answers, the
+    cells a metric over gold answers (xAC, xTC, the oracle xSC) can count."""
+    known = np.array([[bool(refs) for refs in row] for row in grid.references], dtype=bool)
+    return known.reshape(grid.status.shape) & grid.prompted
+
+
 def has_gold(grid: Grid) -> bool:
     return any(refs is not None for row in grid.references for refs in row)
 
@@ -162,6 +169,7 @@ __all__ = [
     "STATUS_NAMES",
     "Grid",
     "build_grids",
+    "gold_cells",
     "has_gold",
     "oracle_text",
     "score_chrf",

@@ -31,7 +31,10 @@ xSC (semantic consistency)
     cos(emb(ans_i), emb(ans_j)); xSC = mean over ordered pairs. **Oracle** (the paper's
     0.849): the same on the gold answers, the gold list joined with ", " (all of them,
     which is the whole ground truth; ``oracle_answers="first"`` takes the first only);
-    for timeliness the most recent candidate (the current answer).
+    for timeliness the most recent candidate (the current answer). Like xAC and xTC, the
+    oracle counts only the (question, language) cells with gold answers: in a set that gives
+    them for some items, the others are not its questions (not zeros), and its ``n_items``
+    counts the questions with gold answers.
 xC
     The harmonic mean of the overall xSC, xAC and xTC of a variant. Missing if a component
     is missing (no embedder, no timeliness questions, ...): NaN, never 0. A component <= 0
@@ -83,6 +86,7 @@ from xlcons.evaluators.knowledge.grids import (
     STATUS_NAMES,
     Grid,
     build_grids,
+    gold_cells,
     has_gold,
     oracle_text,
     score_chrf,
@@ -192,8 +196,8 @@ def score_knowledge(
     def grid_vectors(grid: Grid, gold: bool) -> tuple[np.ndarray, np.ndarray]:
         n, k = grid.status.shape
         out = np.zeros((n, k, dim))
-        if gold:
-            present = grid.prompted
+        if gold:  # the oracle answers where there are gold answers; the other questions are not its
+            present = gold_cells(grid)
         else:
             present = grid.status != MISSING
         for t in range(n):
@@ -300,12 +304,13 @@ def score_knowledge(
                     blocks[grid.domain] = (v, present)
                     matrix, shared = semantic_matrix(v, present)
                     status = np.where(present, OK, MISSING) if gold else grid.status
+                    asked = present if gold else grid.prompted
                     value = mean_over_pairs(matrix, nan_as_zero=False)
-                    emit(variant, metric, grid.domain, matrix, shared, status, grid.prompted, value)
+                    emit(variant, metric, grid.domain, matrix, shared, status, asked, value)
                 if pooled:
                     v = np.concatenate([blocks[g.domain][0] for g in pooled])
                     present = np.concatenate([blocks[g.domain][1] for g in pooled])
-                    prompted = np.vstack([g.prompted for g in pooled])
+                    prompted = present if gold else np.vstack([g.prompted for g in pooled])
                     matrix, shared = semantic_matrix(v, present)
                     status = np.where(present, OK, MISSING) if gold else np.vstack([g.status for g in pooled])
                     value = mean_over_pairs(matrix, nan_as_zero=False)
