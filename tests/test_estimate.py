@@ -257,3 +257,31 @@ def test_the_readmes_example_is_the_estimate_of_multiqs_paper_config_with_the_ex
             assert match[0][column] == int(values[column].replace(",", "")), (line, column)
         if "cost_usd" in values:
             assert match[0]["cost_usd"] == pytest.approx(float(values["cost_usd"]), abs=5e-5), line
+
+
+def test_the_check_counts_what_a_stopped_attempt_sent_and_its_cached_answers_once(config):
+    """A job stopped by the budget guard left its ledger (`<usage file>.running`: 3 requests, 7
+    tokens) and cached its answers: the check before scheduling adds that ledger, and the
+    estimate leaves the cached requests out, so the same command under the same limit is
+    refused, while a limit that covers both runs."""
+    from xlcons import usage
+
+    plan = planned(config)
+    api_job = next(job for job in plan.usage.usage_jobs() if job["model"] == "api")
+    call = {"model": "gpt-x", "part": "generate", "requests": 3, "cached_requests": 0, "prompt_tokens": 4}
+    call |= {"completion_tokens": 3, "cached_tokens": 0, "failures": 0, "retries": 0}
+    usage.write_usage(usage.running_file(api_job["path"]), {"format": usage.FORMAT, "version": 1, "gpus": 0,
+                                                           "wall_s": 1.0, "gpu_s": 0.0, "calls": [call]})  # fmt: skip
+    spec = ModelSpec.from_config("api", plan.models.llm_spec("models.api", "resources"), None)
+    first = build_requests(spec, [{"item_id": "a", "lang": "en", "prompt": "What is water?"}], 512)[0]
+    cache = ResponseCache(Path(plan.layout.cache_file("generate", "mine", "api")))
+    cache.add({"key": first.key, "response": "H2O", "finish_reason": "stop", "prompt_tokens": 4})
+    cache.flush()
+    run = estimate(plan, unfinished=True)[-1]
+    assert rows_by_model(estimate(plan, unfinished=True))["gpt-x"].cached_requests == 1
+    bound = run.prompt_tokens + run.max_completion_tokens
+    config["limits"] = {"max_tokens": bound + 7}
+    assert limits_problem(planned(config))[0] is None
+    config["limits"] = {"max_tokens": bound + 6}
+    problem = limits_problem(planned(config))[0]
+    assert f"{bound + 7:,} tokens" in problem and "stopped attempts' ledgers" in problem

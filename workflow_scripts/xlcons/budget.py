@@ -9,8 +9,9 @@ chunk, so every answer received is kept and a rerun with a higher limit sends on
 The run's ledger is what the usage files under the results folder say (the jobs that finished:
 what the current results cost, ``xlcons.usage.run_usage_files``), plus the ledgers that running
 jobs keep beside their usage output (``<usage file>.running``, rewritten at each check, removed
-when the job writes its usage file; a job that failed or was killed leaves its own, so what it
-sent still counts until it runs again), plus this job's own ledger (``xlcons.usage.ledger``).
+when the job writes its usage file; a job that was stopped, failed or was killed leaves its own,
+and its next attempt carries it on in its own ledger, ``xlcons.usage.carry_stopped``, so what
+every attempt sent keeps counting), plus this job's own ledger (``xlcons.usage.ledger``).
 Parallel jobs thus see each other's spending up to their last check: together they may pass a
 limit by about one chunk each.
 

@@ -3,11 +3,13 @@
 The Snakefile calls `limits_problem` once the plan is built; with no limit set it returns at
 once, so a run without limits never loads a tokenizer. With a limit it counts what the run's
 ledger would hold at most: what the usage files under the results folder already count (the
-finished jobs, as the guard counts them while the run goes on), plus the estimate's bound on
-what the jobs without a usage file yet will send (prompt tokens and `max_new_tokens` completion
-tokens per request): a finished run started again is not refused for what it already did. A
-finished job that reruns (its params changed) is counted by its old file only; the guard checks
-what it sends.
+finished jobs) and what the ledgers of stopped attempts count (``<usage file>.running``: jobs
+stopped by the guard, failed or killed), as the guard counts them while the run goes on, plus
+the estimate's bound on what the jobs without a usage file yet will send (prompt tokens and
+`max_new_tokens` completion tokens per request not in their caches, so what a stopped attempt
+sent and cached is counted once, by its ledger): a finished run started again is not refused
+for what it already did, nor a stopped one given a second budget. A finished job that reruns
+(its params changed) is counted by its old file only; the guard checks what it sends.
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ from xlcons.estimate import estimate
 from xlcons.estimate.prompts import UNKNOWN
 from xlcons.estimate.rows import EstimateRow
 from xlcons.plan import Plan
-from xlcons.usage import read_usage, run_usage_files
+from xlcons.usage import read_usage, run_usage_files, running_usage_files
 
 
 def already_spent(plan: Plan) -> Spent:
-    """What the usage files under the results folder count."""
+    """What the usage files under the results folder count, and the ledgers stopped attempts left."""
     pricing = plan.usage.pricing()
     total = Spent()
-    for path in run_usage_files(plan.results):
+    for path in [*run_usage_files(plan.results), *running_usage_files(plan.results)]:
         total = total + spent_by(read_usage(path).get("calls", []), pricing)
     return total
 
@@ -58,7 +60,8 @@ def limits_problem(
     spent = describe(key, before.tokens if key.endswith("max_tokens") else before.cost_usd)
     return (
         f"xlcons: the run's estimate is above {key}: it may come to {describe(key, value)} ({part} to send, "
-        f"plus {spent} that the usage files under {plan.results} already count), and {key} is "
+        f"plus {spent} that the usage files and stopped attempts' ledgers under {plan.results} already count), "
+        f"and {key} is "
         f"{describe(key, limit)}. Nothing was scheduled. See the figures per stage with "
         "`xlcons estimate --configfile <your config files>` (docs/usage.md#before-a-run-the-estimate). "
         "To run anyway, " + HOW_TO_RAISE.format(key=key.split(".")[-1]) + "; the jobs still stop when the "
