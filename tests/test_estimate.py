@@ -285,3 +285,26 @@ def test_the_check_counts_what_a_stopped_attempt_sent_and_its_cached_answers_onc
     config["limits"] = {"max_tokens": bound + 6}
     problem = limits_problem(planned(config))[0]
     assert f"{bound + 7:,} tokens" in problem and "stopped attempts' ledgers" in problem
+
+
+def test_a_cost_limit_with_an_api_model_priced_under_another_name_is_refused_before_scheduling(config):
+    """`max_cost` with an API model whose `pricing` key is not its API name (issue 40: a price for
+    `gpt-4-0125` does not price `gpt-4-0125-preview`) would count that model's cost as nothing:
+    the check refuses the run, naming the model, the job, the key expected and the close key it
+    found. A local model without a price costs no money and is no reason to refuse."""
+    config["models"]["api"]["api"]["model"] = "gpt-4-0125-preview"
+    config["pricing"] = {"gpt-4-0125": {"input": 10.0, "output": 30.0}}
+    config["limits"] = {"max_cost": 5}
+    problem, _ = limits_problem(planned(config))
+    assert problem is not None and "limits.max_cost" in problem
+    assert "'gpt-4-0125-preview' (called by generate mine/api) has no price" in problem
+    assert "pricing: {'gpt-4-0125-preview': {input: ..., output: ...}}" in problem
+    assert "`pricing` has 'gpt-4-0125'" in problem and "smollm2" not in problem
+    config["pricing"] = {}
+    problem, _ = limits_problem(planned(config))
+    assert "'gpt-4-0125-preview' (called by generate mine/api) has no price" in problem and "has 'gpt" not in problem
+    config["pricing"] = {"gpt-4-0125-preview": {"input": 10.0, "output": 30.0}}
+    assert limits_problem(planned(config))[0] is None
+    config["limits"] = {"max_tokens": 10**9}  # a token limit needs no price
+    config["pricing"] = {}
+    assert limits_problem(planned(config))[0] is None

@@ -14,10 +14,14 @@ for what it already did, nor a stopped one given a second budget. A finished job
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping
+from typing import Any
+
 from xlcons.budget import HOW_TO_RAISE, Limits, Spent, describe, over_limit, spent_by
 from xlcons.estimate import estimate
 from xlcons.estimate.prompts import UNKNOWN
-from xlcons.estimate.rows import EstimateRow
+from xlcons.estimate.rows import TOTAL, EstimateRow
 from xlcons.plan import Plan
 from xlcons.usage import read_usage, run_usage_files, running_usage_files
 
@@ -31,6 +35,38 @@ def already_spent(plan: Plan) -> Spent:
     return total
 
 
+def unpriced_problem(rows: list[EstimateRow], pricing: Mapping[str, Any]) -> str | None:
+    """Why `limits.max_cost` cannot hold: the models served over HTTP (APIs) that jobs still to run
+    call and `pricing` does not price, each with the key it needs and the close keys it has (a
+    price under another spelling of the name counts nothing); None when every one is priced."""
+    unpriced: dict[str, list[str]] = {}
+    for row in rows:
+        if row.stage != TOTAL and row.served and row.called_model not in pricing:
+            job = f"{row.stage} {row.dataset}/{row.model or '-'}"
+            unpriced.setdefault(row.called_model, []).append(job)
+    if not unpriced:
+        return None
+    lines = []
+    for model, jobs in unpriced.items():
+        close = difflib.get_close_matches(model, list(pricing), n=3, cutoff=0.6)
+        near = (
+            f"; `pricing` has {', '.join(repr(key) for key in close)}: the key must be the API's model name"
+            if close
+            else ""
+        )
+        lines.append(
+            f"{model!r} (called by {', '.join(jobs)}) has no price: add "
+            f"pricing: {{{model!r}: {{input: ..., output: ...}}}}{near}"
+        )
+    return (
+        "xlcons: limits.max_cost is set, but models this run calls have no price in `pricing`, so their cost "
+        "would count nothing and the limit would not hold:\n  " + "\n  ".join(lines) + "\nPrices are USD per "
+        "million tokens, keyed by the called model's name as usage.csv and `xlcons estimate` show it "
+        "(docs/usage.md#pricing; a served model that costs nothing: input: 0, output: 0). Nothing was scheduled: "
+        "add the prices, or limit tokens instead (limits: {max_tokens: ...})."
+    )
+
+
 def limits_problem(
     plan: Plan, resources: str = "resources", rows: list[EstimateRow] | None = None
 ) -> tuple[str | None, list[str]]:
@@ -39,6 +75,8 @@ def limits_problem(
     if not limits:
         return None, []
     rows = rows if rows is not None else estimate(plan, resources, unfinished=True)
+    if limits.max_cost is not None and (unpriced := unpriced_problem(rows, plan.usage.pricing())):
+        return unpriced, []
     run = rows[-1]
     bound = Spent(run.prompt_tokens + run.max_completion_tokens, run.cost_usd or 0.0)
     before = already_spent(plan)

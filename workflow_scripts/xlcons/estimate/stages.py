@@ -107,6 +107,15 @@ def _row(
     )
 
 
+def _served(row: EstimateRow, spec: ModelSpec | None) -> EstimateRow:
+    """The row, marked `served` when its called model answers over HTTP (an API, which costs
+    money: a cost limit needs its price), not from local files or recorded answers."""
+    if spec is not None:
+        info = backend_info(spec.backend)
+        row.served = not info.local_files and not info.recorded
+    return row
+
+
 def _unknown(job: dict[str, str], called: str, note: str) -> EstimateRow:
     row = _row(job, called, UNKNOWN, "none")
     row.note = note
@@ -118,7 +127,7 @@ def generate(context: Context, job: dict[str, str]) -> EstimateRow:
     spec = context.generator(model, dataset)
     prompts = context.prompts(dataset)
     if prompts.basis == UNKNOWN:
-        return _unknown(job, ledger_name(spec), prompts.note)
+        return _served(_unknown(job, ledger_name(spec), prompts.note), spec)
     cap = effective_max_new_tokens(spec, plan.data.max_new_tokens(dataset))
     # A stand-in for a translated prompt is a request of its own, whatever its text (the translation's).
     distinct = {
@@ -130,7 +139,7 @@ def generate(context: Context, job: dict[str, str]) -> EstimateRow:
     missing = [request for key, request in distinct.items() if key not in cached]
     info = backend_info(spec.backend)
     counter = counter_for(spec.location if info.local_files else None, recorded=info.recorded)
-    return _row(
+    row = _row(
         job,
         ledger_name(spec),
         prompts.basis,
@@ -140,6 +149,7 @@ def generate(context: Context, job: dict[str, str]) -> EstimateRow:
         prompt_tokens=sum(counter.chat(request.messages) for request in missing),
         max_completion_tokens=0 if info.recorded else len(missing) * cap,
     )
+    return _served(row, spec)
 
 
 class _Translator:
@@ -153,8 +163,9 @@ class _Translator:
         location = plan.models.local_path(plan.translation.translator_key(name), context.resources)
         spec = TranslatorSpec.from_config(plan.translation.translator_fields(name, context.resources), location)
         self.called = spec.ledger_name()
+        self.model: ModelSpec | None = None  # an LLM translator's model
         if plan.translation.is_llm_translator(name):
-            model = translator_model(spec)
+            model = self.model = translator_model(spec)
             self.counter = _counter(model)
             self.cap, self.extra = translator_cap(spec, model), 0
         else:
@@ -171,7 +182,7 @@ def translate_prompts(context: Context, job: dict[str, str]) -> EstimateRow:
     translator = _Translator(context, job["translator"])
     prompts = context.prompts(dataset)
     if prompts.basis == UNKNOWN:
-        return _unknown(job, translator.called, prompts.note)
+        return _served(_unknown(job, translator.called, prompts.note), translator.model)
     source = plan.data.info(dataset).translated_from
     sentences = list(
         dict.fromkeys(
@@ -183,14 +194,19 @@ def translate_prompts(context: Context, job: dict[str, str]) -> EstimateRow:
     )
     targets = len(plan.data.prompt_translation_languages(dataset))
     requests = len(sentences) * targets * translator.attempts
-    return _row(
-        job,
-        translator.called,
-        EXACT if translator.attempts == 1 else BOUND,
-        translator.counter.how,
-        requests=requests,
-        prompt_tokens=sum(translator.counter.text(sentence) for sentence in sentences) * targets * translator.attempts,
-        max_completion_tokens=requests * (translator.cap + translator.extra),
+    return _served(
+        _row(
+            job,
+            translator.called,
+            EXACT if translator.attempts == 1 else BOUND,
+            translator.counter.how,
+            requests=requests,
+            prompt_tokens=sum(translator.counter.text(sentence) for sentence in sentences)
+            * targets
+            * translator.attempts,
+            max_completion_tokens=requests * (translator.cap + translator.extra),
+        ),
+        translator.model,
     )
 
 
@@ -202,7 +218,7 @@ def translate(context: Context, job: dict[str, str]) -> EstimateRow:
     """Each answer not in English, `max_new_tokens` tokens long, in sentences of SENTENCE_TOKENS."""
     translator = _Translator(context, job["translator"])
     if context.prompts(job["dataset"]).basis == UNKNOWN:
-        return _unknown(job, translator.called, context.prompts(job["dataset"]).note)
+        return _served(_unknown(job, translator.called, context.prompts(job["dataset"]).note), translator.model)
     cap = context.answer_cap(job["model"], job["dataset"])
     return _translated_texts(job, translator, context.answers(job["dataset"], english=False), cap)
 
@@ -212,14 +228,17 @@ def _translated_texts(job: dict[str, str], translator: _Translator, texts: int, 
     once per attempt: each sentence's source as the translator records it (its tag and end
     tokens, `extra`) and at most its cap written."""
     requests = texts * _sentences_per_answer(cap) * translator.attempts
-    return _row(
-        job,
-        translator.called,
-        APPROX,
-        translator.counter.how,
-        requests=requests,
-        prompt_tokens=texts * cap * translator.attempts + requests * translator.extra,
-        max_completion_tokens=requests * (translator.cap + translator.extra),
+    return _served(
+        _row(
+            job,
+            translator.called,
+            APPROX,
+            translator.counter.how,
+            requests=requests,
+            prompt_tokens=texts * cap * translator.attempts + requests * translator.extra,
+            max_completion_tokens=requests * (translator.cap + translator.extra),
+        ),
+        translator.model,
     )
 
 
@@ -241,7 +260,7 @@ def round_trip(context: Context, job: dict[str, str]) -> EstimateRow:
     """The English answer into each round-trip language and back: two sentences' translations each."""
     translator = _Translator(context, job["translator"])
     if context.prompts(job["dataset"]).basis == UNKNOWN:
-        return _unknown(job, translator.called, context.prompts(job["dataset"]).note)
+        return _served(_unknown(job, translator.called, context.prompts(job["dataset"]).note), translator.model)
     cap = context.answer_cap(job["model"], job["dataset"])
     answers = context.answers(job["dataset"], {ENGLISH}) * len(context.plan.quality.round_trip_languages())
     return _translated_texts(job, translator, 2 * answers, cap)  # there and back
@@ -270,7 +289,7 @@ def judge(context: Context, job: dict[str, str]) -> EstimateRow:
     spec, judge_cap = _evaluator_llm(context, job["stage"])
     prompts = context.prompts(job["dataset"])
     if prompts.basis == UNKNOWN:
-        return _unknown(job, ledger_name(spec), prompts.note)
+        return _served(_unknown(job, ledger_name(spec), prompts.note), spec)
     counter = _counter(spec)
     questions = {row["item_id"]: row["prompt"] for row in prompts.rows if row["lang"] == ENGLISH}
     cap = context.answer_cap(job["model"], job["dataset"])
@@ -279,14 +298,17 @@ def judge(context: Context, job: dict[str, str]) -> EstimateRow:
         counter.chat(chat_messages(spec, judge_prompt(questions.get(row["item_id"], ""), ""))) + cap
         for row in prompts.rows
     )
-    return _row(
-        job,
-        ledger_name(spec),
-        BOUND,
-        counter.how,
-        requests=requests,
-        prompt_tokens=prompt_tokens,
-        max_completion_tokens=requests * judge_cap,
+    return _served(
+        _row(
+            job,
+            ledger_name(spec),
+            BOUND,
+            counter.how,
+            requests=requests,
+            prompt_tokens=prompt_tokens,
+            max_completion_tokens=requests * judge_cap,
+        ),
+        spec,
     )
 
 
@@ -296,7 +318,7 @@ def information(context: Context, job: dict[str, str]) -> EstimateRow:
     spec, llm_cap = _evaluator_llm(context, job["stage"])
     prompts = context.prompts(job["dataset"])
     if prompts.basis == UNKNOWN:
-        return _unknown(job, ledger_name(spec), prompts.note)
+        return _served(_unknown(job, ledger_name(spec), prompts.note), spec)
     counter = _counter(spec)
     cap = context.answer_cap(job["model"], job["dataset"])
     if job["stage"] == "translationese":
@@ -307,14 +329,17 @@ def information(context: Context, job: dict[str, str]) -> EstimateRow:
     template = counter.chat(chat_messages(spec, extraction_prompt("", ""))) + counter.chat(
         chat_messages(spec, verification_prompt("", ""))
     )
-    return _row(
-        job,
-        ledger_name(spec),
-        APPROX,
-        counter.how,
-        requests=2 * sentences,
-        prompt_tokens=sentences * (template + 2 * cap + SENTENCE_TOKENS),
-        max_completion_tokens=2 * sentences * llm_cap,
+    return _served(
+        _row(
+            job,
+            ledger_name(spec),
+            APPROX,
+            counter.how,
+            requests=2 * sentences,
+            prompt_tokens=sentences * (template + 2 * cap + SENTENCE_TOKENS),
+            max_completion_tokens=2 * sentences * llm_cap,
+        ),
+        spec,
     )
 
 
