@@ -9,10 +9,16 @@ jobs run on a cluster:
 - the status file each model job keeps beside its log (``logs/**/<job>.progress.json``,
   :mod:`xlcons.progress`): items done and planned per part of the job, rates, tokens/s, ETA.
 
+- the model jobs the invocation planned (``.snakemake/xlcons-planned-model-jobs.json``, written by
+  the workflow's ``onstart``, ``record_planned``): every job with a ``usage`` output that
+  Snakemake is to run, with the status file it will keep.
+
 Only status files written since the invocation started count (older ones belong to earlier
 runs). A part whose job said *running* but has not written for ``stale_after_s`` (three
 report intervals) is shown as *silent*: its job was killed, or hangs, or its node lost the
-shared file system. Items are summed per unit (``items``, ``sentences``).
+shared file system. Items are summed per unit (``items``, ``sentences``) over the jobs that
+started; the share done is over the planned model jobs, each counting its items' share done
+(a job not started yet: nothing), so a run whose started jobs are done is not shown as done.
 """
 
 from __future__ import annotations
@@ -28,9 +34,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from xlcons.atomic import atomic_path
 from xlcons.progress import REPORT_EVERY_S, STATUS_FORMAT, STATUS_SUFFIX, format_eta, format_rate
 
 STALE_AFTER_S = 3 * REPORT_EVERY_S + 10
+PLANNED_FILE = Path(".snakemake") / "xlcons-planned-model-jobs.json"
+PLANNED_FORMAT = "xlcons-planned-model-jobs"
 _STEPS = re.compile(r"(\d+) of (\d+) steps \((\d+(?:\.\d+)?)%\) done")
 _LOG_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{6})\.(\d+)\.snakemake\.log$")
 
@@ -61,6 +70,8 @@ class Part:
 class RunProgress:
     invocation: Invocation | None
     parts: list[Part] = field(default_factory=list)
+    # The status files of the model jobs this invocation planned (None: not recorded, e.g. a dry run).
+    planned: list[Path] | None = None
 
     def items(self) -> dict[str, tuple[int, int]]:
         """(done, planned) per unit, over the parts of this invocation."""
@@ -69,6 +80,55 @@ class RunProgress:
             done, planned = totals.get(part.figures["unit"], (0, 0))
             totals[part.figures["unit"]] = (done + part.figures["done"], planned + part.figures["total"])
         return totals
+
+    def started(self) -> set[Path]:
+        """The status files of the model jobs that started in this invocation."""
+        return {part.file.resolve() for part in self.parts}
+
+    def share_done(self) -> float | None:
+        """The share of the planned model jobs' work done: each planned job counts its items done
+        of its items so far (0 before it starts); None without a record of the plan."""
+        if not self.planned:
+            return None
+        by_file: dict[Path, list[Part]] = {}
+        for part in self.parts:
+            by_file.setdefault(part.file.resolve(), []).append(part)
+        shares = []
+        for path in self.planned:
+            parts = by_file.get(path.resolve(), [])
+            total = sum(part.figures["total"] for part in parts)
+            if total:
+                shares.append(min(1.0, sum(part.figures["done"] for part in parts) / total))
+            else:  # nothing to do (all cached), once finished; not started
+                shares.append(1.0 if parts and all(part.state == "finished" for part in parts) else 0.0)
+        return sum(shares) / len(shares)
+
+
+def record_planned(status_files: Sequence[Path | str], directory: Path | str = ".") -> Path:
+    """What the workflow's ``onstart`` keeps for ``xlcons progress``: the status files
+    (:func:`xlcons.progress.status_file_for_log` of each log) of the model jobs it is to run."""
+    path = Path(directory) / PLANNED_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as temporary:
+        temporary.write_text(
+            json.dumps({"format": PLANNED_FORMAT, "status_files": [str(file) for file in status_files]}, indent=1),
+            encoding="utf-8",
+        )
+    return path
+
+
+def read_planned(directory: Path, since: float) -> list[Path] | None:
+    """The planned model jobs' status files, when the record belongs to the invocation that started at `since`."""
+    path = directory / PLANNED_FILE
+    try:
+        if path.stat().st_mtime < since:
+            return None  # an earlier invocation's
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("format") != PLANNED_FORMAT:
+        return None
+    return [directory / file for file in record.get("status_files", [])]
 
 
 def started_at(log: Path) -> float:
@@ -125,7 +185,8 @@ def collect(directory: Path | str, *, logs: str = "logs", now: float | None = No
     now = time.time() if now is None else now
     invocation = latest_invocation(directory)
     since = invocation.started if invocation is not None else 0.0
-    return RunProgress(invocation, read_parts(directory / logs, since, now))
+    planned = read_planned(directory, since) if invocation is not None else None
+    return RunProgress(invocation, read_parts(directory / logs, since, now), planned)
 
 
 def render(run: RunProgress) -> str:
@@ -146,14 +207,19 @@ def render(run: RunProgress) -> str:
         state = " - failed" if invocation.failed else (" - ended" if invocation.finished else "")
         lines.append(f"run started {start}: {jobs}{state}  [{invocation.log}]")
     counts = {state: sum(part.state == state for part in run.parts) for state in ("running", "silent", "finished")}
+    started = run.started()
     items = ", ".join(
-        f"{done}/{planned} {unit} ({100 * done / planned:.0f}%)" if planned else f"0 {unit}"
-        for unit, (done, planned) in sorted(run.items().items())
+        f"{done}/{planned} {unit}" if planned else f"0 {unit}" for unit, (done, planned) in sorted(run.items().items())
     )
-    lines.append(
-        f"model jobs: {counts['running']} running, {counts['silent']} silent, {counts['finished']} finished"
-        + (f"; {items}" if items else "")
-    )
+    jobs = f"{counts['running']} running, {counts['silent']} silent, {counts['finished']} finished"
+    share = run.share_done()
+    if run.planned and share is not None:
+        waiting = sum(path.resolve() not in started for path in run.planned)
+        jobs = f"{len(run.planned)} planned: {jobs}, {waiting} not started; {100 * share:.0f}% of their work done"
+        where = f"in the {len(started)} started" if waiting else "in all"
+    else:  # no record of the plan: only the started jobs are known
+        where = f"in the {len(started)} started (the jobs not started yet are not known)"
+    lines.append(f"model jobs: {jobs}" + (f"; items {where}: {items}" if items else ""))
     active = [part for part in run.parts if part.state != "finished"]
     width = max((len(part.figures["job"]) for part in active), default=0)
     for part in sorted(active, key=lambda part: (part.state, part.figures["job"])):
