@@ -335,3 +335,19 @@ def test_a_running_ledger_older_than_its_jobs_usage_file_is_not_counted_again(tm
     assert usage.running_usage_files(tmp_path) == []
     os.utime(running, (own.stat().st_mtime + 10, own.stat().st_mtime + 10))  # a later attempt's ledger
     assert usage.running_usage_files(tmp_path) == [running]
+
+
+def test_admit_prices_each_requests_bound_and_holds_back_from_the_first_that_would_pass_a_limit():
+    """Requests sent at once (a batch): 60 µUSD each at the api model's prices under a 150 µUSD
+    limit, 2 fit; with one request's 60 µUSD in the ledger, 1 does. No guard: all of them."""
+    from xlcons import budget
+
+    with usage.recording(), guarding(guard(Limits(max_cost=150e-6))):
+        assert budget.admit("api-model", [(10, 5)] * 4) == 2
+        held = budget.held()
+        assert held is not None and held.held == 2 and "2 of 4 requests to api-model" in str(held)
+        assert held.key == "limits.max_cost" and held.spent == 0.0
+        usage.record("api-model", "generate", requests=1, prompt_tokens=10, completion_tokens=5)
+        assert budget.admit("api-model", [(10, 5)] * 4) == 1
+        assert budget.admit("api-model", [(10, 5)]) == 1 and budget.held() is None
+    assert budget.admit("api-model", [(10, 5)] * 4) == 4

@@ -16,7 +16,9 @@ Per called model and part of the job (``generate``, ``extract``, ``verify``, ``t
   them (the counts the caches keep per item), and ``cached_tokens``: the prompt tokens the
   engine or the provider served from its prefix cache (vLLM, OpenAI's cached input);
 - ``failures``: sent requests that came back without an answer (errors), and ``retries``:
-  attempts repeated after a retryable API error.
+  attempts repeated after a retryable API error;
+- ``held_requests``: requests the budget guard held back, unsent, since their bound would pass
+  a limit (a Batch API job submits only the requests that fit: xlcons.budget.admit).
 
 The job adds its wall time and the GPUs it held (``gpu_s`` = GPUs x wall). Standard
 library only: the rule scripts import it before anything heavy.
@@ -52,6 +54,7 @@ class Usage:
     cached_tokens: int = 0
     failures: int = 0
     retries: int = 0
+    held_requests: int = 0
 
     def add(self, **counts: int | None) -> None:
         for name, value in counts.items():
@@ -61,6 +64,8 @@ class Usage:
 
 
 COUNTERS: tuple[str, ...] = tuple(field.name for field in fields(Usage))
+# Counters added after usage files were written: read as 0 from a file without them.
+ADDED_COUNTERS = ("held_requests",)
 
 
 class Ledger:
@@ -246,6 +251,9 @@ def read_usage(path: Path | str) -> dict[str, Any]:
         if not isinstance(usage.get(key), (int, float)):
             raise UsageError(f"usage file {path}: key {key!r} is not a number")
     for index, call in enumerate(usage.get("calls", [])):
+        for key in ADDED_COUNTERS:  # a file written before the counter was: none counted
+            if isinstance(call, dict):
+                call.setdefault(key, 0)
         for key in COUNTERS:
             if not isinstance(call.get(key), int):
                 raise UsageError(f"usage file {path}: calls[{index}].{key} is not a whole number")
