@@ -76,13 +76,17 @@ onstart:
         raise WorkflowError(
             "xlcons: " + "\n  ".join(["missing API keys:", *problems])
         )
-    # What `xlcons progress` counts the run's progress over: the model jobs planned, by the
-    # status file each will keep beside its log (xlcons.run_progress.record_planned).
+    # What `xlcons progress` counts the run's progress over: the model jobs planned (those with a
+    # usage ledger), each by the status file it will keep beside its log and its ledger
+    # (xlcons.run_progress.record_planned).
+    ledgers = {str(Path(path)) for path in PLAN.usage.usage_files()}
     record_planned(
         [
-            status_file_for_log(job.log[0])
+            (status_file_for_log(job.log[0]), job.output.usage)
             for job in workflow.dag.needrun_jobs()
-            if "usage" in job.output.keys() and job.log
+            if "usage" in job.output.keys()
+            and job.log
+            and str(Path(job.output.usage)) in ledgers
         ]
     )
     # The holder of the lock this run took (a local run's: Snakemake keeps which files it

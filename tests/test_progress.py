@@ -242,13 +242,16 @@ def test_a_finished_or_failed_invocation_says_so(tmp_path):
 
 def test_the_run_progress_is_over_the_planned_model_jobs_not_the_started_ones(tmp_path):
     """Issue 40: 5 model jobs planned (the workflow's onstart records them), 2 started and done:
-    their items are all done (39/39), but the run is not: 2 of 5 jobs' work, 40%."""
+    their items are all done (39/39), but the run is not: 2 of 5 jobs' work, 40%. A job that
+    keeps no status file (QE) is done once its ledger is written."""
     started = datetime(2027, 1, 15, 8, 0, 0).timestamp()
     done = {"generate/d/a": [part("generate d/a", 20, 20, state="finished")]}
     done["generate/d/b"] = [part("generate d/b", 19, 19, state="finished")]
     write_run(tmp_path, done, updated=dict.fromkeys(done, started + 60))
-    jobs = ["generate/d/a", "generate/d/b", "generate/d/c", "translate/d/a", "translate/d/b"]
-    planned = record_planned([status_file_for_log(f"logs/{job}.log") for job in jobs], tmp_path)
+    jobs = ["generate/d/a", "generate/d/b", "generate/d/c", "translate/d/a", "translation_qe/d/a"]
+    planned = record_planned(
+        [(status_file_for_log(f"logs/{job}.log"), f"results/usage/{job}.json") for job in jobs], tmp_path
+    )
     os.utime(planned, (started + 1, started + 1))  # by the invocation's onstart
     run = collect(tmp_path, now=started + 60)
     assert run.items() == {"items": (39, 39)}
@@ -257,21 +260,25 @@ def test_the_run_progress_is_over_the_planned_model_jobs_not_the_started_ones(tm
         "model jobs: 5 planned: 0 running, 0 silent, 2 finished, 3 not started; 40% of their work done; "
         "items in the 2 started: 39/39 items"
     )
-    # Half of a third job's items: (1 + 1 + 0.5) / 5 of the work.
-    running = {"generate/d/c": [part("generate d/c", 5, 10)]}
-    for job, parts in running.items():
-        status = {"format": "xlcons-progress", "version": 1, "host": "n1", "pid": 1, "updated": started + 60}
-        (tmp_path / "logs" / f"{job}.progress.json").write_text(json.dumps({**status, "parts": parts}))
+    # Half of a third job's items, and the QE job's ledger written: (1 + 1 + 0.5 + 0 + 1) / 5.
+    status = {"format": "xlcons-progress", "version": 1, "host": "n1", "pid": 1, "updated": started + 60}
+    parts = [part("generate d/c", 5, 10), part("generate d/c", 0, 4)]  # one job, two parts
+    (tmp_path / "logs" / "generate/d/c.progress.json").write_text(json.dumps({**status, "parts": parts}))
+    ledger = tmp_path / "results" / "usage" / "translation_qe" / "d" / "a.json"
+    ledger.parent.mkdir(parents=True)
+    ledger.write_text("{}")
+    os.utime(ledger, (started + 30, started + 30))
     run = collect(tmp_path, now=started + 60)
-    assert run.share_done() == pytest.approx(2.5 / 5)
-    assert "1 running, 0 silent, 2 finished, 2 not started; 50% of their work done" in render(run)
+    assert run.share_done() == pytest.approx((1 + 1 + 5 / 14 + 0 + 1) / 5)
+    assert "5 planned: 1 running, 0 silent, 3 finished, 1 not started; 67% of their work done" in render(run)
 
 
 def test_a_plan_recorded_before_the_invocation_started_is_not_read(tmp_path):
     started = datetime(2027, 1, 15, 8, 0, 0).timestamp()
     write_run(tmp_path, {}, updated={})
-    planned = record_planned(["logs/generate/d/a.progress.json"], tmp_path)
+    planned = record_planned([("logs/generate/d/a.progress.json", "results/usage/generate/d/a.json")], tmp_path)
     os.utime(planned, (started - 60, started - 60))  # an earlier invocation's
     assert collect(tmp_path, now=started + 1).planned is None
     os.utime(planned, (started + 1, started + 1))
-    assert collect(tmp_path, now=started + 1).planned == [tmp_path / "logs/generate/d/a.progress.json"]
+    [job] = collect(tmp_path, now=started + 1).planned
+    assert job.status == tmp_path / "logs/generate/d/a.progress.json"

@@ -66,12 +66,22 @@ class Part:
     age_s: float  # since its job last wrote the file
 
 
+@dataclass(frozen=True)
+class PlannedJob:
+    """A model job the invocation is to run: the status file it will keep beside its log, and
+    its usage ledger (written when it ends: a job that keeps no status file, such as QE, is done
+    once its ledger is written since the invocation started)."""
+
+    status: Path
+    usage: Path
+
+
 @dataclass
 class RunProgress:
     invocation: Invocation | None
     parts: list[Part] = field(default_factory=list)
-    # The status files of the model jobs this invocation planned (None: not recorded, e.g. a dry run).
-    planned: list[Path] | None = None
+    # The model jobs this invocation planned (None: not recorded, e.g. a dry run or an older run).
+    planned: list[PlannedJob] | None = None
 
     def items(self) -> dict[str, tuple[int, int]]:
         """(done, planned) per unit, over the parts of this invocation."""
@@ -81,44 +91,74 @@ class RunProgress:
             totals[part.figures["unit"]] = (done + part.figures["done"], planned + part.figures["total"])
         return totals
 
-    def started(self) -> set[Path]:
-        """The status files of the model jobs that started in this invocation."""
-        return {part.file.resolve() for part in self.parts}
-
-    def share_done(self) -> float | None:
-        """The share of the planned model jobs' work done: each planned job counts its items done
-        of its items so far (0 before it starts); None without a record of the plan."""
-        if not self.planned:
-            return None
+    def _by_file(self) -> dict[Path, list[Part]]:
         by_file: dict[Path, list[Part]] = {}
         for part in self.parts:
             by_file.setdefault(part.file.resolve(), []).append(part)
+        return by_file
+
+    def job_states(self) -> list[str]:
+        """Each model job's state: per planned job when the plan is recorded (``not started`` for
+        one without a status file or a ledger yet), else per status file of this invocation.
+        A job is running while a part of it is, silent while one is, finished otherwise."""
+        since = self.invocation.started if self.invocation is not None else 0.0
+        by_file = self._by_file()
+        states = []
+        for path, parts in by_file.items() if self.planned is None else self._planned_parts(by_file):
+            if self.planned is not None and _written_since(path, since):
+                states.append("finished")  # `path` is the job's ledger here
+            elif not parts:
+                states.append("not started")
+            else:
+                found = {part.state for part in parts}
+                states.append(next(state for state in ("running", "silent", "finished") if state in found))
+        return states
+
+    def _planned_parts(self, by_file: dict[Path, list[Part]]) -> list[tuple[Path, list[Part]]]:
+        return [(job.usage, by_file.get(job.status.resolve(), [])) for job in self.planned or []]
+
+    def share_done(self) -> float | None:
+        """The share of the planned model jobs' work done: each planned job counts its items done
+        of its items so far (0 before it starts, 1 once its ledger is written); None without a
+        record of the plan."""
+        if not self.planned:
+            return None
+        since = self.invocation.started if self.invocation is not None else 0.0
         shares = []
-        for path in self.planned:
-            parts = by_file.get(path.resolve(), [])
+        for usage, parts in self._planned_parts(self._by_file()):
             total = sum(part.figures["total"] for part in parts)
-            if total:
+            if _written_since(usage, since):
+                shares.append(1.0)
+            elif total:
                 shares.append(min(1.0, sum(part.figures["done"] for part in parts) / total))
-            else:  # nothing to do (all cached), once finished; not started
+            else:  # nothing to do (all cached) once it says it finished; not started
                 shares.append(1.0 if parts and all(part.state == "finished" for part in parts) else 0.0)
         return sum(shares) / len(shares)
 
 
-def record_planned(status_files: Sequence[Path | str], directory: Path | str = ".") -> Path:
-    """What the workflow's ``onstart`` keeps for ``xlcons progress``: the status files
-    (:func:`xlcons.progress.status_file_for_log` of each log) of the model jobs it is to run."""
+def _written_since(path: Path, since: float) -> bool:
+    try:
+        return path.stat().st_mtime >= since
+    except OSError:
+        return False
+
+
+def record_planned(jobs: Sequence[tuple[Path | str, Path | str]], directory: Path | str = ".") -> Path:
+    """What the workflow's ``onstart`` keeps for ``xlcons progress``: the model jobs it is to run,
+    each as (its status file, :func:`xlcons.progress.status_file_for_log` of its log; its usage ledger)."""
     path = Path(directory) / PLANNED_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        "format": PLANNED_FORMAT,
+        "jobs": [{"status": str(status), "usage": str(usage)} for status, usage in jobs],
+    }
     with atomic_path(path) as temporary:
-        temporary.write_text(
-            json.dumps({"format": PLANNED_FORMAT, "status_files": [str(file) for file in status_files]}, indent=1),
-            encoding="utf-8",
-        )
+        temporary.write_text(json.dumps(record, indent=1), encoding="utf-8")
     return path
 
 
-def read_planned(directory: Path, since: float) -> list[Path] | None:
-    """The planned model jobs' status files, when the record belongs to the invocation that started at `since`."""
+def read_planned(directory: Path, since: float) -> list[PlannedJob] | None:
+    """The planned model jobs, when the record belongs to the invocation that started at `since`."""
     path = directory / PLANNED_FILE
     try:
         if path.stat().st_mtime < since:
@@ -128,7 +168,7 @@ def read_planned(directory: Path, since: float) -> list[Path] | None:
         return None
     if not isinstance(record, dict) or record.get("format") != PLANNED_FORMAT:
         return None
-    return [directory / file for file in record.get("status_files", [])]
+    return [PlannedJob(directory / job["status"], directory / job["usage"]) for job in record.get("jobs", [])]
 
 
 def started_at(log: Path) -> float:
@@ -206,19 +246,20 @@ def render(run: RunProgress) -> str:
             jobs = "no job finished yet"
         state = " - failed" if invocation.failed else (" - ended" if invocation.finished else "")
         lines.append(f"run started {start}: {jobs}{state}  [{invocation.log}]")
-    counts = {state: sum(part.state == state for part in run.parts) for state in ("running", "silent", "finished")}
-    started = run.started()
+    states = run.job_states()
+    counts = {state: states.count(state) for state in ("running", "silent", "finished", "not started")}
+    started = len(states) - counts["not started"]
     items = ", ".join(
         f"{done}/{planned} {unit}" if planned else f"0 {unit}" for unit, (done, planned) in sorted(run.items().items())
     )
     jobs = f"{counts['running']} running, {counts['silent']} silent, {counts['finished']} finished"
     share = run.share_done()
     if run.planned and share is not None:
-        waiting = sum(path.resolve() not in started for path in run.planned)
+        waiting = counts["not started"]
         jobs = f"{len(run.planned)} planned: {jobs}, {waiting} not started; {100 * share:.0f}% of their work done"
-        where = f"in the {len(started)} started" if waiting else "in all"
+        where = f"in the {started} started" if waiting else "in all"
     else:  # no record of the plan: only the started jobs are known
-        where = f"in the {len(started)} started (the jobs not started yet are not known)"
+        where = f"in the {started} started (the jobs not started yet are not known)"
     lines.append(f"model jobs: {jobs}" + (f"; items {where}: {items}" if items else ""))
     active = [part for part in run.parts if part.state != "finished"]
     width = max((len(part.figures["job"]) for part in active), default=0)

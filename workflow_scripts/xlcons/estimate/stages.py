@@ -285,17 +285,22 @@ def _counter(spec: ModelSpec):
 
 def judge(context: Context, job: dict[str, str]) -> EstimateRow:
     """At most one request per answer (identical ones and "No answer" are not sent); the prompt is
-    the judge's template with the English question and an answer of `max_new_tokens` tokens."""
+    the judge's template with the English question and an answer of `max_new_tokens` tokens of
+    the generator, each at most as many of the judge's tokens as the judge's tokenizer gives the
+    text of any one token of the generator's (TokenCounter.expansion: a bound, not the generator's
+    count, since two tokenizers cut a text differently), and one token where the answer meets
+    the template."""
     spec, judge_cap = _evaluator_llm(context, job["stage"])
     prompts = context.prompts(job["dataset"])
     if prompts.basis == UNKNOWN:
         return _served(_unknown(job, ledger_name(spec), prompts.note), spec)
     counter = _counter(spec)
     questions = {row["item_id"]: row["prompt"] for row in prompts.rows if row["lang"] == ENGLISH}
-    cap = context.answer_cap(job["model"], job["dataset"])
+    generator = context.generator(job["model"], job["dataset"])
+    answer = context.answer_cap(job["model"], job["dataset"]) * counter.expansion(_counter(generator)) + 1
     requests = len(prompts.rows)
     prompt_tokens = sum(
-        counter.chat(chat_messages(spec, judge_prompt(questions.get(row["item_id"], ""), ""))) + cap
+        counter.chat(chat_messages(spec, judge_prompt(questions.get(row["item_id"], ""), ""))) + answer
         for row in prompts.rows
     )
     return _served(
