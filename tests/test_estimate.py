@@ -308,3 +308,30 @@ def test_a_cost_limit_with_an_api_model_priced_under_another_name_is_refused_bef
     config["limits"] = {"max_tokens": 10**9}  # a token limit needs no price
     config["pricing"] = {}
     assert limits_problem(planned(config))[0] is None
+
+
+class CharTokenizer:
+    """A stand-in tokenizer: one token per character; its vocabulary decodes each id to its text."""
+
+    def __init__(self, vocabulary: list[str]):
+        self.vocabulary = vocabulary
+
+    def get_vocab(self) -> dict[str, int]:
+        return {text: index for index, text in enumerate(self.vocabulary)}
+
+    def decode(self, ids: list[int]) -> str:
+        return "".join(self.vocabulary[index] for index in ids)
+
+    def __call__(self, texts, add_special_tokens=True):
+        return {"input_ids": [list(text) for text in texts]}
+
+
+def test_a_judge_reads_each_generator_token_as_at_most_the_most_tokens_its_tokenizer_gives_one():
+    """The judge's tokens for one token a generator writes: a generator whose vocabulary holds
+    `hello` (5 characters) is read by a character tokenizer as up to 5 tokens a token; without
+    either tokenizer (an API model), 1."""
+    from xlcons.estimate.tokens import TokenCounter
+
+    judge = TokenCounter(CharTokenizer(["a"]))
+    assert judge.expansion(TokenCounter(CharTokenizer(["a", "hello", "xy"]))) == 5
+    assert judge.expansion(TokenCounter()) == 1 and TokenCounter().expansion(judge) == 1

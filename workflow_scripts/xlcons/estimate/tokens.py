@@ -47,10 +47,10 @@ class TokenCounter:
     def expansion(self, writer: TokenCounter) -> int:
         """At most how many of this tokenizer's tokens one token that `writer`'s model writes comes
         to, when this model reads the text (the judge reading a generator's answer): the most
-        this tokenizer gives the text of any one token of the writer's vocabulary, decoded alone
-        (a text re-tokenized whole takes no more tokens than its pieces re-tokenized apart: the
-        merges across their boundaries only join tokens). 1 where either tokenizer is not here,
-        a chars/4 approximation either way."""
+        this tokenizer gives the text of any one token of the writer's vocabulary, decoded alone.
+        A text re-tokenized whole takes no more tokens than its pieces re-tokenized apart, as BPE
+        merges across the pieces' boundaries join tokens, so an answer of n tokens comes to at
+        most n times this. 1 where either tokenizer is not here (a chars/4 approximation either way)."""
         if self.tokenizer is None or writer.tokenizer is None:
             return 1
         key = id(writer.tokenizer)
