@@ -22,12 +22,19 @@ from types import SimpleNamespace
 
 from xlcons.estimate.prompts import APPROX, BOUND, EXACT, STAND_IN, UNKNOWN, DatasetPrompts, dataset_prompts
 from xlcons.estimate.rows import EstimateRow
-from xlcons.estimate.tokens import counter_for
+from xlcons.estimate.tokens import TokenCounter, counter_for
 from xlcons.evaluators.information.fact_checking import EXTRACTION_MAX_NEW_TOKENS
 from xlcons.evaluators.information.prompts import extraction_prompt, verification_prompt
 from xlcons.evaluators.judge import JUDGE_MAX_NEW_TOKENS, judge_prompt
 from xlcons.evaluators.registry import EVALUATORS, resolve
-from xlcons.generation.base import ModelSpec, build_requests, chat_messages, effective_max_new_tokens, ledger_name
+from xlcons.generation.base import (
+    ModelSpec,
+    Request,
+    build_requests,
+    chat_messages,
+    effective_max_new_tokens,
+    ledger_name,
+)
 from xlcons.generation.registry import backend_info
 from xlcons.jsonl_cache import read_keys
 from xlcons.plan import Plan
@@ -139,6 +146,7 @@ def generate(context: Context, job: dict[str, str]) -> EstimateRow:
     missing = [request for key, request in distinct.items() if key not in cached]
     info = backend_info(spec.backend)
     counter = counter_for(spec.location if info.local_files else None, recorded=info.recorded)
+    stand_in = _StandIn(context, dataset, spec, counter, cap) if prompts.basis == BOUND else None
     row = _row(
         job,
         ledger_name(spec),
@@ -146,10 +154,39 @@ def generate(context: Context, job: dict[str, str]) -> EstimateRow:
         counter.how,
         requests=len(missing),
         cached_requests=len(distinct) - len(missing),
-        prompt_tokens=sum(counter.chat(request.messages) for request in missing),
+        prompt_tokens=sum(
+            stand_in.tokens(key, request) if stand_in and key in stand_in.rows else counter.chat(request.messages)
+            for key, request in distinct.items()
+            if key not in cached
+        ),
         max_completion_tokens=0 if info.recorded else len(missing) * cap,
     )
     return _served(row, spec)
+
+
+class _StandIn:
+    """A bound on the tokens of a prompt the translator will write, for the request built from its
+    source prompt (its stand-in): the request with the prompt left empty, plus each source
+    sentence's translation at the translator's cap, each of its tokens counted as the most
+    tokens the generator's tokenizer gives one (TokenCounter.expansion) and one more where it
+    meets the next; at least the source prompt's own count (a translation may keep a sentence)."""
+
+    def __init__(self, context: Context, dataset: str, spec: ModelSpec, counter: TokenCounter, cap: int):
+        plan = context.plan
+        self.spec, self.counter, self.cap = spec, counter, cap
+        self.source = plan.data.info(dataset).translated_from
+        self.translator = _Translator(context, plan.translation.translator_of(""))
+        self.per_token = counter.expansion(self.translator.counter)
+        rows = [row for row in context.prompts(dataset).rows if row.get(STAND_IN)]
+        # by their key among `generate`'s distinct requests
+        self.rows = {f"{request.key}@{row['lang']}": row for row, request in zip(rows, build_requests(spec, rows, cap))}
+
+    def tokens(self, key: str, request: Request) -> int:
+        row = self.rows[key]
+        empty = build_requests(self.spec, [{**row, "prompt": ""}], self.cap)[0]
+        sentences = split(row["prompt"], self.source).sentences
+        translated = len(sentences) * (self.translator.cap * self.per_token + 1)
+        return max(self.counter.chat(request.messages), self.counter.chat(empty.messages) + translated)
 
 
 class _Translator:
