@@ -335,3 +335,43 @@ def test_a_judge_reads_each_generator_token_as_at_most_the_most_tokens_its_token
     judge = TokenCounter(CharTokenizer(["a"]))
     assert judge.expansion(TokenCounter(CharTokenizer(["a", "hello", "xy"]))) == 5
     assert judge.expansion(TokenCounter()) == 1 and TokenCounter().expansion(judge) == 1
+
+
+def test_a_translated_prompts_stand_in_is_bounded_by_its_sentences_at_the_translators_cap(tmp_path, offline_models):
+    """A set written in English, translated to German by the run: before the translator has run,
+    the German request is counted as the request with an empty prompt plus each of the two
+    source sentences at the translator's cap of 8 tokens, each read as the most SmolLM2 tokens
+    one tiny-nllb token's text comes to, and one token where sentences meet."""
+    from transformers import AutoTokenizer
+
+    from xlcons.generation.base import chat_prompt_ids
+
+    (tmp_path / "prompts.txt").write_text("Water is wet. Fire is hot.\n", encoding="utf-8")
+    small = offline_models["smollm2-135m-instruct"]
+    config = {
+        "models": {"small": {"path": str(small), "backend": "hf", "decoding": {"max_new_tokens": 5}}},
+        "datasets": {"mine": {"type": "translated", "path": str(tmp_path / "prompts.txt"), "languages": ["en", "de"]}},
+        "translator": {
+            "model": {"path": str(offline_models["tiny-nllb"])},
+            "backend": "transformers",
+            "gpus": 0,
+            "max_new_tokens": 8,
+            "degeneration": {"repair": False},
+        },  # fmt: skip
+        "evaluators": {},
+        "output": {"results_dir": str(tmp_path / "results")},
+    }
+    plan = planned(config)
+    [row] = [row for row in estimate(plan) if row.stage == "generate"]
+    tokenizer = AutoTokenizer.from_pretrained(small)
+    nllb = AutoTokenizer.from_pretrained(offline_models["tiny-nllb"])
+    per_token = max(
+        len(tokenizer(nllb.decode([index]), add_special_tokens=False)["input_ids"]) for index in range(len(nllb))
+    )
+
+    def chat(prompt: str) -> int:  # as the hf backend records it
+        return len(chat_prompt_ids(tokenizer, [{"role": "user", "content": prompt}]))
+
+    english = chat("Water is wet. Fire is hot.")
+    assert row.basis == "bound" and row.requests == 2
+    assert row.prompt_tokens == english + max(english, chat("") + 2 * (8 * per_token + 1))
