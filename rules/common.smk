@@ -14,7 +14,9 @@ from xlcons.config import QE_MODEL, ConfigError, resolve_config
 from xlcons.config_files import first_problem
 from xlcons.evaluators.registry import LANGUAGE_ID_MODEL_KEY
 from xlcons.plan import Plan, alternation, via_alternation
+from xlcons.progress import status_file_for_log
 from xlcons.run_lock import record_holder, release_stale_lock
+from xlcons.run_progress import record_planned
 
 # Snakemake keeps the last of a key given twice; the files it read are checked here, so that
 # a run without the workflow profile (which checks them earlier) refuses them too.
@@ -74,6 +76,19 @@ onstart:
         raise WorkflowError(
             "xlcons: " + "\n  ".join(["missing API keys:", *problems])
         )
+    # What `xlcons progress` counts the run's progress over: the model jobs planned (those with a
+    # usage ledger), each by the status file it will keep beside its log and its ledger
+    # (xlcons.run_progress.record_planned).
+    ledgers = {str(Path(path)) for path in PLAN.usage.usage_files()}
+    record_planned(
+        [
+            (status_file_for_log(job.log[0]), job.output.usage)
+            for job in workflow.dag.needrun_jobs()
+            if "usage" in job.output.keys()
+            and job.log
+            and str(Path(job.output.usage)) in ledgers
+        ]
+    )
     # The holder of the lock this run took (a local run's: Snakemake keeps which files it
     # wrote in `persistence._lockfile`), for the next run to tell a killed run's lock.
     if workflow.local_exec:

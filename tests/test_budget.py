@@ -4,6 +4,7 @@ next chunk of requests once the run's ledger reaches them, with every answer rec
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pyarrow as pa
 import pytest
@@ -274,3 +275,79 @@ def test_parallel_jobs_see_each_others_spending_through_their_running_ledgers(tm
     with usage.recording():
         assert job_b.spent().tokens == 40 + 0, "a's finished file once; b's own running ledger not from disk"
     assert budget._guard is None
+
+
+def generate_job(config: dict, own) -> SimpleNamespace:
+    """What Snakemake hands a generation job's script: rule, wildcards, config and outputs."""
+    output = SimpleNamespace(usage=str(own), keys=lambda: ["responses", "usage"])
+    return SimpleNamespace(rule="generate", wildcards=["d", "api"], config=config, output=output, resources={})
+
+
+def test_a_stopped_attempts_ledger_is_carried_on_so_the_same_limit_is_not_spent_twice(tmp_path):
+    """The same command twice under `max_tokens: 40` (issue 40): the first attempt sends 3 answers
+    (45 tokens) and stops; the second finds that ledger beside its usage output, counts it as
+    its own and sends nothing. With the limit raised, the third sends the 4 answers not cached
+    and its usage file counts all 7 requests sent by the three attempts, the 3 cached ones once."""
+    from xlcons.job import install_budget
+
+    results = tmp_path / "results"
+    own = results / "usage" / "generate" / "d" / "api.json"
+    config = {"limits": {"max_tokens": 40}, "output": {"results_dir": str(results)}}
+    spec = api_spec()
+    requests = build_requests(spec, rows(7), 16)
+    attempts: list[list[str]] = [[], [], []]
+
+    def attempt(number: int) -> None:
+        install_budget(generate_job(config, own))
+        cache = ResponseCache(tmp_path / "cache.jsonl")
+        generate_missing(spec, requests, cache, lambda spec: Priced(spec, attempts[number]))
+
+    with guarding(None):
+        with usage.recording(), pytest.raises(BudgetExceeded):
+            attempt(0)
+        with usage.recording(), pytest.raises(BudgetExceeded) as stopped:
+            attempt(1)
+        assert stopped.value.spent == 45 and "this job's requests: 45 tokens" in str(stopped.value)
+        assert usage.read_usage(usage.running_file(own))["calls"][0]["requests"] == 3, "kept, not overwritten"
+        config["limits"] = {"max_tokens": 1000}
+        with usage.recording():
+            attempt(2)
+            usage.write_job_usage(generate_job(config, own))
+    assert [len(sent) for sent in attempts] == [3, 0, 4]
+    (call,) = usage.read_usage(own)["calls"]
+    assert (call["requests"], call["cached_requests"]) == (7, 3)
+    assert (call["prompt_tokens"], call["completion_tokens"]) == (7 * 10, 7 * 5)
+    assert not usage.running_file(own).exists()
+
+
+def test_a_running_ledger_older_than_its_jobs_usage_file_is_not_counted_again(tmp_path):
+    """A job killed between writing its usage file and removing its running ledger: the usage
+    file (written after the ledger) holds what the ledger said, so the guard counts it once."""
+    import os
+
+    own = tmp_path / "usage" / "generate" / "d" / "api.json"
+    with usage.recording():
+        usage.record("api-model", "generate", requests=1, prompt_tokens=10, completion_tokens=5)
+        usage.write_running_usage(own)
+        usage.write_usage(own, usage.ledger().record(0, 1.0))
+    running = usage.running_file(own)
+    os.utime(running, (own.stat().st_mtime - 10, own.stat().st_mtime - 10))
+    assert usage.running_usage_files(tmp_path) == []
+    os.utime(running, (own.stat().st_mtime + 10, own.stat().st_mtime + 10))  # a later attempt's ledger
+    assert usage.running_usage_files(tmp_path) == [running]
+
+
+def test_admit_prices_each_requests_bound_and_holds_back_from_the_first_that_would_pass_a_limit():
+    """Requests sent at once (a batch): 60 µUSD each at the api model's prices under a 150 µUSD
+    limit, 2 fit; with one request's 60 µUSD in the ledger, 1 does. No guard: all of them."""
+    from xlcons import budget
+
+    with usage.recording(), guarding(guard(Limits(max_cost=150e-6))):
+        assert budget.admit("api-model", [(10, 5)] * 4) == 2
+        held = budget.held()
+        assert held is not None and held.held == 2 and "2 of 4 requests to api-model" in str(held)
+        assert held.key == "limits.max_cost" and held.spent == 0.0
+        usage.record("api-model", "generate", requests=1, prompt_tokens=10, completion_tokens=5)
+        assert budget.admit("api-model", [(10, 5)] * 4) == 1
+        assert budget.admit("api-model", [(10, 5)]) == 1 and budget.held() is None
+    assert budget.admit("api-model", [(10, 5)] * 4) == 4

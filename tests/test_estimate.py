@@ -257,3 +257,121 @@ def test_the_readmes_example_is_the_estimate_of_multiqs_paper_config_with_the_ex
             assert match[0][column] == int(values[column].replace(",", "")), (line, column)
         if "cost_usd" in values:
             assert match[0]["cost_usd"] == pytest.approx(float(values["cost_usd"]), abs=5e-5), line
+
+
+def test_the_check_counts_what_a_stopped_attempt_sent_and_its_cached_answers_once(config):
+    """A job stopped by the budget guard left its ledger (`<usage file>.running`: 3 requests, 7
+    tokens) and cached its answers: the check before scheduling adds that ledger, and the
+    estimate leaves the cached requests out, so the same command under the same limit is
+    refused, while a limit that covers both runs."""
+    from xlcons import usage
+
+    plan = planned(config)
+    api_job = next(job for job in plan.usage.usage_jobs() if job["model"] == "api")
+    call = {"model": "gpt-x", "part": "generate", "requests": 3, "cached_requests": 0, "prompt_tokens": 4}
+    call |= {"completion_tokens": 3, "cached_tokens": 0, "failures": 0, "retries": 0}
+    usage.write_usage(usage.running_file(api_job["path"]), {"format": usage.FORMAT, "version": 1, "gpus": 0,
+                                                           "wall_s": 1.0, "gpu_s": 0.0, "calls": [call]})  # fmt: skip
+    spec = ModelSpec.from_config("api", plan.models.llm_spec("models.api", "resources"), None)
+    first = build_requests(spec, [{"item_id": "a", "lang": "en", "prompt": "What is water?"}], 512)[0]
+    cache = ResponseCache(Path(plan.layout.cache_file("generate", "mine", "api")))
+    cache.add({"key": first.key, "response": "H2O", "finish_reason": "stop", "prompt_tokens": 4})
+    cache.flush()
+    run = estimate(plan, unfinished=True)[-1]
+    assert rows_by_model(estimate(plan, unfinished=True))["gpt-x"].cached_requests == 1
+    bound = run.prompt_tokens + run.max_completion_tokens
+    config["limits"] = {"max_tokens": bound + 7}
+    assert limits_problem(planned(config))[0] is None
+    config["limits"] = {"max_tokens": bound + 6}
+    problem = limits_problem(planned(config))[0]
+    assert f"{bound + 7:,} tokens" in problem and "stopped attempts' ledgers" in problem
+
+
+def test_a_cost_limit_with_an_api_model_priced_under_another_name_is_refused_before_scheduling(config):
+    """`max_cost` with an API model whose `pricing` key is not its API name (issue 40: a price for
+    `gpt-4-0125` does not price `gpt-4-0125-preview`) would count that model's cost as nothing:
+    the check refuses the run, naming the model, the job, the key expected and the close key it
+    found. A local model without a price costs no money and is no reason to refuse."""
+    config["models"]["api"]["api"]["model"] = "gpt-4-0125-preview"
+    config["pricing"] = {"gpt-4-0125": {"input": 10.0, "output": 30.0}}
+    config["limits"] = {"max_cost": 5}
+    problem, _ = limits_problem(planned(config))
+    assert problem is not None and "limits.max_cost" in problem
+    assert "'gpt-4-0125-preview' (called by generate mine/api) has no price" in problem
+    assert "pricing: {'gpt-4-0125-preview': {input: ..., output: ...}}" in problem
+    assert "`pricing` has 'gpt-4-0125'" in problem and "smollm2" not in problem
+    config["pricing"] = {}
+    problem, _ = limits_problem(planned(config))
+    assert "'gpt-4-0125-preview' (called by generate mine/api) has no price" in problem and "has 'gpt" not in problem
+    config["pricing"] = {"gpt-4-0125-preview": {"input": 10.0, "output": 30.0}}
+    assert limits_problem(planned(config))[0] is None
+    config["limits"] = {"max_tokens": 10**9}  # a token limit needs no price
+    config["pricing"] = {}
+    assert limits_problem(planned(config))[0] is None
+
+
+class CharTokenizer:
+    """A stand-in tokenizer: one token per character; its vocabulary decodes each id to its text."""
+
+    def __init__(self, vocabulary: list[str]):
+        self.vocabulary = vocabulary
+
+    def get_vocab(self) -> dict[str, int]:
+        return {text: index for index, text in enumerate(self.vocabulary)}
+
+    def decode(self, ids: list[int]) -> str:
+        return "".join(self.vocabulary[index] for index in ids)
+
+    def __call__(self, texts, add_special_tokens=True):
+        return {"input_ids": [list(text) for text in texts]}
+
+
+def test_a_judge_reads_each_generator_token_as_at_most_the_most_tokens_its_tokenizer_gives_one():
+    """The judge's tokens for one token a generator writes: a generator whose vocabulary holds
+    `hello` (5 characters) is read by a character tokenizer as up to 5 tokens a token; without
+    either tokenizer (an API model), 1."""
+    from xlcons.estimate.tokens import TokenCounter
+
+    judge = TokenCounter(CharTokenizer(["a"]))
+    assert judge.expansion(TokenCounter(CharTokenizer(["a", "hello", "xy"]))) == 5
+    assert judge.expansion(TokenCounter()) == 1 and TokenCounter().expansion(judge) == 1
+
+
+def test_a_translated_prompts_stand_in_is_bounded_by_its_sentences_at_the_translators_cap(tmp_path, offline_models):
+    """A set written in English, translated to German by the run: before the translator has run,
+    the German request is counted as the request with an empty prompt plus each of the two
+    source sentences at the translator's cap of 8 tokens, each read as the most SmolLM2 tokens
+    one tiny-nllb token's text comes to, and one token where sentences meet."""
+    from transformers import AutoTokenizer
+
+    from xlcons.generation.base import chat_prompt_ids
+
+    (tmp_path / "prompts.txt").write_text("Water is wet. Fire is hot.\n", encoding="utf-8")
+    small = offline_models["smollm2-135m-instruct"]
+    config = {
+        "models": {"small": {"path": str(small), "backend": "hf", "decoding": {"max_new_tokens": 5}}},
+        "datasets": {"mine": {"type": "translated", "path": str(tmp_path / "prompts.txt"), "languages": ["en", "de"]}},
+        "translator": {
+            "model": {"path": str(offline_models["tiny-nllb"])},
+            "backend": "transformers",
+            "gpus": 0,
+            "max_new_tokens": 8,
+            "degeneration": {"repair": False},
+        },  # fmt: skip
+        "evaluators": {},
+        "output": {"results_dir": str(tmp_path / "results")},
+    }
+    plan = planned(config)
+    [row] = [row for row in estimate(plan) if row.stage == "generate"]
+    tokenizer = AutoTokenizer.from_pretrained(small)
+    nllb = AutoTokenizer.from_pretrained(offline_models["tiny-nllb"])
+    per_token = max(
+        len(tokenizer(nllb.decode([index]), add_special_tokens=False)["input_ids"]) for index in range(len(nllb))
+    )
+
+    def chat(prompt: str) -> int:  # as the hf backend records it
+        return len(chat_prompt_ids(tokenizer, [{"role": "user", "content": prompt}]))
+
+    english = chat("Water is wet. Fire is hot.")
+    assert row.basis == "bound" and row.requests == 2
+    assert row.prompt_tokens == english + max(english, chat("") + 2 * (8 * per_token + 1))

@@ -25,9 +25,10 @@ import pyarrow as pa
 import pytest
 
 from local_server import BatchEndpoint, LineError, Message
+from xlcons.budget import BudgetGuard, BudgetHeld, Limits, guarding
 from xlcons.config import ConfigError, validate_config
 from xlcons.generation.backends.openai_api import OpenAIBackend
-from xlcons.generation.backends.openai_batch import OpenAIBatchBackend
+from xlcons.generation.backends.openai_batch import CHAT_FORMAT_TOKENS, OpenAIBatchBackend
 from xlcons.generation.base import GenerationError, ModelSpec, backend_class, build_requests, load_backend
 from xlcons.generation.cache import ResponseCache
 from xlcons.generation.registry import model_fields
@@ -35,7 +36,7 @@ from xlcons.generation.stage import FailedRequests, backend_state_path, run_gene
 from xlcons.redaction import REDACTED
 from xlcons.schemas import NO_ANSWER, PROMPTS
 from xlcons.tables import write_table
-from xlcons.usage import recording
+from xlcons.usage import read_usage, recording, running_file
 
 KEY_ENV = "XLCONS_TEST_API_KEY"
 API_KEY = "sk-test-batch-0123"
@@ -625,3 +626,53 @@ def test_the_batch_keys_at_their_defaults_stay_out_of_a_models_params(tmp_path):
     batched = validate_config(config_with_model_api(batch=True, batch_poll_s=5), base_dir=tmp_path)["models"]["gpt"]
     assert model_fields(batched)["api"]["batch"] is True and model_fields(batched)["api"]["batch_poll_s"] == 5
     assert "batch_max_requests" not in model_fields(batched)["api"]
+
+
+# --------------------------------------------------------------------------------------
+# The run's limits
+# --------------------------------------------------------------------------------------
+
+
+def request_bound(text: str) -> int:
+    """By hand: one token per UTF-8 byte of the one message, the chat format's tokens around it
+    and before the answer, and MAX_NEW_TOKENS written."""
+    return len(text.encode("utf-8")) + 2 * CHAT_FORMAT_TOKENS + MAX_NEW_TOKENS
+
+
+def batch_guard(tmp_path: Path, limits: Limits) -> BudgetGuard:
+    return BudgetGuard(limits, {}, lambda: [], tmp_path / "usage" / "gpt-batch.json", "generate multiq/gpt-batch")
+
+
+def test_a_batch_is_split_before_upload_so_what_is_submitted_fits_the_limit(endpoint, tmp_path):
+    """Issue 40: `api.batch: true` used to upload every request whatever the limit. With room for
+    the bounds of the first two requests only, the batch holds those two; once they are
+    answered and cached the job stops naming the one held back, which its ledger (and its
+    running ledger, for the other jobs and its next attempt) counts as held. The rerun with the
+    limit raised submits only that one."""
+    spec = batch_spec(endpoint)
+    cache = tmp_path / "gpt-batch.jsonl"
+    limit = request_bound(PROMPT_TEXTS[0]) + request_bound(PROMPT_TEXTS[1])
+    with recording() as ledger, guarding(batch_guard(tmp_path, Limits(max_tokens=limit))):
+        with pytest.raises(BudgetHeld) as stopped:
+            generate(spec, cache)
+    assert submitted_prompts(endpoint) == PROMPT_TEXTS[:2] and len(endpoint.uploads) == 1
+    message = str(stopped.value)
+    assert "1 of 3 requests to gpt-test were not submitted" in message and f"is {limit:,} tokens" in message
+    assert "--config 'limits={max_tokens: ...}'" in message
+    assert len(ResponseCache(cache)) == 2, "the answers of the submitted batch are cached"
+    [call] = ledger.calls()
+    assert (call["requests"], call["held_requests"], call["prompt_tokens"] + call["completion_tokens"]) == (2, 1, 30)
+    running = read_usage(running_file(tmp_path / "usage" / "gpt-batch.json"))
+    assert running["calls"][0]["held_requests"] == 1 and running["calls"][0]["requests"] == 2
+    with recording(), guarding(batch_guard(tmp_path, Limits(max_tokens=10 * limit))):
+        table = generate(spec, cache)
+    assert submitted_prompts(endpoint) == PROMPT_TEXTS[2:] and set(table["finish_reason"].to_pylist()) == {"stop"}
+
+
+def test_a_batch_whose_first_request_does_not_fit_is_not_uploaded(endpoint, tmp_path):
+    spec = batch_spec(endpoint)
+    with recording() as ledger, guarding(batch_guard(tmp_path, Limits(max_tokens=request_bound(PROMPT_TEXTS[0]) - 1))):
+        with pytest.raises(BudgetHeld, match="3 of 3 requests to gpt-test were not submitted"):
+            generate(spec, tmp_path / "gpt-batch.jsonl")
+    assert endpoint.uploads == [] and endpoint.created == []
+    assert ledger.calls()[0]["held_requests"] == 3 and ledger.calls()[0]["requests"] == 0

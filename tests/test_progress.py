@@ -13,7 +13,7 @@ import pytest
 
 from builders import response_rows
 from xlcons.progress import Progress, format_eta, format_rate, set_status_file, status_file_for_log, table_owners
-from xlcons.run_progress import collect, render
+from xlcons.run_progress import collect, record_planned, render
 
 
 class Clock:
@@ -219,7 +219,10 @@ def test_the_run_progress_sums_the_jobs_of_the_latest_invocation_and_flags_silen
     assert run.items() == {"items": (130, 200), "sentences": (5, 40)}
     text = render(run).splitlines()
     assert text[0].startswith("run started 2027-01-15 08:00:00: 2 of 5 jobs done (40%)  [")
-    assert text[1] == "model jobs: 1 running, 1 silent, 1 finished; 130/200 items (65%), 5/40 sentences (12%)"
+    assert text[1] == (
+        "model jobs: 1 running, 1 silent, 1 finished; items in the 3 started (the jobs not started yet are not "
+        "known): 130/200 items, 5/40 sentences"
+    )
     assert text[2].split() == "generate multiq/tiny-llm 30/100 items, 1.50/s, 45.0 tokens/s, ETA 00:47".split()
     assert text[3].split()[-8:] == "ETA 01:10 (silent for 01:30: killed or stuck?)".split()
     assert len(text) == 4  # a finished job has no line of its own
@@ -235,3 +238,47 @@ def test_a_finished_or_failed_invocation_says_so(tmp_path):
     write_run(tmp_path / "failed", {}, updated={}, log_text=failed)
     assert "2 of 5 jobs done (40%) - failed" in render(collect(tmp_path / "failed"))
     assert render(collect(tmp_path / "none")).startswith("no snakemake run in this folder yet")
+
+
+def test_the_run_progress_is_over_the_planned_model_jobs_not_the_started_ones(tmp_path):
+    """Issue 40: 5 model jobs planned (the workflow's onstart records them), 2 started and done:
+    their items are all done (39/39), but the run is not: 2 of 5 jobs' work, 40%. A job that
+    keeps no status file (QE) is done once its ledger is written."""
+    started = datetime(2027, 1, 15, 8, 0, 0).timestamp()
+    done = {"generate/d/a": [part("generate d/a", 20, 20, state="finished")]}
+    done["generate/d/b"] = [part("generate d/b", 19, 19, state="finished")]
+    write_run(tmp_path, done, updated=dict.fromkeys(done, started + 60))
+    jobs = ["generate/d/a", "generate/d/b", "generate/d/c", "translate/d/a", "translation_qe/d/a"]
+    planned = record_planned(
+        [(status_file_for_log(f"logs/{job}.log"), f"results/usage/{job}.json") for job in jobs], tmp_path
+    )
+    os.utime(planned, (started + 1, started + 1))  # by the invocation's onstart
+    run = collect(tmp_path, now=started + 60)
+    assert run.items() == {"items": (39, 39)}
+    assert run.share_done() == pytest.approx(2 / 5)
+    assert render(run).splitlines()[1] == (
+        "model jobs: 5 planned: 0 running, 0 silent, 2 finished, 3 not started; 40% of their work done; "
+        "items in the 2 started: 39/39 items"
+    )
+    # Half of a third job's items, and the QE job's ledger written: (1 + 1 + 0.5 + 0 + 1) / 5.
+    status = {"format": "xlcons-progress", "version": 1, "host": "n1", "pid": 1, "updated": started + 60}
+    parts = [part("generate d/c", 5, 10), part("generate d/c", 0, 4)]  # one job, two parts
+    (tmp_path / "logs" / "generate/d/c.progress.json").write_text(json.dumps({**status, "parts": parts}))
+    ledger = tmp_path / "results" / "usage" / "translation_qe" / "d" / "a.json"
+    ledger.parent.mkdir(parents=True)
+    ledger.write_text("{}")
+    os.utime(ledger, (started + 30, started + 30))
+    run = collect(tmp_path, now=started + 60)
+    assert run.share_done() == pytest.approx((1 + 1 + 5 / 14 + 0 + 1) / 5)
+    assert "5 planned: 1 running, 0 silent, 3 finished, 1 not started; 67% of their work done" in render(run)
+
+
+def test_a_plan_recorded_before_the_invocation_started_is_not_read(tmp_path):
+    started = datetime(2027, 1, 15, 8, 0, 0).timestamp()
+    write_run(tmp_path, {}, updated={})
+    planned = record_planned([("logs/generate/d/a.progress.json", "results/usage/generate/d/a.json")], tmp_path)
+    os.utime(planned, (started - 60, started - 60))  # an earlier invocation's
+    assert collect(tmp_path, now=started + 1).planned is None
+    os.utime(planned, (started + 1, started + 1))
+    [job] = collect(tmp_path, now=started + 1).planned
+    assert job.status == tmp_path / "logs/generate/d/a.progress.json"

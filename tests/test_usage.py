@@ -68,6 +68,7 @@ def test_generation_counts_sent_and_cached_requests_and_the_tokens_of_the_sent_o
             "cached_tokens": 4,
             "failures": 1,
             "retries": 2,
+            "held_requests": 0,
         }
     ]
     with recording() as rerun:
@@ -143,7 +144,7 @@ def test_an_unreadable_usage_file_is_named_with_its_key(tmp_path):
 def _call(model, part, **counts):
     base = dict.fromkeys(
         ("requests", "cached_requests", "prompt_tokens", "completion_tokens", "cached_tokens", "failures", "retries"), 0
-    )
+    )  # without `held_requests`: a file written before it was, read as 0
     return {"model": model, "part": part, **base, **counts}
 
 

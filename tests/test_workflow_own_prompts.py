@@ -122,9 +122,12 @@ def test_the_quickstart_model_jobs_leave_their_progress_and_xlcons_progress_sums
         env={**os.environ, "PYTHONPATH": str(REPO / "workflow_scripts")},
     ).stdout.splitlines()
     assert re.match(r"run started .*: (\d+) of \1 jobs done \(100%\) - ended", shown[0]), shown
+    # Over every model job the run planned (its onstart recorded them), each done.
     assert re.match(
-        r"model jobs: 0 running, 0 silent, \d+ finished; (\d+)/\1 items \(100%\), (\d+)/\2 sentences", shown[1]
-    )
+        r"model jobs: (\d+) planned: 0 running, 0 silent, \1 finished, 0 not started; 100% of their work done; "
+        r"items in all: (\d+)/\2 items, (\d+)/\3 sentences",
+        shown[1],
+    ), shown
     assert len(shown) == 2, "nothing is left running"
 
 
@@ -204,8 +207,9 @@ def test_the_quickstart_estimate_before_the_run_matches_its_usage_ledger(quickst
     """`xlcons estimate` on the quickstart before it ran, against the usage.csv the run wrote
     (docs/usage.md#before-a-run-the-estimate): the same groups; generation of the sets whose
     prompts exist before the run exact in requests and prompt tokens (the models' own
-    tokenizers); every `exact` or `bound` row at least what was sent, and every completion
-    bound at least what was written. The `approx` rows' ratios are reported, not asserted."""
+    tokenizers); every `exact` or `bound` row at least what was sent, in requests and prompt
+    tokens, and every completion bound at least what was written. The `approx` rows' ratios are
+    reported, not asserted; the `bound` rows' prompt tokens too, beside the assertion."""
     workdir, _ = quickstart_run
     with open(workdir / "estimate.csv", encoding="utf-8") as handle:
         estimate = _by_group(csv.DictReader(handle))
@@ -221,7 +225,12 @@ def test_the_quickstart_estimate_before_the_run_matches_its_usage_ledger(quickst
             assert int(row["prompt_tokens"]) == int(sent["prompt_tokens"]), group
         if row["basis"] in ("exact", "bound"):
             assert int(row["requests"]) >= int(sent["requests"]), group
+            assert int(row["prompt_tokens"]) >= int(sent["prompt_tokens"]), (group, row, sent)
             assert int(row["max_completion_tokens"]) >= int(sent["completion_tokens"]), group
+            if row["basis"] == "bound":
+                figures[f"estimate/ledger bound {'/'.join(group[:3])}"] = (
+                    f"prompt tokens {row['prompt_tokens']}/{sent['prompt_tokens']}"
+                )
         else:
             figures[f"estimate/ledger {'/'.join(group[:3])}"] = (
                 f"requests {row['requests']}/{sent['requests']}, prompt tokens {row['prompt_tokens']}/"

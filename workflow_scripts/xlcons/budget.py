@@ -9,8 +9,9 @@ chunk, so every answer received is kept and a rerun with a higher limit sends on
 The run's ledger is what the usage files under the results folder say (the jobs that finished:
 what the current results cost, ``xlcons.usage.run_usage_files``), plus the ledgers that running
 jobs keep beside their usage output (``<usage file>.running``, rewritten at each check, removed
-when the job writes its usage file; a job that failed or was killed leaves its own, so what it
-sent still counts until it runs again), plus this job's own ledger (``xlcons.usage.ledger``).
+when the job writes its usage file; a job that was stopped, failed or was killed leaves its own,
+and its next attempt carries it on in its own ledger, ``xlcons.usage.carry_stopped``, so what
+every attempt sent keeps counting), plus this job's own ledger (``xlcons.usage.ledger``).
 Parallel jobs thus see each other's spending up to their last check: together they may pass a
 limit by about one chunk each.
 
@@ -130,6 +131,26 @@ class BudgetExceeded(RuntimeError):
         )
 
 
+class BudgetHeld(BudgetExceeded):
+    """Requests a job did not send at all, since their bound would take the run's ledger past a
+    limit (a Batch API job: they are not uploaded); raised once the ones that fit are answered."""
+
+    def __init__(self, job: str, model: str, held: int, total: int, key: str, spent: float, bound: float, limit: float):
+        self.held, self.total = held, total
+        RuntimeError.__init__(
+            self,
+            f"{job}: budget reached: {held} of {total} requests to {model} were not submitted: with the run's "
+            f"ledger at {describe(key, spent)}, the {total} requests' bound ({describe(key, bound)}: each prompt at "
+            f"most one token per UTF-8 byte of its messages plus the chat format's, and its max_tokens written) "
+            f"would take it past {key}, which is {describe(key, limit)}. The {total - held} that fit were submitted "
+            "and their "
+            "answers are kept in the job's cache, so running the workflow again submits only the rest. To go on, "
+            + HOW_TO_RAISE.format(key=key.split(".")[-1])
+            + " (docs/usage.md#the-budget-guard).",
+        )
+        self.key, self.spent, self.limit = key, spent, limit
+
+
 class BudgetGuard:
     """A job's check of the run's ledger against the limits; `ledger_files` lists the finished
     jobs' usage files (read again at each check, since other jobs finish meanwhile), `own` is
@@ -148,6 +169,7 @@ class BudgetGuard:
         self.running_files = running_files
         self.own = Path(own).resolve() if own else None
         self._read: dict[Path, tuple[float, Spent]] = {}  # a file's mtime and what it says
+        self._held: BudgetHeld | None = None  # why the last `admit` held requests back
 
     def _file(self, path: Path) -> Spent:
         try:
@@ -178,14 +200,51 @@ class BudgetGuard:
                 total = total + self._file(Path(path))
         return total
 
-    def check(self) -> Spent:
-        """Raise BudgetExceeded when the run's ledger has reached a limit; what it is at, otherwise.
-        First this job's ledger so far goes beside its usage output, for the other jobs' checks."""
+    def save(self) -> None:
+        """This job's ledger so far, beside its usage output: for the other jobs' checks, and for
+        this job's next attempt should this one stop."""
         if self.own is not None:
             try:
                 write_running_usage(self.own)
             except OSError as error:  # the guard still works on what this job can read
                 log.warning("budget: cannot write %s (%s)", running_file(self.own), error)
+
+    def admit(self, model: str, bounds: Sequence[tuple[int, int]]) -> int:
+        """How many of `bounds` (requests to `model` in the order they would go, each at most
+        (prompt, completion) tokens) fit under the limits with the run's ledger as it is now,
+        each priced at `model`'s price. Requests sent at once and paid whatever the guard says
+        (a batch) are admitted so: the first that would take the ledger past a limit and those
+        after it are held back, said in the log; the caller raises ``held`` once the admitted
+        ones are answered."""
+        self.save()
+        spent, prices = self.spent(), self.pricing.get(model)
+        admitted = Spent()
+        for count, (prompt, completion) in enumerate(bounds):
+            usd = cost({"prompt_tokens": prompt, "completion_tokens": completion}, prices) or 0.0
+            request = Spent(prompt + completion, usd)
+            if over_limit(self.limits, spent + admitted + request, reached=False):
+                held = self._held = self._describe_held(model, bounds, count, spent)
+                log.warning("%s", held)
+                return count
+            admitted = admitted + request
+        self._held = None
+        return len(bounds)
+
+    def _describe_held(self, model: str, bounds: Sequence[tuple[int, int]], count: int, spent: Spent) -> BudgetHeld:
+        prices = self.pricing.get(model)
+        bound = Spent(
+            sum(prompt + completion for prompt, completion in bounds),
+            sum(cost({"prompt_tokens": p, "completion_tokens": c}, prices) or 0.0 for p, c in bounds),
+        )
+        key, _, limit = over_limit(self.limits, spent + bound, reached=False) or ("limits.max_tokens", 0, 0)
+        usd = key.endswith("max_cost")
+        now, at_most = (spent.cost_usd, bound.cost_usd) if usd else (float(spent.tokens), float(bound.tokens))
+        return BudgetHeld(self.job, model, len(bounds) - count, len(bounds), key, now, at_most, limit)
+
+    def check(self) -> Spent:
+        """Raise BudgetExceeded when the run's ledger has reached a limit; what it is at, otherwise.
+        First this job's ledger so far goes beside its usage output, for the other jobs' checks."""
+        self.save()
         spent = self.spent()
         if reached := over_limit(self.limits, spent):
             own = self.own_spent()
@@ -201,6 +260,23 @@ def check() -> None:
     chunk of requests, after flushing the cache."""
     if _guard is not None:
         _guard.check()
+
+
+def admit(model: str, bounds: Sequence[tuple[int, int]]) -> int:
+    """How many of these requests (each at most (prompt, completion) tokens to `model`) this job
+    may send at once within the limits (all of them without a guard): BudgetGuard.admit."""
+    return len(bounds) if _guard is None else _guard.admit(model, bounds)
+
+
+def held() -> BudgetHeld | None:
+    """Why the last ``admit`` held requests back (to raise once the admitted ones are answered); None if it did not."""
+    return None if _guard is None else _guard._held
+
+
+def save() -> None:
+    """This job's ledger so far beside its usage output (with a guard): a job that stops keeps it there."""
+    if _guard is not None:
+        _guard.save()
 
 
 def install(guard: BudgetGuard | None) -> None:

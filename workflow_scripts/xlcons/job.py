@@ -49,12 +49,21 @@ def start_job(smk, *, offline: bool = True) -> None:
 def install_budget(smk) -> None:
     """A job that calls a model (its rule declares the output `usage`) stops at the run's limits:
     its guard (xlcons.budget) comes from the config Snakemake hands the script, not from params,
-    so changing a limit reruns nothing."""
+    so changing a limit reruns nothing. What a stopped attempt of the job sent (its `.running`
+    ledger) is carried on in this attempt's ledger first (xlcons.usage.carry_stopped)."""
     output = getattr(smk, "output", None)
     if output is None or "usage" not in output.keys():
         return
     where = "/".join(str(value) for value in getattr(smk, "wildcards", ()))
     job = f"{getattr(smk, 'rule', 'job')} {where}".strip()
+    if (stopped := usage.carry_stopped(output.usage)) is not None:
+        sent = sum(call["prompt_tokens"] + call["completion_tokens"] for call in stopped.get("calls", []))
+        logging.getLogger(__name__).info(
+            "%s: its stopped attempt sent %s tokens (%s); counted with this attempt's",
+            job,
+            f"{sent:,}",
+            usage.running_file(output.usage),
+        )
     budget.install_from_config(getattr(smk, "config", None) or {}, output.usage, job)
 
 

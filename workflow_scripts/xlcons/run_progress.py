@@ -9,10 +9,16 @@ jobs run on a cluster:
 - the status file each model job keeps beside its log (``logs/**/<job>.progress.json``,
   :mod:`xlcons.progress`): items done and planned per part of the job, rates, tokens/s, ETA.
 
+- the model jobs the invocation planned (``.snakemake/xlcons-planned-model-jobs.json``, written by
+  the workflow's ``onstart``, ``record_planned``): every job with a ``usage`` output that
+  Snakemake is to run, with the status file it will keep.
+
 Only status files written since the invocation started count (older ones belong to earlier
 runs). A part whose job said *running* but has not written for ``stale_after_s`` (three
 report intervals) is shown as *silent*: its job was killed, or hangs, or its node lost the
-shared file system. Items are summed per unit (``items``, ``sentences``).
+shared file system. Items are summed per unit (``items``, ``sentences``) over the jobs that
+started; the share done is over the planned model jobs, each counting its items' share done
+(a job not started yet: nothing), so a run whose started jobs are done is not shown as done.
 """
 
 from __future__ import annotations
@@ -28,9 +34,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from xlcons.atomic import atomic_path
 from xlcons.progress import REPORT_EVERY_S, STATUS_FORMAT, STATUS_SUFFIX, format_eta, format_rate
 
 STALE_AFTER_S = 3 * REPORT_EVERY_S + 10
+PLANNED_FILE = Path(".snakemake") / "xlcons-planned-model-jobs.json"
+PLANNED_FORMAT = "xlcons-planned-model-jobs"
 _STEPS = re.compile(r"(\d+) of (\d+) steps \((\d+(?:\.\d+)?)%\) done")
 _LOG_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{6})\.(\d+)\.snakemake\.log$")
 
@@ -57,10 +66,22 @@ class Part:
     age_s: float  # since its job last wrote the file
 
 
+@dataclass(frozen=True)
+class PlannedJob:
+    """A model job the invocation is to run: the status file it will keep beside its log, and
+    its usage ledger (written when it ends: a job that keeps no status file, such as QE, is done
+    once its ledger is written since the invocation started)."""
+
+    status: Path
+    usage: Path
+
+
 @dataclass
 class RunProgress:
     invocation: Invocation | None
     parts: list[Part] = field(default_factory=list)
+    # The model jobs this invocation planned (None: not recorded, e.g. a dry run or an older run).
+    planned: list[PlannedJob] | None = None
 
     def items(self) -> dict[str, tuple[int, int]]:
         """(done, planned) per unit, over the parts of this invocation."""
@@ -69,6 +90,85 @@ class RunProgress:
             done, planned = totals.get(part.figures["unit"], (0, 0))
             totals[part.figures["unit"]] = (done + part.figures["done"], planned + part.figures["total"])
         return totals
+
+    def _by_file(self) -> dict[Path, list[Part]]:
+        by_file: dict[Path, list[Part]] = {}
+        for part in self.parts:
+            by_file.setdefault(part.file.resolve(), []).append(part)
+        return by_file
+
+    def job_states(self) -> list[str]:
+        """Each model job's state: per planned job when the plan is recorded (``not started`` for
+        one without a status file or a ledger yet), else per status file of this invocation.
+        A job is running while a part of it is, silent while one is, finished otherwise."""
+        since = self.invocation.started if self.invocation is not None else 0.0
+        by_file = self._by_file()
+        states = []
+        for path, parts in by_file.items() if self.planned is None else self._planned_parts(by_file):
+            if self.planned is not None and _written_since(path, since):
+                states.append("finished")  # `path` is the job's ledger here
+            elif not parts:
+                states.append("not started")
+            else:
+                found = {part.state for part in parts}
+                states.append(next(state for state in ("running", "silent", "finished") if state in found))
+        return states
+
+    def _planned_parts(self, by_file: dict[Path, list[Part]]) -> list[tuple[Path, list[Part]]]:
+        return [(job.usage, by_file.get(job.status.resolve(), [])) for job in self.planned or []]
+
+    def share_done(self) -> float | None:
+        """The share of the planned model jobs' work done: each planned job counts its items done
+        of its items so far (0 before it starts, 1 once its ledger is written); None without a
+        record of the plan."""
+        if not self.planned:
+            return None
+        since = self.invocation.started if self.invocation is not None else 0.0
+        shares = []
+        for usage, parts in self._planned_parts(self._by_file()):
+            total = sum(part.figures["total"] for part in parts)
+            if _written_since(usage, since):
+                shares.append(1.0)
+            elif total:
+                shares.append(min(1.0, sum(part.figures["done"] for part in parts) / total))
+            else:  # nothing to do (all cached) once it says it finished; not started
+                shares.append(1.0 if parts and all(part.state == "finished" for part in parts) else 0.0)
+        return sum(shares) / len(shares)
+
+
+def _written_since(path: Path, since: float) -> bool:
+    try:
+        return path.stat().st_mtime >= since
+    except OSError:
+        return False
+
+
+def record_planned(jobs: Sequence[tuple[Path | str, Path | str]], directory: Path | str = ".") -> Path:
+    """What the workflow's ``onstart`` keeps for ``xlcons progress``: the model jobs it is to run,
+    each as (its status file, :func:`xlcons.progress.status_file_for_log` of its log; its usage ledger)."""
+    path = Path(directory) / PLANNED_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        "format": PLANNED_FORMAT,
+        "jobs": [{"status": str(status), "usage": str(usage)} for status, usage in jobs],
+    }
+    with atomic_path(path) as temporary:
+        temporary.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    return path
+
+
+def read_planned(directory: Path, since: float) -> list[PlannedJob] | None:
+    """The planned model jobs, when the record belongs to the invocation that started at `since`."""
+    path = directory / PLANNED_FILE
+    try:
+        if path.stat().st_mtime < since:
+            return None  # an earlier invocation's
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("format") != PLANNED_FORMAT:
+        return None
+    return [PlannedJob(directory / job["status"], directory / job["usage"]) for job in record.get("jobs", [])]
 
 
 def started_at(log: Path) -> float:
@@ -125,7 +225,8 @@ def collect(directory: Path | str, *, logs: str = "logs", now: float | None = No
     now = time.time() if now is None else now
     invocation = latest_invocation(directory)
     since = invocation.started if invocation is not None else 0.0
-    return RunProgress(invocation, read_parts(directory / logs, since, now))
+    planned = read_planned(directory, since) if invocation is not None else None
+    return RunProgress(invocation, read_parts(directory / logs, since, now), planned)
 
 
 def render(run: RunProgress) -> str:
@@ -145,15 +246,21 @@ def render(run: RunProgress) -> str:
             jobs = "no job finished yet"
         state = " - failed" if invocation.failed else (" - ended" if invocation.finished else "")
         lines.append(f"run started {start}: {jobs}{state}  [{invocation.log}]")
-    counts = {state: sum(part.state == state for part in run.parts) for state in ("running", "silent", "finished")}
+    states = run.job_states()
+    counts = {state: states.count(state) for state in ("running", "silent", "finished", "not started")}
+    started = len(states) - counts["not started"]
     items = ", ".join(
-        f"{done}/{planned} {unit} ({100 * done / planned:.0f}%)" if planned else f"0 {unit}"
-        for unit, (done, planned) in sorted(run.items().items())
+        f"{done}/{planned} {unit}" if planned else f"0 {unit}" for unit, (done, planned) in sorted(run.items().items())
     )
-    lines.append(
-        f"model jobs: {counts['running']} running, {counts['silent']} silent, {counts['finished']} finished"
-        + (f"; {items}" if items else "")
-    )
+    jobs = f"{counts['running']} running, {counts['silent']} silent, {counts['finished']} finished"
+    share = run.share_done()
+    if run.planned and share is not None:
+        waiting = counts["not started"]
+        jobs = f"{len(run.planned)} planned: {jobs}, {waiting} not started; {100 * share:.0f}% of their work done"
+        where = f"in the {started} started" if waiting else "in all"
+    else:  # no record of the plan: only the started jobs are known
+        where = f"in the {started} started (the jobs not started yet are not known)"
+    lines.append(f"model jobs: {jobs}" + (f"; items {where}: {items}" if items else ""))
     active = [part for part in run.parts if part.state != "finished"]
     width = max((len(part.figures["job"]) for part in active), default=0)
     for part in sorted(active, key=lambda part: (part.state, part.figures["job"])):

@@ -16,7 +16,9 @@ Per called model and part of the job (``generate``, ``extract``, ``verify``, ``t
   them (the counts the caches keep per item), and ``cached_tokens``: the prompt tokens the
   engine or the provider served from its prefix cache (vLLM, OpenAI's cached input);
 - ``failures``: sent requests that came back without an answer (errors), and ``retries``:
-  attempts repeated after a retryable API error.
+  attempts repeated after a retryable API error;
+- ``held_requests``: requests the budget guard held back, unsent, since their bound would pass
+  a limit (a Batch API job submits only the requests that fit: xlcons.budget.admit).
 
 The job adds its wall time and the GPUs it held (``gpu_s`` = GPUs x wall). Standard
 library only: the rule scripts import it before anything heavy.
@@ -25,6 +27,7 @@ library only: the rule scripts import it before anything heavy.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -33,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from xlcons.atomic import atomic_path
+
+log = logging.getLogger(__name__)
 
 FORMAT = "xlcons-usage"
 VERSION = 1
@@ -49,6 +54,7 @@ class Usage:
     cached_tokens: int = 0
     failures: int = 0
     retries: int = 0
+    held_requests: int = 0
 
     def add(self, **counts: int | None) -> None:
         for name, value in counts.items():
@@ -58,14 +64,29 @@ class Usage:
 
 
 COUNTERS: tuple[str, ...] = tuple(field.name for field in fields(Usage))
+# Counters added after usage files were written: read as 0 from a file without them.
+ADDED_COUNTERS = ("held_requests",)
 
 
 class Ledger:
-    """The counters of one job, by (called model, part), in the order they were first used."""
+    """The counters of one job, by (called model, part), in the order they were first used;
+    `earlier` holds what the job's stopped attempts sent (``carry``), counted with this
+    attempt's in every record of the ledger."""
 
     def __init__(self) -> None:
         self.entries: dict[tuple[str, str], Usage] = {}
+        self.earlier: dict[tuple[str, str], Usage] = {}
+        self.earlier_wall_s = 0.0
         self.started = time.monotonic()
+
+    def carry(self, stopped: Mapping[str, Any]) -> None:
+        """Count a stopped attempt's ledger (a ``.running`` file's record) with this attempt's:
+        every counter but ``cached_requests``, which this attempt counts afresh (its cache now
+        answers what the stopped attempt sent)."""
+        for call in stopped.get("calls", []):
+            counts = {name: call.get(name, 0) for name in COUNTERS if name != "cached_requests"}
+            self.earlier.setdefault((call["model"], call["part"]), Usage()).add(**counts)
+        self.earlier_wall_s += float(stopped.get("wall_s", 0.0))
 
     def add(self, model: str, part: str, **counts: int | None) -> None:
         """Add to a (model, part)'s counters; counts that are all zero add no entry (an engine
@@ -81,10 +102,15 @@ class Ledger:
         return entry.completion_tokens if entry is not None else 0
 
     def calls(self) -> list[dict[str, Any]]:
-        return [{"model": model, "part": part, **asdict(usage)} for (model, part), usage in self.entries.items()]
+        """The counters by (model, part): the stopped attempts' (``carry``) and this attempt's, added."""
+        merged: dict[tuple[str, str], Usage] = {key: Usage(**asdict(usage)) for key, usage in self.earlier.items()}
+        for key, usage in self.entries.items():
+            merged.setdefault(key, Usage()).add(**asdict(usage))
+        return [{"model": model, "part": part, **asdict(usage)} for (model, part), usage in merged.items()]
 
     def record(self, gpus: int, wall_s: float) -> dict[str, Any]:
-        """What the job's usage file holds."""
+        """What the job's usage file holds (`wall_s` is this attempt's; the stopped attempts' are added)."""
+        wall_s += self.earlier_wall_s
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -154,8 +180,36 @@ def running_file(usage_path: Path | str) -> Path:
 
 def running_usage_files(results_dir: Path | str) -> list[Path]:
     """The ledgers of jobs that are running, or that stopped (failed, killed) before writing
-    their usage file: what they sent counts for the budget guard until the job runs again."""
-    return run_usage_files(results_dir, f"*.json{RUNNING_SUFFIX}")
+    their usage file: what they sent counts for the budget guard, and the job's next attempt
+    carries it on (``carry_stopped``). One left beside a usage file written after it (a job
+    killed between writing its usage file and removing the ledger) is in that file already."""
+    found = []
+    for path in run_usage_files(results_dir, f"*.json{RUNNING_SUFFIX}"):
+        finished = path.with_name(path.name.removesuffix(RUNNING_SUFFIX))
+        try:
+            if finished.stat().st_mtime >= path.stat().st_mtime:
+                continue
+        except OSError:  # no usage file (the usual case), or the ledger removed meanwhile
+            pass
+        found.append(path)
+    return found
+
+
+def carry_stopped(usage_path: Path | str) -> dict[str, Any] | None:
+    """At a job's start: the ledger its stopped attempt left (``<usage file>.running``: stopped by
+    the budget guard, failed or killed) is carried on in this job's ledger, so the new attempt's
+    running ledger and usage file add to it instead of replacing it: everything any attempt sent
+    counts. Returns what was carried (None: no stopped attempt, or an unreadable ledger, logged)."""
+    path = running_file(usage_path)
+    if not path.is_file():
+        return None
+    try:
+        stopped = read_usage(path)
+    except UsageError as error:
+        log.warning("usage: the stopped attempt's ledger is not carried on (%s)", error)
+        return None
+    _ledger.carry(stopped)
+    return stopped
 
 
 def write_running_usage(usage_path: Path | str) -> Path:
@@ -197,6 +251,9 @@ def read_usage(path: Path | str) -> dict[str, Any]:
         if not isinstance(usage.get(key), (int, float)):
             raise UsageError(f"usage file {path}: key {key!r} is not a number")
     for index, call in enumerate(usage.get("calls", [])):
+        for key in ADDED_COUNTERS:  # a file written before the counter was: none counted
+            if isinstance(call, dict):
+                call.setdefault(key, 0)
         for key in COUNTERS:
             if not isinstance(call.get(key), int):
                 raise UsageError(f"usage file {path}: calls[{index}].{key} is not a whole number")

@@ -33,6 +33,8 @@ class EstimateRow:
     max_completion_tokens: int = 0
     cost_usd: float | None = None
     note: str = ""
+    # The called model is served over HTTP (an API: it costs money), not run from local files.
+    served: bool = False
 
     def priced(self, prices: Any) -> EstimateRow:
         """The row with its cost at `prices` (USD per million tokens; none without): the prompt
@@ -44,6 +46,7 @@ class EstimateRow:
     def as_dict(self) -> dict[str, Any]:
         row = asdict(self)
         row.pop("note")
+        row.pop("served")
         return row
 
 

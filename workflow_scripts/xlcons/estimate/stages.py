@@ -22,12 +22,19 @@ from types import SimpleNamespace
 
 from xlcons.estimate.prompts import APPROX, BOUND, EXACT, STAND_IN, UNKNOWN, DatasetPrompts, dataset_prompts
 from xlcons.estimate.rows import EstimateRow
-from xlcons.estimate.tokens import counter_for
+from xlcons.estimate.tokens import TokenCounter, counter_for
 from xlcons.evaluators.information.fact_checking import EXTRACTION_MAX_NEW_TOKENS
 from xlcons.evaluators.information.prompts import extraction_prompt, verification_prompt
 from xlcons.evaluators.judge import JUDGE_MAX_NEW_TOKENS, judge_prompt
 from xlcons.evaluators.registry import EVALUATORS, resolve
-from xlcons.generation.base import ModelSpec, build_requests, chat_messages, effective_max_new_tokens, ledger_name
+from xlcons.generation.base import (
+    ModelSpec,
+    Request,
+    build_requests,
+    chat_messages,
+    effective_max_new_tokens,
+    ledger_name,
+)
 from xlcons.generation.registry import backend_info
 from xlcons.jsonl_cache import read_keys
 from xlcons.plan import Plan
@@ -107,6 +114,15 @@ def _row(
     )
 
 
+def _served(row: EstimateRow, spec: ModelSpec | None) -> EstimateRow:
+    """The row, marked `served` when its called model answers over HTTP (an API, which costs
+    money: a cost limit needs its price), not from local files or recorded answers."""
+    if spec is not None:
+        info = backend_info(spec.backend)
+        row.served = not info.local_files and not info.recorded
+    return row
+
+
 def _unknown(job: dict[str, str], called: str, note: str) -> EstimateRow:
     row = _row(job, called, UNKNOWN, "none")
     row.note = note
@@ -118,7 +134,7 @@ def generate(context: Context, job: dict[str, str]) -> EstimateRow:
     spec = context.generator(model, dataset)
     prompts = context.prompts(dataset)
     if prompts.basis == UNKNOWN:
-        return _unknown(job, ledger_name(spec), prompts.note)
+        return _served(_unknown(job, ledger_name(spec), prompts.note), spec)
     cap = effective_max_new_tokens(spec, plan.data.max_new_tokens(dataset))
     # A stand-in for a translated prompt is a request of its own, whatever its text (the translation's).
     distinct = {
@@ -130,16 +146,47 @@ def generate(context: Context, job: dict[str, str]) -> EstimateRow:
     missing = [request for key, request in distinct.items() if key not in cached]
     info = backend_info(spec.backend)
     counter = counter_for(spec.location if info.local_files else None, recorded=info.recorded)
-    return _row(
+    stand_in = _StandIn(context, dataset, spec, counter, cap) if prompts.basis == BOUND else None
+    row = _row(
         job,
         ledger_name(spec),
         prompts.basis,
         counter.how,
         requests=len(missing),
         cached_requests=len(distinct) - len(missing),
-        prompt_tokens=sum(counter.chat(request.messages) for request in missing),
+        prompt_tokens=sum(
+            stand_in.tokens(key, request) if stand_in and key in stand_in.rows else counter.chat(request.messages)
+            for key, request in distinct.items()
+            if key not in cached
+        ),
         max_completion_tokens=0 if info.recorded else len(missing) * cap,
     )
+    return _served(row, spec)
+
+
+class _StandIn:
+    """A bound on the tokens of a prompt the translator will write, for the request built from its
+    source prompt (its stand-in): the request with the prompt left empty, plus each source
+    sentence's translation at the translator's cap, each of its tokens counted as the most
+    tokens the generator's tokenizer gives one (TokenCounter.expansion) and one more where it
+    meets the next; at least the source prompt's own count (a translation may keep a sentence)."""
+
+    def __init__(self, context: Context, dataset: str, spec: ModelSpec, counter: TokenCounter, cap: int):
+        plan = context.plan
+        self.spec, self.counter, self.cap = spec, counter, cap
+        self.source = plan.data.info(dataset).translated_from
+        self.translator = _Translator(context, plan.translation.translator_of(""))
+        self.per_token = counter.expansion(self.translator.counter)
+        rows = [row for row in context.prompts(dataset).rows if row.get(STAND_IN)]
+        # by their key among `generate`'s distinct requests
+        self.rows = {f"{request.key}@{row['lang']}": row for row, request in zip(rows, build_requests(spec, rows, cap))}
+
+    def tokens(self, key: str, request: Request) -> int:
+        row = self.rows[key]
+        empty = build_requests(self.spec, [{**row, "prompt": ""}], self.cap)[0]
+        sentences = split(row["prompt"], self.source).sentences
+        translated = len(sentences) * (self.translator.cap * self.per_token + 1)
+        return max(self.counter.chat(request.messages), self.counter.chat(empty.messages) + translated)
 
 
 class _Translator:
@@ -153,8 +200,9 @@ class _Translator:
         location = plan.models.local_path(plan.translation.translator_key(name), context.resources)
         spec = TranslatorSpec.from_config(plan.translation.translator_fields(name, context.resources), location)
         self.called = spec.ledger_name()
+        self.model: ModelSpec | None = None  # an LLM translator's model
         if plan.translation.is_llm_translator(name):
-            model = translator_model(spec)
+            model = self.model = translator_model(spec)
             self.counter = _counter(model)
             self.cap, self.extra = translator_cap(spec, model), 0
         else:
@@ -171,7 +219,7 @@ def translate_prompts(context: Context, job: dict[str, str]) -> EstimateRow:
     translator = _Translator(context, job["translator"])
     prompts = context.prompts(dataset)
     if prompts.basis == UNKNOWN:
-        return _unknown(job, translator.called, prompts.note)
+        return _served(_unknown(job, translator.called, prompts.note), translator.model)
     source = plan.data.info(dataset).translated_from
     sentences = list(
         dict.fromkeys(
@@ -183,14 +231,19 @@ def translate_prompts(context: Context, job: dict[str, str]) -> EstimateRow:
     )
     targets = len(plan.data.prompt_translation_languages(dataset))
     requests = len(sentences) * targets * translator.attempts
-    return _row(
-        job,
-        translator.called,
-        EXACT if translator.attempts == 1 else BOUND,
-        translator.counter.how,
-        requests=requests,
-        prompt_tokens=sum(translator.counter.text(sentence) for sentence in sentences) * targets * translator.attempts,
-        max_completion_tokens=requests * (translator.cap + translator.extra),
+    return _served(
+        _row(
+            job,
+            translator.called,
+            EXACT if translator.attempts == 1 else BOUND,
+            translator.counter.how,
+            requests=requests,
+            prompt_tokens=sum(translator.counter.text(sentence) for sentence in sentences)
+            * targets
+            * translator.attempts,
+            max_completion_tokens=requests * (translator.cap + translator.extra),
+        ),
+        translator.model,
     )
 
 
@@ -202,7 +255,7 @@ def translate(context: Context, job: dict[str, str]) -> EstimateRow:
     """Each answer not in English, `max_new_tokens` tokens long, in sentences of SENTENCE_TOKENS."""
     translator = _Translator(context, job["translator"])
     if context.prompts(job["dataset"]).basis == UNKNOWN:
-        return _unknown(job, translator.called, context.prompts(job["dataset"]).note)
+        return _served(_unknown(job, translator.called, context.prompts(job["dataset"]).note), translator.model)
     cap = context.answer_cap(job["model"], job["dataset"])
     return _translated_texts(job, translator, context.answers(job["dataset"], english=False), cap)
 
@@ -212,14 +265,17 @@ def _translated_texts(job: dict[str, str], translator: _Translator, texts: int, 
     once per attempt: each sentence's source as the translator records it (its tag and end
     tokens, `extra`) and at most its cap written."""
     requests = texts * _sentences_per_answer(cap) * translator.attempts
-    return _row(
-        job,
-        translator.called,
-        APPROX,
-        translator.counter.how,
-        requests=requests,
-        prompt_tokens=texts * cap * translator.attempts + requests * translator.extra,
-        max_completion_tokens=requests * (translator.cap + translator.extra),
+    return _served(
+        _row(
+            job,
+            translator.called,
+            APPROX,
+            translator.counter.how,
+            requests=requests,
+            prompt_tokens=texts * cap * translator.attempts + requests * translator.extra,
+            max_completion_tokens=requests * (translator.cap + translator.extra),
+        ),
+        translator.model,
     )
 
 
@@ -241,7 +297,7 @@ def round_trip(context: Context, job: dict[str, str]) -> EstimateRow:
     """The English answer into each round-trip language and back: two sentences' translations each."""
     translator = _Translator(context, job["translator"])
     if context.prompts(job["dataset"]).basis == UNKNOWN:
-        return _unknown(job, translator.called, context.prompts(job["dataset"]).note)
+        return _served(_unknown(job, translator.called, context.prompts(job["dataset"]).note), translator.model)
     cap = context.answer_cap(job["model"], job["dataset"])
     answers = context.answers(job["dataset"], {ENGLISH}) * len(context.plan.quality.round_trip_languages())
     return _translated_texts(job, translator, 2 * answers, cap)  # there and back
@@ -266,27 +322,35 @@ def _counter(spec: ModelSpec):
 
 def judge(context: Context, job: dict[str, str]) -> EstimateRow:
     """At most one request per answer (identical ones and "No answer" are not sent); the prompt is
-    the judge's template with the English question and an answer of `max_new_tokens` tokens."""
+    the judge's template with the English question and an answer of `max_new_tokens` tokens of
+    the generator, each at most as many of the judge's tokens as the judge's tokenizer gives the
+    text of any one token of the generator's (TokenCounter.expansion: a bound, not the generator's
+    count, since two tokenizers cut a text differently), and one token where the answer meets
+    the template."""
     spec, judge_cap = _evaluator_llm(context, job["stage"])
     prompts = context.prompts(job["dataset"])
     if prompts.basis == UNKNOWN:
-        return _unknown(job, ledger_name(spec), prompts.note)
+        return _served(_unknown(job, ledger_name(spec), prompts.note), spec)
     counter = _counter(spec)
     questions = {row["item_id"]: row["prompt"] for row in prompts.rows if row["lang"] == ENGLISH}
-    cap = context.answer_cap(job["model"], job["dataset"])
+    generator = context.generator(job["model"], job["dataset"])
+    answer = context.answer_cap(job["model"], job["dataset"]) * counter.expansion(_counter(generator)) + 1
     requests = len(prompts.rows)
     prompt_tokens = sum(
-        counter.chat(chat_messages(spec, judge_prompt(questions.get(row["item_id"], ""), ""))) + cap
+        counter.chat(chat_messages(spec, judge_prompt(questions.get(row["item_id"], ""), ""))) + answer
         for row in prompts.rows
     )
-    return _row(
-        job,
-        ledger_name(spec),
-        BOUND,
-        counter.how,
-        requests=requests,
-        prompt_tokens=prompt_tokens,
-        max_completion_tokens=requests * judge_cap,
+    return _served(
+        _row(
+            job,
+            ledger_name(spec),
+            BOUND,
+            counter.how,
+            requests=requests,
+            prompt_tokens=prompt_tokens,
+            max_completion_tokens=requests * judge_cap,
+        ),
+        spec,
     )
 
 
@@ -296,7 +360,7 @@ def information(context: Context, job: dict[str, str]) -> EstimateRow:
     spec, llm_cap = _evaluator_llm(context, job["stage"])
     prompts = context.prompts(job["dataset"])
     if prompts.basis == UNKNOWN:
-        return _unknown(job, ledger_name(spec), prompts.note)
+        return _served(_unknown(job, ledger_name(spec), prompts.note), spec)
     counter = _counter(spec)
     cap = context.answer_cap(job["model"], job["dataset"])
     if job["stage"] == "translationese":
@@ -307,14 +371,17 @@ def information(context: Context, job: dict[str, str]) -> EstimateRow:
     template = counter.chat(chat_messages(spec, extraction_prompt("", ""))) + counter.chat(
         chat_messages(spec, verification_prompt("", ""))
     )
-    return _row(
-        job,
-        ledger_name(spec),
-        APPROX,
-        counter.how,
-        requests=2 * sentences,
-        prompt_tokens=sentences * (template + 2 * cap + SENTENCE_TOKENS),
-        max_completion_tokens=2 * sentences * llm_cap,
+    return _served(
+        _row(
+            job,
+            ledger_name(spec),
+            APPROX,
+            counter.how,
+            requests=2 * sentences,
+            prompt_tokens=sentences * (template + 2 * cap + SENTENCE_TOKENS),
+            max_completion_tokens=2 * sentences * llm_cap,
+        ),
+        spec,
     )
 
 

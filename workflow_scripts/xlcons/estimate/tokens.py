@@ -34,6 +34,7 @@ class TokenCounter:
     def __init__(self, tokenizer: Any = None, how: str | None = None):
         self.tokenizer = tokenizer
         self.how = how or (TOKENIZER if tokenizer is not None else CHARS)
+        self._expansion: dict[int, int] = {}  # by the writer's tokenizer
 
     def chat(self, messages: Sequence[Mapping[str, str]]) -> int:
         """The tokens of a conversation sent to a chat model."""
@@ -42,6 +43,22 @@ class TokenCounter:
         if self.tokenizer is not None and getattr(self.tokenizer, "chat_template", None):
             return len(chat_prompt_ids(self.tokenizer, messages))
         return approximate_tokens("".join(message["content"] for message in messages))
+
+    def expansion(self, writer: TokenCounter) -> int:
+        """At most how many of this tokenizer's tokens one token that `writer`'s model writes comes
+        to, when this model reads the text (the judge reading a generator's answer): the most
+        this tokenizer gives the text of any one token of the writer's vocabulary, decoded alone.
+        A text re-tokenized whole takes no more tokens than its pieces re-tokenized apart, as BPE
+        merges across the pieces' boundaries join tokens, so an answer of n tokens comes to at
+        most n times this. 1 where either tokenizer is not here (a chars/4 approximation either way)."""
+        if self.tokenizer is None or writer.tokenizer is None:
+            return 1
+        key = id(writer.tokenizer)
+        if key not in self._expansion:
+            pieces = [writer.tokenizer.decode([index]) for index in sorted(set(writer.tokenizer.get_vocab().values()))]
+            counts = self.tokenizer(pieces, add_special_tokens=False)["input_ids"]
+            self._expansion[key] = max(1, max((len(ids) for ids in counts), default=1))
+        return self._expansion[key]
 
     def text(self, text: str) -> int:
         """The tokens of a plain text (a sentence sent to a translator), special tokens included."""

@@ -85,7 +85,8 @@ def generate_missing(
     The job's usage ledger (xlcons.usage) counts, under `part`, the distinct requests sent and
     their tokens and failures, and the distinct requests the cache answered. Before each chunk the
     run's budget is checked (xlcons.budget): past a limit the job stops with BudgetExceeded, the
-    answers received so far flushed to the cache."""
+    answers received so far flushed to the cache (a Batch API backend sends only the requests
+    whose bound fits, xlcons.budget.admit, and stops with BudgetHeld once they are answered)."""
     distinct = {request.key for request in requests}
     unique = list({request.key: request for request in requests if request.key not in cache}.values())
     name = ledger_name(spec)
@@ -116,11 +117,15 @@ def generate_missing(
                     unkept[result.key] = result
                 progress.update(tokens=result.completion_tokens)
             cache.flush()
+    except budget.BudgetHeld as held:  # requests the budget kept from a batch: in the ledger too
+        record(name, part, held_requests=held.held)
+        raise
     finally:
         progress.finish()
         cache.flush()
         log_engine_stats(spec, backend, part)
         backend.close()
+        budget.save()  # a job that stops here keeps what it sent beside its usage output
     seconds = time.perf_counter() - started
     failed = sum(result.finish_reason == "error" for result in unkept.values())
     log.info(

@@ -42,7 +42,7 @@ def job_rows(job: Mapping[str, str], usage: Mapping[str, Any]) -> list[dict[str,
     for call in usage.get("calls", []):
         row = rows.setdefault(call["model"], _empty({**keys, "called_model": call["model"]}))
         for counter in COUNTERS:
-            row[counter] += call[counter]
+            row[counter] += call.get(counter, 0)  # a counter added after the file was written: none
     first = next(iter(rows.values()), None) or rows.setdefault("", _empty({**keys, "called_model": ""}))
     first["jobs"] = 1
     for time in TIMES:

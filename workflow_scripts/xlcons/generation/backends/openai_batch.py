@@ -18,6 +18,12 @@ than 200) and requests a batch that expired, failed or was cancelled left unansw
 `error` results: the cache does not keep them, `generation.max_failed_share` decides whether
 the job fails, and a rerun submits a batch of only those.
 
+With the run's limits set (xlcons.budget), the requests a new batch would hold are admitted
+against them before the upload, each at its bound (`request_bound`): those that fit are
+submitted, the rest held back (said in the job's log and counted as `held_requests` in its
+usage ledger), and once the submitted ones are answered and cached the job stops with
+BudgetHeld, so a batch never takes the run past a limit. Pending batches resumed were paid already.
+
 Calls to the Files and Batches endpoints are retried like a direct request (tenacity, rate
 limits and server errors); creating a batch is retried on rate limits only, since a create that
 timed out may have created a batch, and a second one would be paid twice. A call that still
@@ -36,6 +42,7 @@ from typing import Any, TypeVar
 
 import openai
 
+from xlcons import budget
 from xlcons.generation.backends.batch_state import COLLECTED, LOST, BatchEntry, BatchState, keys_digest
 from xlcons.generation.backends.openai_api import (
     FATAL_ERRORS,
@@ -59,6 +66,9 @@ FINAL_STATUSES = ("completed", "expired", "failed", "cancelled")
 # over when it was created this recently and still holds or has answers (not failed or cancelled).
 ADOPT_WITHIN_S = 48 * 3600.0
 UNADOPTABLE = ("failed", "cancelling", "cancelled")
+# The chat format's tokens around a message (role, start and end markers) and before the answer,
+# at most: part of a request's bound for the budget (OpenAIBatchBackend.request_bound).
+CHAT_FORMAT_TOKENS = 8
 # Log a waiting batch's status at least this often (seconds), even when nothing changed.
 HEARTBEAT_S = 600.0
 
@@ -371,9 +381,21 @@ class OpenAIBatchBackend(OpenAIBackend):
         batches = self._resumable(state, wanted)
         covered = {key for entry in batches for key in entry.keys}
         rest = [request for request in wanted.values() if request.key not in covered]
-        for start in range(0, len(rest), self.max_requests):
-            batches.append(self._submit(state, rest[start : start + self.max_requests]))
+        # The run's limits (xlcons.budget): a batch is paid whatever is checked after, so only the
+        # requests whose bound fits go out; the stage stops the job once they are answered.
+        admitted = rest[: budget.admit(self.model, [self.request_bound(request) for request in rest])]
+        for start in range(0, len(admitted), self.max_requests):
+            batches.append(self._submit(state, admitted[start : start + self.max_requests]))
         yield from self._wait(batches, wanted)
+        if len(admitted) < len(rest) and (held := budget.held()) is not None:
+            raise held
+
+    def request_bound(self, request: Request) -> tuple[int, int]:
+        """At most how many (prompt, completion) tokens a request takes: a byte-level BPE tokenizer
+        (OpenAI's, and most) writes at most one token per UTF-8 byte of a message's text, plus
+        the chat format's tokens around each message and before the answer; and `max_tokens`."""
+        prompt = sum(len(str(message["content"]).encode()) + CHAT_FORMAT_TOKENS for message in request.messages)
+        return prompt + CHAT_FORMAT_TOKENS, request.max_new_tokens
 
     def _wait(self, batches: list[BatchEntry], wanted: Mapping[str, Request]) -> Iterator[Result]:
         """Poll the batches until each has ended, handing over each one's results as it ends."""
