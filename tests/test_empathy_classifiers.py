@@ -51,7 +51,9 @@ def test_tfidf_saves_metadata_and_reloads_to_the_same_predictions(tfidf_models, 
     assert evaluate(reloaded, mechanism_examples(epitome_dir, "ER")["test"]) == evaluation["test"]
 
 
-def test_a_second_training_writes_the_same_evaluation_bytes_and_logs_its_time(tfidf_models, epitome_dir, tmp_path, caplog):
+def test_a_second_training_writes_the_same_evaluation_bytes_and_logs_its_time(
+    tfidf_models, epitome_dir, tmp_path, caplog
+):
     """A rerun of the training job changes no result file: the evaluation holds no run-to-run
     variable field (the training time goes to the log; the rule's benchmark file has the job's)."""
     directory, _ = tfidf_models["ER"]
