@@ -195,9 +195,7 @@ def rendered(page: str, targets: list[str]) -> str:
 
     links = "".join(f"\n.. _{target}: javascript:app.showResultInfo('{target}')\n" for target in targets)
     source = Environment().from_string(page + links).render(snakemake=None, categories={}, files=[])
-    return publish_parts(source, writer="html", settings_overrides={"report_level": 2, "halt_level": 2})[
-        "html_body"
-    ]
+    return publish_parts(source, writer="html", settings_overrides={"report_level": 2, "halt_level": 2})["html_body"]
 
 
 REPORTED = ["summary.md", "summary.csv", "results.csv", "At a glance"]

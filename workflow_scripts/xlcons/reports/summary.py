@@ -263,7 +263,9 @@ def summary_report_page(
         if rows:
             lines += [".. list-table::", "   :header-rows: 1", ""]
             for cells in [HEADER, *rows]:
-                lines += [f"   {'*' if i == 0 else ' '} - {_rst(cell) if cell else '..'}" for i, cell in enumerate(cells)]
+                lines += [
+                    f"   {'*' if i == 0 else ' '} - {_rst(cell) if cell else '..'}" for i, cell in enumerate(cells)
+                ]
             lines.append("")
         for line in under:
             lines += [f"- {_rst(line[2:])}" if line.startswith("- ") else _rst(line), ""]
