@@ -1,4 +1,7 @@
-"""The run's summary: ``results/summary.md`` and ``results/summary.csv``, written by the rule results.
+"""The run's summary: ``results/summary.md`` and ``results/summary.csv``, written by the rule results,
+and ``results/summary.rst``, the same tables as the HTML report's first page (with links to
+the summary files, the results table and the item explorer). When the run loaded offline
+models with random weights, the first line of both pages says so and names them.
 
 Per data set, one line per (evaluator, translator, model) of the results table: the evaluator's
 headline metric (declared by its registry entry, ``EvaluatorInfo.headline``; the first declared
