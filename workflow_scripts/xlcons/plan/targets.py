@@ -55,9 +55,10 @@ class Targets:
     def random_weight_models(self, resources: str) -> dict[str, str]:
         """The models the run loads that are offline models with random weights (`make
         offline-models`; xlcons.fingerprint.random_weight_model): config key -> the offline
-        model's name, in config order. Their output is noise: the summary says so."""
+        model's name, sorted by key (so that a reordered config leaves the results job's
+        params). Their output is noise: the summary says so."""
         found = {key: random_weight_model(self.models.local_path(key, resources)) for key in self.required_model_keys()}
-        return {key: name for key, name in found.items() if name}
+        return {key: name for key, name in sorted(found.items()) if name}
 
     def fetched_sources(self) -> list[str]:
         """Released files to download: the data sets that enabled prompt sets need and no local
