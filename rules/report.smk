@@ -135,7 +135,10 @@ if EVALUATOR_REPORTS and EVALUATOR_REPORT:
         output:
             report=reported(
                 EVALUATOR_REPORT,
-                "Evaluator: {evaluator}",
+                # no colon: Snakemake's report makes each category a reStructuredText link
+                # target (`.. _<category>: ...`), which a colon would end early (a warning box
+                # on every caption and on the first page)
+                "Evaluator - {evaluator}",
                 EVALUATOR_CAPTIONS,
                 subcategory="{dataset}",
             ),
