@@ -15,7 +15,7 @@ from xlcons.config_files import first_problem
 from xlcons.evaluators.registry import LANGUAGE_ID_MODEL_KEY
 from xlcons.plan import Plan, alternation, via_alternation
 from xlcons.progress import status_file_for_log
-from xlcons.run_lock import record_holder, release_stale_lock
+from xlcons.run_lock import held_lock_reasons, record_holder, release_stale_lock
 from xlcons.run_progress import record_planned
 
 # Snakemake keeps the last of a key given twice; the files it read are checked here, so that
@@ -59,9 +59,14 @@ if PLAN.limits() and not (workflow.remote_exec or workflow.subprocess_exec):
 
 # A lock left by a local run that was killed (kill -9) is released when its process and its
 # jobs provably no longer run (xlcons.run_lock); any other lock stops the run, as Snakemake's
-# message and docs/cluster.md#resuming say.
+# message and docs/cluster.md#resuming say; where the record says who keeps it (the run still
+# going, or processes left in a killed run's process group), that is said first. Not in a job
+# that Snakemake starts (it parses this file again while its own run holds the lock).
 for message in release_stale_lock():
     logger.warning(f"xlcons: {message}")
+if not (workflow.remote_exec or workflow.subprocess_exec):
+    for message in held_lock_reasons():
+        logger.warning(f"xlcons: {message}")
 
 
 onstart:

@@ -12,6 +12,18 @@ SUMMARY_CATEGORY = "At a glance"
 
 if PLAN.evaluators():
     REPORT_TARGETS.append(f"{RESULTS}/tables/results.parquet")
+    # The HTML report's first page (`--report`): the run's summary, with the line on
+    # random-weight offline models and links to the summary files, the results table and the
+    # explorer, written by the results job; before that job ran, a page that says so. The
+    # workflow profile's report-metadata makes it the page the report opens on.
+    REPORT_PAGE = f"{RESULTS}/summary.rst"
+    FIRST_PAGE = (
+        str(Path(REPORT_PAGE).resolve())
+        if Path(REPORT_PAGE).is_file()
+        else "captions/report_without_summary.rst"
+    )
+
+    report: FIRST_PAGE
 
     localrules:
         results,
@@ -40,6 +52,7 @@ if PLAN.evaluators():
                 caption="captions/summary.rst",
                 category=SUMMARY_CATEGORY,
             ),
+            report_page=REPORT_PAGE,
         log:
             "logs/report/results.log",
         conda:
@@ -55,6 +68,12 @@ if PLAN.evaluators():
             comparisons=PLAN.comparisons(),
             qe_threshold=PLAN.qe_threshold(),
             translators=PLAN.file_translators(),
+            random_weights=PLAN.random_weight_models(RESOURCES),
+            explorer=(
+                [PLAN.explorer_dir(), PLAN.explorer_in_report()]
+                if PLAN.explorer_enabled()
+                else None
+            ),
         script:
             "../workflow_scripts/results.py"
 
@@ -116,7 +135,10 @@ if EVALUATOR_REPORTS and EVALUATOR_REPORT:
         output:
             report=reported(
                 EVALUATOR_REPORT,
-                "Evaluator: {evaluator}",
+                # no colon: Snakemake's report makes each category a reStructuredText link
+                # target (`.. _<category>: ...`), which a colon would end early (a warning box
+                # on every caption and on the first page)
+                "Evaluator - {evaluator}",
                 EVALUATOR_CAPTIONS,
                 subcategory="{dataset}",
             ),

@@ -67,6 +67,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "xlcons.plan",
             "xlcons.schema_docs",
             "xlcons.estimate",
+            "xlcons.shard_cleanup",
             "xlcons.cli",
         ),
     ),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -47,6 +49,18 @@ def test_tfidf_saves_metadata_and_reloads_to_the_same_predictions(tfidf_models, 
     reloaded = load_classifier(directory)
     assert isinstance(reloaded, TfidfClassifier)
     assert evaluate(reloaded, mechanism_examples(epitome_dir, "ER")["test"]) == evaluation["test"]
+
+
+def test_a_second_training_writes_the_same_evaluation_bytes_and_logs_its_time(
+    tfidf_models, epitome_dir, tmp_path, caplog
+):
+    """A rerun of the training job changes no result file: the evaluation holds no run-to-run
+    variable field (the training time goes to the log; the rule's benchmark file has the job's)."""
+    directory, _ = tfidf_models["ER"]
+    with caplog.at_level(logging.INFO, logger="xlcons.evaluators.empathy.training"):
+        train_classifier("tfidf", "ER", epitome_dir, None, tmp_path / "ER")
+    assert (tmp_path / "ER" / EVALUATION_NAME).read_bytes() == (directory / EVALUATION_NAME).read_bytes()
+    assert re.fullmatch(r"tfidf ER: trained on \d+ pairs in \d+\.\d\d s", caplog.messages[-1])
 
 
 def test_interface_errors():

@@ -49,6 +49,13 @@ def test_a_checkpoint_retrained_in_place_gets_a_new_digest(tmp_path):
     assert content_digest(model) != before
 
 
+def test_the_random_weight_offline_models_are_the_builders_own():
+    from devtools.offline_models.build import MODELS
+
+    assert fingerprint.RANDOM_WEIGHT_OFFLINE_MODELS == {name for name, spec in MODELS.items() if spec.random_weights}
+    assert "smollm2-135m-instruct" in MODELS and "smollm2-135m-instruct" not in fingerprint.RANDOM_WEIGHT_OFFLINE_MODELS
+
+
 def test_bookkeeping_files_are_not_the_model(tmp_path):
     from devtools.offline_models import STAMP_NAME
     from xlcons.fetch.dataset import MANIFEST_NAME

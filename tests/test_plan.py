@@ -131,6 +131,31 @@ def test_api_models_and_local_models_are_not_fetched(tmp_path):
     assert "api" not in plan.hub_models()
 
 
+def test_the_models_with_random_weights_are_the_offline_builders_random_ones_by_their_stamp(tmp_path):
+    """The summary and the HTML report say when a run loaded random-weight offline models: the
+    builder's stamp names the model; a real offline model (SmolLM2) or a folder without a stamp
+    is no such model."""
+    import json
+
+    from xlcons.fingerprint import OFFLINE_MODEL_STAMP
+
+    for name in ("tiny-llm", "smollm2-135m-instruct", "tiny-nllb", "unstamped"):
+        (tmp_path / name).mkdir()
+        if name != "unstamped":
+            (tmp_path / name / OFFLINE_MODEL_STAMP).write_text(json.dumps({"name": name, "seed": 0}))
+    config = validate_config(
+        {
+            "models": {
+                name: {"path": str(tmp_path / name), "backend": "hf"}
+                for name in ("tiny-llm", "smollm2-135m-instruct", "unstamped")
+            },
+            "translator": {"model": {"path": str(tmp_path / "tiny-nllb")}, "backend": "transformers"},
+            "datasets": {"information": {}},
+        }
+    )
+    assert Plan(config).random_weight_models(R) == {"models.tiny-llm": "tiny-llm", "translator.model": "tiny-nllb"}
+
+
 def test_a_model_used_in_two_roles_is_fetched_once():
     judge = {"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "hf"}
     plan = plan_of(

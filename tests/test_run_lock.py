@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from xlcons.run_lock import RECORD_PREFIX, record_holder, release_stale_lock
+from xlcons.run_lock import RECORD_PREFIX, held_lock_reasons, record_holder, release_stale_lock
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/ns/pid").exists(), reason="needs Linux /proc")
 
@@ -86,6 +86,54 @@ def test_a_job_of_the_killed_run_that_still_runs_keeps_the_lock(tmp_path):
     finally:
         job.kill()
         job.wait()
+
+
+def test_a_kept_lock_names_the_process_left_in_the_killed_runs_group_and_what_to_do(tmp_path):
+    """Instead of Snakemake's bare LockException: which process keeps the lock (its PID and
+    command line), why, and the way out when it is no job of that run."""
+    locks = tmp_path / "locks"
+    pid = lock_of_a_killed_run(locks)
+    record = next(locks.glob(f"{RECORD_PREFIX}*.json"))
+    left = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "unrelated"], start_new_session=True)
+    try:
+        record.write_text(json.dumps({**json.loads(record.read_text()), "process_group": left.pid}))
+        assert release_stale_lock(locks) == []
+        [reason] = held_lock_reasons(locks)
+    finally:
+        left.kill()
+        left.wait()
+    assert f"Snakemake process {pid} that took it has ended" in reason
+    assert f"1 process(es) of its process group {left.pid} still run, {left.pid} ({sys.executable} -c " in reason
+    assert "time.sleep(30) unrelated)" in reason
+    assert f"kill {left.pid}" in reason and "add --unlock to the same command" in reason
+
+
+def test_a_lock_whose_snakemake_process_still_runs_says_so(tmp_path):
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    (locks / "0.output.lock").write_text("results/x.parquet\n")
+    record_holder([locks / "0.output.lock"], locks)  # this very process
+    [reason] = held_lock_reasons(locks)
+    assert f"held by Snakemake process {os.getpid()} ({sys.executable}" in reason and "which still runs" in reason
+
+
+def test_a_lock_on_another_machine_says_it_cannot_be_checked_here(tmp_path):
+    locks = tmp_path / "locks"
+    lock_of_a_killed_run(locks)
+    record = next(locks.glob(f"{RECORD_PREFIX}*.json"))
+    record.write_text(json.dumps({**json.loads(record.read_text()), "host": "login2", "boot_id": "another-boot"}))
+    [reason] = held_lock_reasons(locks)
+    assert "on login2, in another machine, boot or container: it cannot be checked from here" in reason
+
+
+def test_no_reason_is_given_for_a_released_lock_or_one_without_a_record(tmp_path):
+    released = tmp_path / "released"
+    lock_of_a_killed_run(released)
+    release_stale_lock(released)
+    unrecorded = tmp_path / "unrecorded"
+    unrecorded.mkdir()
+    (unrecorded / "0.output.lock").write_text("results/x.parquet\n")
+    assert held_lock_reasons(released) == [] and held_lock_reasons(unrecorded) == []
 
 
 def test_a_job_of_the_killed_run_that_has_exited_but_not_been_collected_does_not_keep_the_lock(tmp_path):

@@ -5,6 +5,8 @@ that its adapter (or its derived metrics) writes to the results table."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pyarrow as pa
 import pytest
@@ -14,7 +16,15 @@ from xlcons.evaluators.info import EvaluatorInfo
 from xlcons.evaluators.information.derived import INFORMATION_F
 from xlcons.evaluators.registry import EVALUATORS
 from xlcons.reports.results import results_table, sort_results
-from xlcons.reports.summary import declared_headlines, merge_reasons, summary_table, write_summary
+from xlcons.reports.summary import (
+    ExplorerLink,
+    declared_headlines,
+    merge_reasons,
+    random_weights_note,
+    summary_report_page,
+    summary_table,
+    write_summary,
+)
 from xlcons.schemas import ITEM_SCORES, RESULTS
 
 
@@ -160,3 +170,56 @@ def test_every_evaluator_of_the_results_table_but_qe_gets_a_headline():
     summarised = set(summary_table(results)["evaluator"].to_list())
     assert summarised == set(results["evaluator"].to_list()) - {"translation_qe"}
     assert declared_headlines()[:2] == ("fidelity_same", "accuracy")  # the registry's order
+
+
+RANDOM = {"models.tiny-llm": "tiny-llm", "translator.model": "tiny-nllb"}
+
+
+def test_a_run_on_random_weight_offline_models_says_so_first(tmp_path):
+    """A random-weight model can 'win' (empathy 1.000 to 0.000): the summary says, before any
+    number, which models were random and that the numbers say nothing about any model."""
+    md, _ = write_summary(realistic_results(), tmp_path / "s.md", tmp_path / "s.csv", random_weights=RANDOM)
+    first = md.read_text().split("\n\n")[1]
+    assert first == f"**{random_weights_note(RANDOM)}**"
+    assert "random weights: models.tiny-llm (tiny-llm), translator.model (tiny-nllb)" in first
+    assert "say nothing about any model" in first
+    plain, _ = write_summary(realistic_results(), tmp_path / "p.md", tmp_path / "p.csv")
+    assert "random" not in plain.read_text()
+
+
+def rendered(page: str, targets: list[str]) -> str:
+    """The report page as Snakemake's HTML report renders its description: Jinja first, then
+    docutils, with the report's own links to its results appended (its `rst_links`)."""
+    from docutils.core import publish_parts
+    from jinja2 import Environment
+
+    links = "".join(f"\n.. _{target}: javascript:app.showResultInfo('{target}')\n" for target in targets)
+    source = Environment().from_string(page + links).render(snakemake=None, categories={}, files=[])
+    return publish_parts(source, writer="html", settings_overrides={"report_level": 2, "halt_level": 2})["html_body"]
+
+
+REPORTED = ["summary.md", "summary.csv", "results.csv", "At a glance"]
+
+
+def test_the_report_opens_on_the_summary_with_links_to_its_files_and_the_explorer(tmp_path):
+    results = realistic_results()
+    explorer = ExplorerLink(tmp_path / "explorer")
+    _, page, _ = write_summary(
+        results, tmp_path / "s.md", tmp_path / "s.csv", tmp_path / "s.rst", random_weights=RANDOM, explorer=explorer
+    )
+    html = rendered(page.read_text(), REPORTED)  # halts on any docutils warning (an unknown link, a bad table)
+    assert html.index("random weights") < html.index("Start here") < html.index("<table")
+    for target in ("summary.md", "summary.csv", "results.csv"):
+        assert f"href=\"javascript:app.showResultInfo('{target}')\"" in html
+    assert f'href="{(tmp_path / "explorer" / "index.html").as_uri()}"' in html
+    assert "<th" in html and ">fidelity_same<" in html and ">0.625 (2)<" in html
+    assert ">hi 0.500 [" in html and "information F, a: ar:" in html
+    in_report = summary_report_page(summary_table(results), results, explorer=ExplorerLink(Path("r/explorer"), True))
+    assert "href=\"javascript:app.showResultInfo('explorer')\"" in rendered(in_report, [*REPORTED, "explorer"])
+    assert "random" not in in_report
+
+
+def test_text_from_the_data_cannot_become_markup_or_a_template_on_the_report_page():
+    results = realistic_results().with_columns(pl.col("model").replace("a", "{{ x }}*_|`a`_ {% raw %}"))
+    html = rendered(summary_report_page(summary_table(results), results), REPORTED)
+    assert "{{ x }}*_|`a`_ {% raw %}" in html.replace("&amp;", "&")

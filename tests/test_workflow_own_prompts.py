@@ -341,8 +341,23 @@ def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(quickstar
     assert report.returncode == 0, report.output[-3000:]
     html = (results / "report.html").read_text(encoding="utf-8")
     assert "At a glance" in html and "The run at a glance" in html and "summary.md" in html
-    assert "Evaluator: knowledge" in html and "Evaluator: language_id" in html and "heatmaps.png" in html
+    assert "Evaluator - knowledge" in html and "Evaluator - language_id" in html and "heatmaps.png" in html
+    assert "System Message" not in html, "no caption, and not the first page, renders with a docutils warning"
     assert "Usage" in html and "usage.csv" in html, "the usage table has its section"
+    # It opens on its first page, the run's summary (the report has metadata: without, it opens on
+    # the workflow graph), which says first that the run's models have random weights, links the
+    # summary files and the explorer, and holds the summary's tables.
+    assert 'var metadata = {"More in this report"' in html
+    page = (results / "summary.rst").read_text(encoding="utf-8")
+    assert page.index("random weights") < page.index("Start here") < page.index("list-table")
+    assert "models.tiny-llm (tiny-llm)" in page and "translator.model (tiny-nllb)" in page
+    assert "models.smollm2-135m" not in page.split("Start here")[0], "SmolLM2 has real weights"
+    assert (results / "explorer" / "index.html").resolve().as_uri() in html
+    assert "The run at a glance" in html and "say nothing about any model" in html
+    assert "showResultInfo(" in html and "summary.md" in html
+    summary = (results / "summary.md").read_text(encoding="utf-8").splitlines()
+    assert summary[2].startswith("**This run used offline models with random weights: ")
+    assert "models.tiny-llm (tiny-llm)" in summary[2] and "smollm2" not in summary[2]
 
     assert "Nothing to be done" in snakemake(*run, "-n").output, "a finished run is a no-op"
 

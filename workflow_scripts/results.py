@@ -3,7 +3,8 @@
 Inputs are named by the evaluators' registered outputs (xlcons.evaluators.registry); params: the bootstrap
 resamples and seed, each model's training languages, the table formats, the model
 pairs to compare, the QE threshold (translator.qe) and the translator behind each
-translation-read file (the `translator` column).
+translation-read file (the `translator` column), the random-weight offline models the run loads
+and where the item explorer is (for the summary and the HTML report's first page).
 """
 
 import sys
@@ -15,6 +16,7 @@ def main(smk) -> None:
 
     start_job(smk)
     from xlcons.reports.aggregate import run_results_job
+    from xlcons.reports.summary import ExplorerLink
 
     inputs, params = smk.input, smk.params
     run_results_job(
@@ -27,7 +29,9 @@ def main(smk) -> None:
         comparisons=params.comparisons,
         qe_threshold=params.qe_threshold,
         translators=params.translators,
-        summary=(smk.output.summary, smk.output.summary_csv),
+        summary=(smk.output.summary, smk.output.summary_csv, smk.output.report_page),
+        random_weights=params.random_weights,
+        explorer=ExplorerLink(Path(params.explorer[0]), params.explorer[1]) if params.explorer else None,
     )
 
 

@@ -46,6 +46,9 @@ class ModelSpec:
     # Built only when named (build_models/build_all `names`, --only, its build_* function), not
     # in the default set: config/offline.yaml does not use it, only the tests that need it.
     on_demand: bool = False
+    # Its weights are random: its output is noise (xlcons.fingerprint.RANDOM_WEIGHT_OFFLINE_MODELS
+    # names these, for the summary and the report to say so).
+    random_weights: bool = False
 
     def path(self, root: Path) -> Path:
         unit = Path(root) / self.name
@@ -57,15 +60,16 @@ MODELS: dict[str, ModelSpec] = {
     for spec in (
         ModelSpec(
             "tiny-nllb", "translators.make_tiny_nllb", 1, None, multiq_inputs,
-            ("torch", "transformers", "tokenizers", "sentencepiece"),
+            ("torch", "transformers", "tokenizers", "sentencepiece"), random_weights=True,
         ),
         ModelSpec(
             "tiny-nllb-b", "translators.make_tiny_nllb_b", 1, None, multiq_inputs,
             ("torch", "transformers", "tokenizers", "sentencepiece"), seed=translators.TINY_NLLB_B_SEED,
+            random_weights=True,
         ),
         ModelSpec(
             "tiny-llm", "llms.make_tiny_llm", 2, None, multiq_inputs,
-            ("torch", "transformers", "tokenizers"),
+            ("torch", "transformers", "tokenizers"), random_weights=True,
         ),
         ModelSpec(
             "tiny-lid", "lid.make_tiny_lid", 1, "model.bin", multiq_inputs,
@@ -85,7 +89,7 @@ MODELS: dict[str, ModelSpec] = {
         ),
         ModelSpec(
             "tiny-madlad", "translators.make_tiny_madlad", 1, None, translators.tiny_madlad_inputs,
-            ("torch", "transformers", "tokenizers", "sentencepiece"), on_demand=True,
+            ("torch", "transformers", "tokenizers", "sentencepiece"), on_demand=True, random_weights=True,
         ),
     )
 }  # fmt: skip

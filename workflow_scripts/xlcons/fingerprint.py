@@ -42,6 +42,27 @@ BOOKKEEPING_FILES = {
     "xlcons-ctranslate2.json",
     "xlcons-offline-model.json",
 }
+# The stamp the offline-model builder writes into each model it builds, and the models it
+# builds with random weights (`ModelSpec.random_weights` there; a test holds the two together):
+# their answers and translations are noise, so a run that loads one tests the plumbing, and
+# its numbers say nothing about any model (the summary and the HTML report say so).
+OFFLINE_MODEL_STAMP = "xlcons-offline-model.json"
+RANDOM_WEIGHT_OFFLINE_MODELS = frozenset({"tiny-llm", "tiny-madlad", "tiny-nllb", "tiny-nllb-b"})
+
+
+def random_weight_model(location: Path | str | None) -> str | None:
+    """The offline model's name when `location` (a model's folder, or a file in it) holds one
+    that the offline-model builder made with random weights, as its stamp says; else None."""
+    if location is None:
+        return None
+    path = Path(location)
+    for folder in (path, path.parent):
+        try:
+            name = json.loads((folder / OFFLINE_MODEL_STAMP).read_text(encoding="utf-8")).get("name")
+        except (OSError, ValueError, AttributeError):
+            continue
+        return name if name in RANDOM_WEIGHT_OFFLINE_MODELS else None
+    return None
 
 
 def memo_dir() -> Path:

@@ -14,7 +14,9 @@ process left in its process group (its jobs) other than the new run's own ancest
 Everything else is left to Snakemake's LockException, whose fix docs/cluster.md#resuming
 spells out: a lock without a record (a cluster run, another Snakemake), a holder on another
 machine (a second login node on the same file system), a record that cannot be read, or a
-system without /proc.
+system without /proc. Where a record says who keeps a lock, `held_lock_reasons` says it in
+words before Snakemake's bare exception: the Snakemake process that still runs, or the
+processes left in a killed run's process group (with their command lines), and what to do.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import re
 import socket
 from collections.abc import Iterable
 from pathlib import Path
+
+from xlcons.redaction import redact
 
 LOCKS = Path(".snakemake") / "locks"
 # Snakemake's own lock files; the records are named so that Snakemake's pattern skips them.
@@ -107,13 +111,41 @@ def record_holder(lock_files: Iterable[str | Path], locks: Path = LOCKS) -> Path
     return path
 
 
-def _gone(record: dict, machine: dict[str, str]) -> bool:
-    """Whether the record proves its process and its jobs gone (see the module's docstring)."""
+def _keepers(record: dict, machine: dict[str, str]) -> list[int] | None:
+    """The live processes that keep the record's lock: its Snakemake process while that runs,
+    else what is left of its process group (its jobs) other than this run's own ancestors;
+    [] when the record proves them all gone, None when it cannot tell (another machine, boot
+    or PID namespace, or no start time recorded)."""
     if any(record.get(key) != value for key, value in machine.items()) or record.get("start_time") is None:
-        return False
+        return None
     if _start_time(record["pid"]) == record["start_time"]:
-        return False
-    return not (_group_members(record["process_group"]) - _ancestors(os.getpid()))
+        return [record["pid"]]
+    return sorted(_group_members(record["process_group"]) - _ancestors(os.getpid()))
+
+
+def _command(pid: int, limit: int = 120) -> str:
+    """A process's command line, shortened to `limit` characters and redacted (it may hold a key)."""
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+    except OSError:
+        return "?"
+    command = " ".join(word.decode(errors="replace") for word in words) or "?"
+    return redact(command if len(command) <= limit else command[: limit - 1] + "…")
+
+
+def _records(locks: Path) -> Iterable[tuple[Path, dict, dict[str, list[int]]]]:
+    """Each readable holder record: its path, its content and the Snakemake lock files it names
+    (an unreadable record proves nothing and is skipped)."""
+    for path in sorted(locks.glob(f"{RECORD_PREFIX}*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            files = {
+                name: identity for name, identity in record["lock_files"].items() if SNAKEMAKE_LOCK.fullmatch(name)
+            }
+            int(record["pid"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        yield path, record, files
 
 
 def release_stale_lock(locks: Path = LOCKS) -> list[str]:
@@ -123,16 +155,12 @@ def release_stale_lock(locks: Path = LOCKS) -> list[str]:
     if machine is None or not locks.is_dir():
         return []
     released = []
-    for path in sorted(locks.glob(f"{RECORD_PREFIX}*.json")):
+    for path, record, files in _records(locks):
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-            files = {
-                name: identity for name, identity in record["lock_files"].items() if SNAKEMAKE_LOCK.fullmatch(name)
-            }
-            if not _gone(record, machine):
+            if _keepers(record, machine) != []:
                 continue
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue  # an unreadable record proves nothing
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
         for name, identity in files.items():
             lock = locks / name
             try:
@@ -147,3 +175,43 @@ def release_stale_lock(locks: Path = LOCKS) -> list[str]:
             "the jobs it left unfinished run again"
         )
     return released
+
+
+def held_lock_reasons(locks: Path = LOCKS) -> list[str]:
+    """Why each recorded lock that is still in `locks` is kept: one message per holder record
+    whose lock files are still there, naming the processes that keep it (PID and command line)
+    and what to do. Call after `release_stale_lock`; a lock without a record gets no message."""
+    machine = _machine()
+    if machine is None or not locks.is_dir():
+        return []
+    reasons = []
+    for _, record, files in _records(locks):
+        if not any((locks / name).is_file() for name in files):
+            continue
+        pid = record["pid"]
+        try:
+            keepers = _keepers(record, machine)
+        except (OSError, ValueError, KeyError, TypeError):
+            keepers = None
+        if keepers is None:
+            reasons.append(
+                f"the lock in {locks} was taken by Snakemake process {pid} on {record.get('host', 'another machine')}, "
+                "in another machine, boot or container: it cannot be checked from here. Once that run has ended "
+                "(and its jobs: `squeue --me` on a cluster), add --unlock to the same command, then run it again"
+            )
+        elif keepers == [pid]:
+            reasons.append(
+                f"the lock in {locks} is held by Snakemake process {pid} ({_command(pid)}), which still runs: "
+                f"wait for it to end, or stop it (kill {pid}) and run the same command again"
+            )
+        else:
+            listed = ", ".join(f"{keeper} ({_command(keeper)})" for keeper in keepers)
+            reasons.append(
+                f"the lock in {locks} is kept although Snakemake process {pid} that took it has ended: "
+                f"{len(keepers)} process(es) of its process group {record['process_group']} still run, "
+                f"{listed}, and they may be its jobs, writing the files that the lock protects. Wait for "
+                f"them to end or end them (kill {' '.join(map(str, keepers))}); if none of them is a job of that "
+                "run (a program started in the same shell pipeline, say), add --unlock to the same command, "
+                "then run it again"
+            )
+    return reasons

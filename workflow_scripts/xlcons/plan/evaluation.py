@@ -76,7 +76,8 @@ class EvaluationPlan:
 
     def file_translators(self) -> dict[str, str]:
         """The translator behind each per-item file of an evaluator that reads translations (or
-        round trips), and behind each QE table (the results' `translator` column)."""
+        round trips), and behind each QE table (the results' `translator` column): a lookup, in
+        file order, so that reordering the models or data sets leaves the results job's params."""
         translator_of, layout = self.translation.translator_of, self.layout
         files: dict[str, str] = {}
         for info in self.evaluators.evaluators():
@@ -89,7 +90,7 @@ class EvaluationPlan:
         for dataset, model, via in self.quality.qe_jobs():
             files |= dict.fromkeys(layout.qe_files(dataset, model, via), translator_of(via))
             files |= dict.fromkeys(layout.translation_files(dataset, model, via=via), translator_of(via))
-        return files
+        return dict(sorted(files.items()))
 
     def results_inputs(self) -> dict[str, list[str]]:
         """Every file the results stage reads, by registered output (see xlcons.reports.aggregate)."""

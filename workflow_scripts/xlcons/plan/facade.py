@@ -150,7 +150,14 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "shard_files",
     ),
     "explorer": ("explorer_enabled", "explorer_in_report", "explorer_dir", "explorer_inputs"),
-    "targets": ("missing_models", "required_model_keys", "fetched_sources", "fetch_targets", "final_targets"),
+    "targets": (
+        "missing_models",
+        "required_model_keys",
+        "random_weight_models",
+        "fetched_sources",
+        "fetch_targets",
+        "final_targets",
+    ),
     "options": (
         "table_formats",
         "figure_formats",

@@ -32,8 +32,13 @@ class RunOptions:
         return self.config["output"]["comparisons"]
 
     def training_languages(self) -> dict[str, list[str] | None]:
-        """Each generator's training languages, as the config lists them (None: not listed)."""
-        return {name: spec.get("training_languages") for name, spec in self.config["models"].items()}
+        """Each generator's training languages (None: not listed), models and languages sorted:
+        a set to the reports, so that reordering the models or a model's list reruns nothing."""
+        models = self.config["models"]
+        return {
+            name: None if models[name].get("training_languages") is None else sorted(models[name]["training_languages"])
+            for name in sorted(models)
+        }
 
     def limits(self) -> Limits:
         """The run's budget (`limits`: xlcons.budget); false when the config sets none."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from xlcons.config.translators import QE_MODEL
 from xlcons.evaluators.registry import LANGUAGE_ID_MODEL_KEY, TRANSLATIONS
+from xlcons.fingerprint import random_weight_model
 from xlcons.plan.data import DataPlan
 from xlcons.plan.evaluation import EvaluationPlan
 from xlcons.plan.layout import Layout
@@ -50,6 +51,14 @@ class Targets:
                 needed |= {QE_MODEL, LANGUAGE_ID_MODEL_KEY}
         needed |= self.evaluators.model_keys()
         return [key for key in sources if key in needed and self.models.needs_weights(key)]
+
+    def random_weight_models(self, resources: str) -> dict[str, str]:
+        """The models the run loads that are offline models with random weights (`make
+        offline-models`; xlcons.fingerprint.random_weight_model): config key -> the offline
+        model's name, sorted by key (so that a reordered config leaves the results job's
+        params). Their output is noise: the summary says so."""
+        found = {key: random_weight_model(self.models.local_path(key, resources)) for key in self.required_model_keys()}
+        return {key: name for key, name in sorted(found.items()) if name}
 
     def fetched_sources(self) -> list[str]:
         """Released files to download: the data sets that enabled prompt sets need and no local

@@ -38,7 +38,7 @@ from xlcons.reports.results import (
     with_translator,
     write_results,
 )
-from xlcons.reports.summary import write_summary
+from xlcons.reports.summary import ExplorerLink, write_summary
 from xlcons.schemas import COMPARISONS, ITEM_SCORES, NO_TRANSLATOR, RESPONSES, TRANSLATION_QE, TRANSLATIONS
 from xlcons.tables import read_table, write_table
 from xlcons.translation.quality_backends import QE_PATHS_INPUT
@@ -131,10 +131,13 @@ def run_results_job(
     comparisons: Sequence[Sequence[str]] = (),
     qe_threshold: float | Mapping[str, float] | None = None,
     translators: Mapping[str, str] | None = None,
-    summary: tuple[Path | str, Path | str] | None = None,
+    summary: Sequence[Path | str] | None = None,
+    random_weights: Mapping[str, str] | None = None,
+    explorer: ExplorerLink | None = None,
 ) -> list[Path]:
-    """The tables under `out_dir` (docs/results.md); with `summary` (its .md and .csv paths),
-    the run's summary of the results table (xlcons.reports.summary)."""
+    """The tables under `out_dir` (docs/results.md); with `summary` (its .md and .csv paths,
+    and the HTML report's first page), the run's summary of the results table
+    (xlcons.reports.summary), which says first when the run used `random_weights` models."""
     out = Path(out_dir)
     scores, corpus = collect_scores(inputs, translators)
     derived = derived_metrics(list(inputs))
@@ -168,7 +171,7 @@ def run_results_job(
         )
     written += write_results(results, out / "results")
     if summary is not None:
-        written += write_summary(results, *summary)
+        written += write_summary(results, *summary, random_weights=random_weights, explorer=explorer)
     log.info("results: %d item scores -> %d rows (%d resamples)", scores.height, results.height, n_resamples)
     per_language = results.filter(pl.col("kind") != "corpus")
     groups = group_averages(per_language, training_languages=dict(training_languages))

@@ -1,4 +1,7 @@
-"""The run's summary: ``results/summary.md`` and ``results/summary.csv``, written by the rule results.
+"""The run's summary: ``results/summary.md`` and ``results/summary.csv``, written by the rule results,
+and ``results/summary.rst``, the same tables as the HTML report's first page (with links to
+the summary files, the results table and the item explorer). When the run loaded offline
+models with random weights, the first line of both pages says so and names them.
 
 Per data set, one line per (evaluator, translator, model) of the results table: the evaluator's
 headline metric (declared by its registry entry, ``EvaluatorInfo.headline``; the first declared
@@ -16,7 +19,9 @@ data set, evaluator, translator, model: the same results table gives the same by
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -130,34 +135,51 @@ def _language(row: dict, side: str) -> str:
     return f"{lang} {_number(row[f'{side}_value'])}{interval}"
 
 
-def summary_markdown(summary: pl.DataFrame, results: pl.DataFrame) -> str:
-    """summary.md: a section per data set of the results table (module docstring)."""
-    lines = [
-        "# Summary",
-        "",
-        "Per data set, each evaluator's headline metric (declared by its registry entry) for each model: "
-        "the mean over the languages other than English, the highest and the lowest language with its 95% "
-        "interval (Wilson's for a rate, else a bootstrap over items), and the items excluded in every language, "
-        "with why. "
-        "Every value: `results/tables/results.csv`.",
-    ]
+HEADER = ["evaluator", "metric", "model", "mean (languages)", "highest", "lowest", "excluded"]
+INTRO = (
+    "Per data set, each evaluator's headline metric (declared by its registry entry) for each model: "
+    "the mean over the languages other than English, the highest and the lowest language with its 95% "
+    "interval (Wilson's for a rate, else a bootstrap over items), and the items excluded in every language, "
+    "with why."
+)
+
+
+def random_weights_note(models: Mapping[str, str] | None) -> str | None:
+    """The line that says the run loaded offline models with random weights (config key ->
+    offline model, `Plan.random_weight_models`); None when it loaded none."""
+    if not models:
+        return None
+    listed = ", ".join(f"{key} ({name})" for key, name in models.items())
+    return (
+        f"This run used offline models with random weights: {listed}. Their answers and translations are "
+        "noise, so these numbers test the workflow and say nothing about any model (a random model can "
+        "come out ahead); swap in real models for results (docs/configuration.md)."
+    )
+
+
+def _sections(summary: pl.DataFrame, results: pl.DataFrame) -> Iterator[tuple[str, list[list[str]], list[str]]]:
+    """Per data set of the results table: its name, the table's rows (HEADER's cells) and the
+    lines under it (the values left empty, with why, and the evaluators not summarised)."""
     for dataset in sorted(set(results["dataset"].to_list())):
         rows = summary.filter(pl.col("dataset") == dataset).to_dicts()
-        lines += ["", f"## {dataset}", ""]
-        if rows:
-            lines += [
-                "| evaluator | metric | model | mean (languages) | highest | lowest | excluded |",
-                "|---|---|---|---|---|---|---|",
-            ]
+        cells = []
         for row in rows:
             evaluator = row["evaluator"] + (f" ({row['translator']})" if row["translator"] else "")
             excluded = f"{row['n_excluded']} ({row['excluded_reasons']})" if row["n_excluded"] else "none"
             single = row["n_languages"] == 1 and row["best_lang"] == row["worst_lang"]
             languages = "all" if row["best_lang"] == CORPUS_LANG else row["n_languages"]
-            lines.append(
-                f"| {evaluator} | {row['metric']} | {row['model']} | {_number(row['mean'])} ({languages}) "
-                f"| {_language(row, 'best')} | {'' if single else _language(row, 'worst')} | {excluded} |"
+            cells.append(
+                [
+                    evaluator,
+                    row["metric"],
+                    row["model"],
+                    f"{_number(row['mean'])} ({languages})",
+                    _language(row, "best"),
+                    "" if single else _language(row, "worst"),
+                    excluded,
+                ]
             )
+        lines = []
         notes = [
             f"- {row['evaluator']} {row['metric']}, {row['model']}: {part}"
             for row in rows
@@ -165,24 +187,126 @@ def summary_markdown(summary: pl.DataFrame, results: pl.DataFrame) -> str:
             for part in row["without_value"].split(" | ")
         ]
         if notes:
-            lines += ["", "Without a value:", *notes[:MAX_NOTES]]
+            lines += ["Without a value:", *notes[:MAX_NOTES]]
             if len(notes) > MAX_NOTES:
                 lines.append(f"- … and {len(notes) - MAX_NOTES} more (`results/summary.csv`, `without_value`)")
         covered = {row["evaluator"] for row in rows}
         others = sorted(set(results.filter(pl.col("dataset") == dataset)["evaluator"].to_list()) - covered)
         if others:
-            lines += ["", f"Not summarised (no headline metric declared): {', '.join(others)}."]
+            lines.append(f"Not summarised (no headline metric declared): {', '.join(others)}.")
+        yield dataset, cells, lines
+
+
+def summary_markdown(
+    summary: pl.DataFrame, results: pl.DataFrame, random_weights: Mapping[str, str] | None = None
+) -> str:
+    """summary.md: a section per data set of the results table (module docstring), under the
+    line that says when the run used random-weight offline models."""
+    lines = ["# Summary", ""]
+    if note := random_weights_note(random_weights):
+        lines += [f"**{note}**", ""]
+    lines.append(f"{INTRO} Every value: `results/tables/results.csv`.")
+    for dataset, rows, under in _sections(summary, results):
+        lines += ["", f"## {dataset}", ""]
+        if rows:
+            lines += ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+            lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+        for index, line in enumerate(under):
+            # a blank line before each block (the list of values left empty, the closing sentence)
+            if index == 0 or not line.startswith("- "):
+                lines.append("")
+            lines.append(line)
     return "\n".join(lines) + "\n"
 
 
-def write_summary(results: pl.DataFrame, markdown: Path | str, csv: Path | str) -> list[Path]:
-    """summary.md and summary.csv of the results table, each written atomically."""
+@dataclass(frozen=True)
+class ExplorerLink:
+    """Where the run's item explorer is, and whether the report holds it (`output.explorer_report`)."""
+
+    folder: Path
+    in_report: bool = False
+
+
+def _rst(text: object) -> str:
+    """`text` for reStructuredText inline content: markup characters escaped, and no `{` left
+    unescaped for the Jinja pass that Snakemake's report makes over its description first."""
+    return re.sub(r"([\\`*_|{}\[\]<>:#%])", r"\\\1", str(text))
+
+
+def summary_report_page(
+    summary: pl.DataFrame,
+    results: pl.DataFrame,
+    random_weights: Mapping[str, str] | None = None,
+    explorer: ExplorerLink | None = None,
+) -> str:
+    """The HTML report's first page (the workflow's `report:` description, reStructuredText):
+    the line on random-weight models, links to the summary files, the results table and the
+    item explorer, then the summary's tables. Its references (``summary.md``_ and the like) are
+    the report's own links to its results, which Snakemake appends to the page."""
+    lines = ["The run at a glance", "===================", ""]
+    if note := random_weights_note(random_weights):
+        lines += [f"**{_rst(note)}**", ""]
+    lines += [
+        "Start here: this page is the run's summary (`summary.md`_ and `summary.csv`_, under `At a glance`_); "
+        "every value, with its interval and counts: `results.csv`_ (Results).",
+        "",
+    ]
+    if explorer is not None:
+        if explorer.in_report:
+            lines += [f"The item explorer, every item behind each value: `{explorer.folder.name}`_.", ""]
+        else:
+            index = explorer.folder / "index.html"
+            lines += [
+                f"The item explorer, every item behind each value: `{_rst(index)} <{index.resolve().as_uri()}>`__ "
+                "(a folder beside the results; docs/explorer.md).",
+                "",
+            ]
+    lines += [_rst(INTRO), ""]
+    for dataset, rows, under in _sections(summary, results):
+        title = _rst(dataset)
+        lines += [title, "-" * len(title), ""]
+        if rows:
+            lines += [".. list-table::", "   :header-rows: 1", ""]
+            for cells in [HEADER, *rows]:
+                lines += [
+                    f"   {'*' if i == 0 else ' '} - {_rst(cell) if cell else '..'}" for i, cell in enumerate(cells)
+                ]
+            lines.append("")
+        for line in under:
+            lines += [f"- {_rst(line[2:])}" if line.startswith("- ") else _rst(line), ""]
+    return "\n".join(lines) + "\n"
+
+
+def write_summary(
+    results: pl.DataFrame,
+    markdown: Path | str,
+    csv: Path | str,
+    report_page: Path | str | None = None,
+    *,
+    random_weights: Mapping[str, str] | None = None,
+    explorer: ExplorerLink | None = None,
+) -> list[Path]:
+    """summary.md and summary.csv of the results table, and with `report_page` the HTML
+    report's first page (`summary_report_page`), each written atomically."""
     summary = summary_table(results)
-    with atomic_path(Path(markdown)) as temporary:
-        temporary.write_text(summary_markdown(summary, results), encoding="utf-8")
+    pages = {Path(markdown): summary_markdown(summary, results, random_weights)}
+    if report_page is not None:
+        pages[Path(report_page)] = summary_report_page(summary, results, random_weights, explorer)
+    for path, text in pages.items():
+        with atomic_path(path) as temporary:
+            temporary.write_text(text, encoding="utf-8")
     with atomic_path(Path(csv)) as temporary:
         summary.write_csv(temporary)
-    return [Path(markdown), Path(csv)]
+    return [*pages, Path(csv)]
 
 
-__all__ = ["declared_headlines", "merge_reasons", "summary_markdown", "summary_table", "write_summary"]
+__all__ = [
+    "ExplorerLink",
+    "declared_headlines",
+    "merge_reasons",
+    "random_weights_note",
+    "summary_markdown",
+    "summary_report_page",
+    "summary_table",
+    "write_summary",
+]
