@@ -47,7 +47,16 @@ from pathlib import Path
 from xlcons.segmentation.splitters import SplitterInfo, clear_resolved
 from xlcons.segmentation.urdu import urdu_sentence_spans
 
-__all__ = ["AlignmentError", "Backend", "check_spans", "clear_cache", "fallback_backend", "get_backend"]
+__all__ = [
+    "AlignmentError",
+    "Backend",
+    "check_spans",
+    "clear_cache",
+    "fallback_backend",
+    "get_backend",
+    "SENTENCE_FINAL_MARKS",
+    "SENTENCE_CLOSERS",
+]
 
 _backend_cache: dict[tuple[str, str], Backend] = {}
 
@@ -313,6 +322,9 @@ def _blank_pipeline(code: str):
 _HARD_MARKS = "。！？｡።፧፨။។៕"
 _SOFT_MARKS = "?!؟۔।॥"
 _CLOSING = "\"'”’»›)]}）」』"
+# The marks that may end a sentence, in any script (what a text shaped like a sentence ends with).
+SENTENCE_FINAL_MARKS = "." + _SOFT_MARKS + _HARD_MARKS
+SENTENCE_CLOSERS = _CLOSING  # the quotes and brackets that may follow a sentence's final mark
 
 
 def _presplit_pattern(code: str):
