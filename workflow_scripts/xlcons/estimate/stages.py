@@ -275,8 +275,9 @@ def judge(context: Context, job: dict[str, str]) -> EstimateRow:
     questions = {row["item_id"]: row["prompt"] for row in prompts.rows if row["lang"] == ENGLISH}
     cap = context.answer_cap(job["model"], job["dataset"])
     requests = len(prompts.rows)
+    style = context.plan.scoring.evaluator_option("judge", "prompt")
     prompt_tokens = sum(
-        counter.chat(chat_messages(spec, judge_prompt(questions.get(row["item_id"], ""), ""))) + cap
+        counter.chat(chat_messages(spec, judge_prompt(questions.get(row["item_id"], ""), "", style))) + cap
         for row in prompts.rows
     )
     return _row(
