@@ -52,6 +52,7 @@ if PLAN.evaluator_datasets("empathy"):
             ],
             prompts=get_english_prompts,
             english=get_english_response,
+            responses=get_responses,
             translations=get_translations_into_english,
         output:
             per_item=translated_evaluation("empathy_items"),
