@@ -60,6 +60,14 @@ SPLITTERS = ("pysbd", "indicnlp", "underthesea", "pythainlp", "urdu", "spacy")
 # A duplicate must behave exactly like the code it stands for, or results would differ
 # depending on which spelling a config happened to use.
 _SHARED_WITH_CANONICAL = ("nllb", "iso639_3", "script", "glotlid_labels", "lid176_labels", "other_scripts")
+# The marks that end a sentence: always, even with no space after them (Chinese, Japanese,
+# Amharic, Myanmar, Khmer), or before whitespace; the quotes and brackets that may follow one;
+# and all that a text shaped like a sentence may end with (xlcons.segmentation's splitting,
+# xlcons.translation.quality_checks' code check).
+HARD_SENTENCE_MARKS = "。！？｡።፧፨။។៕"
+SOFT_SENTENCE_MARKS = "?!؟۔।॥"
+SENTENCE_CLOSERS = "\"'”’»›)]}）」』"
+SENTENCE_FINAL_MARKS = "." + SOFT_SENTENCE_MARKS + HARD_SENTENCE_MARKS
 # The letters of each script of the registry (its `script` and `other_scripts`, ISO 15924), by
 # the first word of their Unicode names (after NFKC): Han is ``CJK`` (UNIFIED IDEOGRAPH), and
 # Japanese and Korean are written in Han as well as their own letters.

@@ -44,19 +44,11 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from xlcons.languages import HARD_SENTENCE_MARKS, SENTENCE_CLOSERS, SOFT_SENTENCE_MARKS
 from xlcons.segmentation.splitters import SplitterInfo, clear_resolved
 from xlcons.segmentation.urdu import urdu_sentence_spans
 
-__all__ = [
-    "AlignmentError",
-    "Backend",
-    "check_spans",
-    "clear_cache",
-    "fallback_backend",
-    "get_backend",
-    "SENTENCE_FINAL_MARKS",
-    "SENTENCE_CLOSERS",
-]
+__all__ = ["AlignmentError", "Backend", "check_spans", "clear_cache", "fallback_backend", "get_backend"]
 
 _backend_cache: dict[tuple[str, str], Backend] = {}
 
@@ -319,12 +311,9 @@ def _blank_pipeline(code: str):
 # sentence (even with no space after them, as in Chinese, Japanese, Amharic, Myanmar),
 # and after ? ! ؟ ۔ । ॥ before whitespace (some blank classes' suffix rules keep those
 # on the word), with closing quotes and brackets.
-_HARD_MARKS = "。！？｡።፧፨။។៕"
-_SOFT_MARKS = "?!؟۔।॥"
-_CLOSING = "\"'”’»›)]}）」』"
-# The marks that may end a sentence, in any script (what a text shaped like a sentence ends with).
-SENTENCE_FINAL_MARKS = "." + _SOFT_MARKS + _HARD_MARKS
-SENTENCE_CLOSERS = _CLOSING  # the quotes and brackets that may follow a sentence's final mark
+_HARD_MARKS = HARD_SENTENCE_MARKS
+_SOFT_MARKS = SOFT_SENTENCE_MARKS
+_CLOSING = SENTENCE_CLOSERS
 
 
 def _presplit_pattern(code: str):

@@ -53,8 +53,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xlcons.languages import has_letters_of
-from xlcons.segmentation.backends import SENTENCE_CLOSERS, SENTENCE_FINAL_MARKS
+from xlcons.languages import SENTENCE_CLOSERS, SENTENCE_FINAL_MARKS, has_letters_of
 
 __all__ = [
     "normalise",
