@@ -70,5 +70,7 @@ if PLAN.evaluator_datasets("empathy"):
             gpu=EMPATHY.gpus(),
             mem_mb=8000,
             runtime=120,
+        params:
+            refusals=PLAN.refusals(),
         script:
             "../workflow_scripts/evaluate.py"

@@ -58,6 +58,7 @@ if PLAN.evaluator_datasets("information"):
             llm=INFORMATION_LLM.spec,
             options=INFORMATION_OPTIONS,
             cache=translator_cache("information"),
+            refusals=PLAN.refusals(),
         script:
             "../workflow_scripts/evaluate.py"
 

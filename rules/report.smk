@@ -55,6 +55,7 @@ if PLAN.evaluators():
             comparisons=PLAN.comparisons(),
             qe_threshold=PLAN.qe_threshold(),
             translators=PLAN.file_translators(),
+            refusals=PLAN.refusals(),
         script:
             "../workflow_scripts/results.py"
 

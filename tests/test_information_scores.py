@@ -282,3 +282,11 @@ def test_a_failed_request_or_verification_and_an_untranslatable_answer_exclude_t
     # A refusal against facts stays the model's: one-sided, 0.
     refused = score_item(FACTS, REFUSAL, [], [])
     assert (refused.f1, refused.one_sided, refused.excluded_reason) == (0.0, True, None)
+
+
+def test_with_refusals_excluded_a_one_sided_refusal_or_no_answer_is_excluded_not_zero():
+    for side in (REFUSAL, NO_ANSWER_STATUS):
+        assert score_item(FACTS, side, [], [], refusals="exclude").excluded_reason == side
+        assert score_item(side, FACTS, [], [], refusals="exclude").excluded_reason == side
+        assert score_item(FACTS, side, [], []).f1 == 0.0, "counted against the model by default"
+    assert score_item(FACTS, FACTS, [S], [S], refusals="exclude").f1 == 1.0

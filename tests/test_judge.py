@@ -446,3 +446,13 @@ def test_smollm2_judges_end_to_end_and_caches(offline_models, tmp_path):
     assert len(records) == 4  # five answers to judge, the duplicate once
     again = run_judge(spec, rows, english_prompts(QUESTIONS), cache, refuse)
     assert again.equals(first)
+
+
+def test_the_refusals_option_is_count_by_default_and_validated():
+    from xlcons.config import ConfigError, validate_config
+    from xlcons.plan import Plan
+
+    assert Plan(validate_config({})).refusals() == "count"
+    assert Plan(validate_config({"refusals": "exclude"})).refusals() == "exclude"
+    with pytest.raises(ConfigError, match="'refusals'"):
+        validate_config({"refusals": "ignore"})

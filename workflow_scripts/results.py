@@ -27,6 +27,7 @@ def main(smk) -> None:
         comparisons=params.comparisons,
         qe_threshold=params.qe_threshold,
         translators=params.translators,
+        refusals=params.refusals,
         summary=(smk.output.summary, smk.output.summary_csv),
     )
 

@@ -325,4 +325,5 @@ def rule_empathy_consistency(smk) -> None:
         output.per_item,
         out_scores=output.scores,
         responses_file=inputs.responses,
+        refusals=smk.params.refusals,
     )

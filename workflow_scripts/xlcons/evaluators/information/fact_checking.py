@@ -113,6 +113,7 @@ def score_pairs(
     verification_max_new_tokens: int = VERIFICATION_MAX_NEW_TOKENS,
     max_facts_per_sentence: int = MAX_FACTS_PER_SENTENCE,
     max_failed_share: float | None = None,
+    refusals: str = "count",
 ) -> tuple[pa.Table, pa.Table]:
     """(INFORMATION_ITEMS, INFORMATION_FACTS) for the pairs, in pair order, asking the LLM only what the cache lacks.
     With `max_failed_share`, more failed requests (finish reason ``error``) than that share raise
@@ -143,6 +144,7 @@ def score_pairs(
             [f.verdict for f in english.facts if f.verdict != UNCHECKED],
             [f.verdict for f in translated.facts if f.verdict != UNCHECKED],
             pair.failed_request,
+            refusals,
         )
         n_calls = len(english.keys | translated.keys)
         log.info(

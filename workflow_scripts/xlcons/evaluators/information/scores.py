@@ -192,6 +192,7 @@ def score_item(
     english_verdicts: Sequence[str],
     translated_verdicts: Sequence[str],
     failed_request: str | None = None,
+    refusals: str = "count",
 ) -> ItemScore:
     """P, R and F1 of one item from the sides' statuses and verdicts.
 
@@ -199,7 +200,9 @@ def score_item(
     translated side: recall), `translated_verdicts` those on the translated side's facts
     (checked against the English side: precision). Unparseable counts as not supported; a
     ``verification_failed`` verdict excludes the item. `failed_request`: the finish reason of
-    a side's failed generation request (rule 0), which excludes the item.
+    a side's failed generation request (rule 0), which excludes the item. With `refusals`
+    ``exclude`` (the config's `refusals`), an item whose one side is the model's refusal or
+    empty answer is excluded with that side's status instead of scoring 0 (rule 3).
     """
     for status in (english_status, translated_status):
         if status not in SIDE_STATUSES:
@@ -215,6 +218,8 @@ def score_item(
         reason = failed_request
     elif reason is None and VERIFICATION_FAILED in (*english_verdicts, *translated_verdicts):
         reason = VERIFICATION_FAILED
+    elif reason is None and refusals == "exclude":
+        reason = next((s for s in (english_status, translated_status) if s in (NO_ANSWER_STATUS, REFUSAL)), None)
     if reason is not None:
         return ItemScore(None, None, None, False, reason, supported_english, supported_translated, unparseable)
     if not needs_verification(english_status, translated_status):

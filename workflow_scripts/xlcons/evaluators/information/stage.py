@@ -152,6 +152,7 @@ def rule_information_consistency(smk) -> None:
         params.cache,
         shard=job_shard(smk),
         responses_file=inputs.responses,
+        refusals=params.refusals,
         **params.options,
     )
     run_language_scores_job(output.per_item, output.scores)  # a shard's: the merge scores all items again
