@@ -52,6 +52,7 @@ if PLAN.evaluator_datasets("empathy"):
             ],
             prompts=get_english_prompts,
             english=get_english_response,
+            responses=get_responses,
             translations=get_translations_into_english,
         output:
             per_item=translated_evaluation("empathy_items"),
@@ -69,5 +70,7 @@ if PLAN.evaluator_datasets("empathy"):
             gpu=EMPATHY.gpus(),
             mem_mb=8000,
             runtime=120,
+        params:
+            refusals=PLAN.refusals(),
         script:
             "../workflow_scripts/evaluate.py"

@@ -19,6 +19,7 @@ if PLAN.evaluator_datasets("information"):
     rule information_consistency:
         input:
             english=get_english_response,
+            responses=get_responses,
             translations=get_translations_into_english,
             weights=INFORMATION_LLM.weights,
         output:
@@ -57,6 +58,7 @@ if PLAN.evaluator_datasets("information"):
             llm=INFORMATION_LLM.spec,
             options=INFORMATION_OPTIONS,
             cache=translator_cache("information"),
+            refusals=PLAN.refusals(),
         script:
             "../workflow_scripts/evaluate.py"
 

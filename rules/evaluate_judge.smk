@@ -38,6 +38,7 @@ if PLAN.evaluator_datasets("judge"):
             judge=JUDGE.spec,
             cache=PLAN.job_file(job_cache("judge"), "judge"),
             max_failed_share=PLAN.max_failed_share(),
+            prompt=PLAN.evaluator_option("judge", "prompt"),
         script:
             "../workflow_scripts/evaluate.py"
 

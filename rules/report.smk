@@ -74,6 +74,7 @@ if PLAN.evaluators():
                 if PLAN.explorer_enabled()
                 else None
             ),
+            refusals=PLAN.refusals(),
         script:
             "../workflow_scripts/results.py"
 

@@ -97,14 +97,14 @@ TRANSLATED = translations(
 
 @pytest.fixture
 def items():
-    return empathy_items(prompts(), ENGLISH, TRANSLATED, stubs())
+    return empathy_items(prompts(), ENGLISH, TRANSLATED, stubs(), refusals="exclude")
 
 
 def by_key(table):
     return {(row["item_id"], row["lang"]): row for row in table.to_pylist()}
 
 
-def test_profiles_and_exclusions_per_item(items):
+def test_profiles_and_exclusions_per_item_with_refusals_excluded(items):
     rows = by_key(items)
     assert set(rows) == {(i, lang) for i in "abcde" for lang in ("de", "fr")}  # en is the reference, f has no responses
     a = rows[("a", "de")]
@@ -129,7 +129,7 @@ def test_profiles_and_exclusions_per_item(items):
     assert all(row["classifier"] == "stub" for row in rows.values())
 
 
-def test_language_scores(items):
+def test_language_scores_with_refusals_excluded(items):
     scores = by_key_lang(language_scores(items))
     de, fr = scores["de"], scores["fr"]
     assert (de["n_items"], de["n_excluded"], de["n_no_answer_english"], de["n_no_answer"]) == (3, 2, 1, 1)
@@ -137,7 +137,53 @@ def test_language_scores(items):
     assert (de["er_agreement"], de["ip_agreement"], de["ex_agreement"]) == (1.0, pytest.approx(2 / 3), 1.0)
     assert (fr["n_items"], fr["n_excluded"], fr["n_untranslatable"], fr["n_no_answer_english"]) == (3, 2, 1, 1)
     assert fr["consistency"] == pytest.approx(2 / 3) and fr["ex_agreement"] == pytest.approx(2 / 3)
-    assert fr["n_missing_translation"] == 0 and fr["classifier"] == "stub"
+    assert fr["n_missing_translation"] == 0 and fr["classifier"] == "stub" and de["n_abstained"] == 0
+
+
+def test_by_default_a_refusal_in_one_language_counts_against_consistency():
+    """The model refused (d) in English and (e) in German, answering in the other language: both
+    items are scored as inconsistent, in every mechanism, and counted as abstained. d has no
+    French row: missing_translation."""
+    rows = by_key(empathy_items(prompts(), ENGLISH, TRANSLATED, stubs()))
+    for key in (("d", "de"), ("e", "de")):
+        row = rows[key]
+        assert (row["status"], row["equal"], row["er_agree"], row["ip_agree"], row["ex_agree"]) == (
+            "ok",
+            False,
+            False,
+            False,
+            False,
+        )
+    assert rows[("d", "fr")]["excluded_reason"] == "missing_translation"
+    de = by_key_lang(language_scores(empathy_items(prompts(), ENGLISH, TRANSLATED, stubs())))["de"]
+    assert (de["n_items"], de["n_excluded"], de["n_abstained"]) == (5, 0, 2)
+    assert de["consistency"] == pytest.approx(2 / 5), "a and c equal; b differs; d and e abstain in one language"
+
+
+def test_three_refusals_of_four_make_a_language_inconsistent_not_perfect():
+    """Issue 39's case: 3 of 4 Hindi answers refused gave consistency 1.0 on n = 1; now 0.25 on 4.
+    A refusal in both languages is excluded (abstained_both); a failed request always is."""
+    english = response_rows(
+        [(item, "en", "I'm so sorry. What happened?") for item in "abcd"]
+        + [("e", "en", NO_ANSWER, "refused"), ("f", "en", "Sorry.")],
+        dataset="empathy",
+    )
+    hindi = translations(
+        [("a", "hi", "I am so sorry. What happened?", "prompt_language")]
+        + [(item, "hi", NO_ANSWER, "no_answer") for item in "bcdef"]
+    )
+    responses = response_rows(
+        [(item, "hi", NO_ANSWER, "refused") for item in "bcde"] + [("f", "hi", NO_ANSWER, "error")],
+        dataset="empathy",
+    )
+    table = empathy_items(prompts(), english, hindi, stubs(), responses=responses)
+    (hi,) = language_scores(table).to_pylist()
+    assert (hi["consistency"], hi["n_items"], hi["n_abstained"]) == (0.25, 4, 3)
+    assert (hi["n_abstained_both"], hi["n_no_answer"]) == (1, 1), "e refused in both; f's Hindi request failed"
+    excluded = language_scores(
+        empathy_items(prompts(), english, hindi, stubs(), responses=responses, refusals="exclude")
+    ).to_pylist()[0]
+    assert (excluded["consistency"], excluded["n_items"]) == (1.0, 1), "the old rule, now only by option"
 
 
 def by_key_lang(table):
@@ -163,7 +209,7 @@ def test_missing_rows_are_excluded_with_their_reason():
 
 
 def test_a_language_with_nothing_scored_has_null_scores():
-    english = response_rows([("a", "en", NO_ANSWER)], dataset="empathy")
+    english = response_rows([("a", "en", NO_ANSWER, "error")], dataset="empathy")
     scores = language_scores(
         empathy_items(prompts(("a",)), english, translations([("a", "de", "x", "prompt_language")]), stubs())
     )

@@ -308,6 +308,8 @@ def test_the_same_answer_twice_is_kept_once_and_said_in_the_log(endpoint, tmp_pa
     assert table["finish_reason"].to_pylist() == ["stop", "stop", "stop"]
     assert table["response"][0].as_py() == f"answer to: {PROMPT_TEXTS[0]}"
     assert "batch batch_1 answered 1 requests more than once" in caplog.text
+
+
 def test_no_error_text_of_a_batch_keeps_the_key_the_endpoint_quotes(endpoint, tmp_path):
     """An endpoint that quotes the key back in every error it writes: a failed line (error file,
     HTTP 500), a line the batch could not run (error file, top-level error) and the batch's own

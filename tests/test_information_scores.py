@@ -266,3 +266,27 @@ def test_format_reasons_most_frequent_first():
         format_reasons(Counter({"no_facts": 1, "no_answer": 3, "refusal": 1})) == "no_answer:3; no_facts:1; refusal:1"
     )
     assert format_reasons(Counter()) is None
+
+
+def test_a_failed_request_or_verification_and_an_untranslatable_answer_exclude_the_item():
+    from xlcons.evaluators.information.scores import UNTRANSLATABLE, VERIFICATION_FAILED
+
+    # One verification failed: no P or R from the other verdicts, and it is no "not supported".
+    failed = score_item(FACTS, FACTS, [S, VERIFICATION_FAILED], [S])
+    assert (failed.precision, failed.excluded_reason, failed.n_unparseable) == (None, VERIFICATION_FAILED, 0)
+    # The model's own request failed: its finish reason, whatever the sides hold.
+    assert score_item(FACTS, NO_ANSWER_STATUS, [], [], failed_request="error").excluded_reason == "error"
+    assert score_item(FACTS, FACTS, [S], [S], failed_request="prompt_too_long").excluded_reason == "prompt_too_long"
+    # An untranslatable translated side is never compared, even with English facts.
+    assert score_item(FACTS, UNTRANSLATABLE, [], []).excluded_reason == UNTRANSLATABLE
+    # A refusal against facts stays the model's: one-sided, 0.
+    refused = score_item(FACTS, REFUSAL, [], [])
+    assert (refused.f1, refused.one_sided, refused.excluded_reason) == (0.0, True, None)
+
+
+def test_with_refusals_excluded_a_one_sided_refusal_or_no_answer_is_excluded_not_zero():
+    for side in (REFUSAL, NO_ANSWER_STATUS):
+        assert score_item(FACTS, side, [], [], refusals="exclude").excluded_reason == side
+        assert score_item(side, FACTS, [], [], refusals="exclude").excluded_reason == side
+        assert score_item(FACTS, side, [], []).f1 == 0.0, "counted against the model by default"
+    assert score_item(FACTS, FACTS, [S], [S], refusals="exclude").f1 == 1.0

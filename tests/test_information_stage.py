@@ -379,7 +379,10 @@ def test_with_a_failure_threshold_failed_requests_fail_the_job_after_the_rest_is
     ] == "extraction_failed"  # within the share
 
 
-def test_a_failed_verification_is_unparseable(tmp_path):
+def test_a_failed_verification_fails_the_item_and_is_asked_again_on_a_rerun(tmp_path):
+    """A verifier request that failed is no verdict: the item is excluded (never scored as "not
+    supported", which gave P = R = 0 before), and the rerun asks the verifier again."""
+
     class Failing(ScriptedEvaluator):
         def generate(self, requests):
             for result in super().generate(requests):
@@ -391,12 +394,72 @@ def test_a_failed_verification_is_unparseable(tmp_path):
 
     english = english_responses({"q4": ENGLISH["q4"]})
     german = translations("de", {("q4", "de"): TRANSLATED[("q4", "de")]})
-    items, facts = run_information(evaluator_spec(), english, german, tmp_path / "c.jsonl", Failing)
+    cache = tmp_path / "c.jsonl"
+    items, facts = run_information(evaluator_spec(), english, german, cache, Failing)
     (row,) = items.to_pylist()
-    assert (row["precision"], row["recall"], row["n_unparseable"]) == (0.0, 0.0, 2)
-    assert set(facts["verdict"].to_pylist()) == {"unparseable"} and set(
-        facts["verifier_finish_reason"].to_pylist()
-    ) == {"error"}
+    assert (row["precision"], row["recall"], row["f1"], row["excluded_reason"]) == (
+        None,
+        None,
+        None,
+        "verification_failed",
+    )
+    assert row["n_unparseable"] == 0
+    assert set(facts["verdict"].to_pylist()) == {"verification_failed"}
+    assert set(facts["verifier_finish_reason"].to_pylist()) == {"error"}
+    assert language_scores(items).to_pylist()[0]["excluded_reasons"] == "verification_failed:1"
+    ScriptedEvaluator.prompts = []
+    again, _ = run_information(evaluator_spec(), english, german, cache, scripted)
+    assert len(ScriptedEvaluator.prompts) == 2, "the two verifications, asked again; the extractions are cached"
+    assert again.to_pylist()[0]["excluded_reason"] is None
+
+
+def test_an_untranslatable_answer_never_reaches_the_fact_extractor(tmp_path):
+    english = english_responses({"q4": ENGLISH["q4"]})
+    table = translations("la", {("q4", "la"): "Aqua centum gradibus fervet."})
+    table = table.set_column(
+        table.schema.get_field_index("translation_path"), "translation_path", pa.array(["untranslatable"])
+    )
+    ScriptedEvaluator.prompts = []
+    items, facts = run_information(evaluator_spec(), english, table, tmp_path / "c.jsonl", scripted)
+    assert not any("Aqua" in prompt for prompt in ScriptedEvaluator.prompts)
+    (row,) = items.to_pylist()
+    assert (row["translated_status"], row["excluded_reason"], row["precision"]) == (
+        "untranslatable",
+        "untranslatable",
+        None,
+    )
+    assert set(facts["side"].to_pylist()) == {"english"}
+
+
+def test_a_failed_generation_request_is_excluded_in_the_evaluators_own_tables(tmp_path):
+    """The model's request for the German answer failed ("No answer", finish reason error): the
+    item is excluded with reason `error`, as the results table excludes it; a refusal ("No
+    answer", finish reason refused) is the model's own and scores 0 (one-sided)."""
+    english = english_responses({"q1": ENGLISH["q1"], "q4": ENGLISH["q4"]})
+    german = translations("de", {("q1", "de"): NO_ANSWER, ("q4", "de"): NO_ANSWER})
+    responses = response_rows(
+        [
+            ("q1", "en", ENGLISH["q1"], "stop"),
+            ("q4", "en", ENGLISH["q4"], "stop"),
+            ("q1", "de", NO_ANSWER, "error"),
+            ("q4", "de", NO_ANSWER, "refused"),
+        ],
+        dataset="information",
+    )
+    items, _ = run_information(evaluator_spec(), english, german, tmp_path / "c.jsonl", scripted, responses=responses)
+    rows = {row["item_id"]: row for row in items.to_pylist()}
+    assert (rows["q1"]["excluded_reason"], rows["q1"]["f1"]) == ("error", None)
+    assert (rows["q4"]["excluded_reason"], rows["q4"]["f1"], rows["q4"]["one_sided"]) == (None, 0.0, True)
+    score = language_scores(items).to_pylist()[0]
+    assert (score["n_scored"], score["n_excluded"], score["excluded_reasons"], score["mean_f1"]) == (
+        1,
+        1,
+        "error:1",
+        0.0,
+    )
+    # Without the responses table, the failed request was a one-sided 0 in these tables.
+    before, _ = run_information(evaluator_spec(), english, german, tmp_path / "c.jsonl", scripted)
+    assert {row["item_id"]: row["f1"] for row in before.to_pylist()} == {"q1": 0.0, "q4": 0.0}
 
 
 def test_inputs_that_do_not_fit_are_errors(tmp_path):

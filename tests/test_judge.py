@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -71,7 +72,7 @@ INSTRUCTION = (
         ("**No**, the answer is wrong", "no"),
         ("No, Paris is the capital of France, not Lyon.", "no"),
         ("yes\n\nThe answer correctly names Mount Everest.", "yes"),
-        ("no, I don't know the capital of Tanzania either", "no"),
+        ("no, I don't know the capital of Tanzania either", "unparseable"),  # the judge does not know
         ("Nope", "no"),
         ("Correct", "yes"),
         ("Correct.", "yes"),
@@ -118,6 +119,51 @@ def test_parse_verdict(text, verdict):
     assert parse_verdict(text) == verdict
 
 
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        # the last verdict counts, never a leading word (the parser before read the first three as yes)
+        ("Correct answer: Paris. The given answer (London) is wrong, so no.", "no"),
+        ("Correct answer: Paris. The given answer is Paris. Verdict: yes", "yes"),
+        ("Yes, it names a mountain. But the highest is Everest, not K2, so the answer is incorrect.", "no"),
+        ("True, Canberra is a city of Australia, but it is not its capital here: verdict no", "no"),
+        ("No doubt, yes.", "yes"),  # "no" before a noun is no verdict
+        ("No question about it: the answer is right.", "yes"),
+        ("No, the answer is wrong.\nVerdict: no", "no"),
+        ("The answer says Sydney.\n\nVerdict: **No**", "no"),
+        ("**Verdict:** **Yes**.", "yes"),
+        ("Verdict: YES!!!", "yes"),
+        ("Verdict: no.)", "no"),
+        ("That is the correct answer.", "yes"),  # a correctness word at the end judges
+        ("The correct answer is Canberra.", "unparseable"),  # ... before "answer is" it names one
+        # both verdicts in the deciding sentence
+        ("yes/no", "unparseable"),
+        ("Yes and no.", "unparseable"),
+        ("Verdict: yes or no", "unparseable"),
+        # negations
+        ("The answer is not incorrect.", "yes"),
+        ("I don't think the answer is correct.", "no"),
+        ("I do not believe the answer is wrong.", "yes"),
+        ("I don't think the answer is not correct.", "yes"),
+        ("It is never right to say Sydney. Verdict: no", "no"),
+        # the instruction repeated decides nothing; a verdict after it does
+        ("If the answer is correct, type 'yes'. If the answer is incorrect, type 'no'. Yes.", "yes"),
+        ("Whether it is correct or not, I cannot say.", "unparseable"),
+        # verdicts in other languages: both instructions ask for English ones
+        ("Oui.", "unparseable"),
+        ("Ja, die Antwort ist richtig.", "unparseable"),
+        ("Да", "unparseable"),
+        ("Verdict: ja", "unparseable"),
+        ("No, la respuesta es incorrecta.", "no"),  # Spanish "no" reads as what it means
+        # a verdict the judge did not finish
+        ("The answer names a mountain. Verdict:", "unparseable"),
+        ("Verdict: maybe", "unparseable"),
+    ],
+)
+def test_the_last_verdict_decides_and_an_unreadable_one_is_never_yes(text, verdict):
+    assert parse_verdict(text) == verdict
+
+
 # --------------------------------------------------------------------------------------
 # Judge prompts
 # --------------------------------------------------------------------------------------
@@ -149,7 +195,28 @@ QUESTIONS = {
 
 
 def test_the_instruction_is_the_papers_with_the_english_question():
-    assert judge_prompt("What is the highest mountain in the world?", "Mount Everest.") == INSTRUCTION
+    assert judge_prompt("What is the highest mountain in the world?", "Mount Everest.", "paper") == INSTRUCTION
+
+
+def test_the_default_instruction_asks_for_a_final_verdict_line():
+    text = judge_prompt("What is the highest mountain in the world?", "Mount Everest.")
+    assert "Question: What is the highest mountain in the world?\nAnswer: Mount Everest.\n\n" in text
+    assert text.endswith(
+        "must end with a line of its own that says 'Verdict: yes' if the answer is correct, "
+        "or 'Verdict: no' if it is not."
+    )
+    assert text != INSTRUCTION
+
+
+def test_the_paper_config_keeps_the_papers_instruction_and_the_default_asks_for_a_verdict_line():
+    from xlcons.config import load_config
+    from xlcons.plan import Plan
+
+    repo = Path(__file__).resolve().parent.parent
+    paper = Plan(load_config(repo / "config/paper/holtermann2024-multiq.yaml", base_dir=repo))
+    assert paper.scoring.evaluator_option("judge", "prompt") == "paper"
+    default = Plan(load_config(repo / "config/config.yaml", base_dir=repo))
+    assert default.scoring.evaluator_option("judge", "prompt") == "verdict_line"
 
 
 def test_the_answers_whitespace_is_collapsed():
@@ -167,6 +234,7 @@ def test_judge_prompts_use_the_english_question_for_every_language():
             ]
         ),
         english_prompts(QUESTIONS),
+        "paper",
     )
     assert table.schema == PROMPTS
     assert table["item_id"].to_pylist() == ["lmsys-63@de", "lmsys-63@en"]  # "No answer" is not judged
@@ -378,3 +446,13 @@ def test_smollm2_judges_end_to_end_and_caches(offline_models, tmp_path):
     assert len(records) == 4  # five answers to judge, the duplicate once
     again = run_judge(spec, rows, english_prompts(QUESTIONS), cache, refuse)
     assert again.equals(first)
+
+
+def test_the_refusals_option_is_count_by_default_and_validated():
+    from xlcons.config import ConfigError, validate_config
+    from xlcons.plan import Plan
+
+    assert Plan(validate_config({})).refusals() == "count"
+    assert Plan(validate_config({"refusals": "exclude"})).refusals() == "exclude"
+    with pytest.raises(ConfigError, match="'refusals'"):
+        validate_config({"refusals": "ignore"})

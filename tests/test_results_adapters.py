@@ -381,3 +381,66 @@ def test_the_results_job_writes_the_same_bytes_on_a_rerun_whatever_the_order_of_
     results = pl.read_csv(tmp_path / "first/results.csv")
     keys = ["dataset", "evaluator", "translator", "model", "lang"]
     assert results.select(keys).rows() == sorted(results.select(keys).fill_null("").rows())
+
+
+# One model's Hindi answers to four items: answered, refused by the model, empty, failed request.
+REFUSAL_FIXTURE = [
+    ("1", "hi", "Uttar.", "stop"),
+    ("2", "hi", "No answer", "refused"),
+    ("3", "hi", "No answer", "empty"),
+    ("4", "hi", "No answer", "error"),
+]
+
+
+@pytest.mark.parametrize(
+    ("refusals", "value", "n_items", "reasons"),
+    [
+        ("count", 1 / 3, 3, "error:1"),  # the refusal and the empty answer count against the model
+        ("exclude", 1.0, 1, "empty:1; error:1; refused:1"),  # left out, with their reasons
+    ],
+)
+def test_the_refusals_option_decides_for_every_evaluator_in_the_results_table(
+    tmp_path, refusals, value, n_items, reasons
+):
+    from builders import response_rows
+    from xlcons.schemas import RESPONSES
+
+    responses = write_table(
+        response_rows(REFUSAL_FIXTURE, model="m", dataset="multiq"), tmp_path / "responses.parquet", RESPONSES
+    )
+    verdicts = {"1": "yes", "2": "no_answer", "3": "no_answer", "4": "error"}
+    judgments = write_table(
+        table(
+            JUDGMENTS,
+            [{"item_id": item, "lang": "hi", "verdict": verdict} for item, verdict in verdicts.items()],
+            dataset="multiq",
+            model="m",
+            judge_model="j",
+        ),
+        tmp_path / "judgments.parquet",
+        JUDGMENTS,
+    )
+    run_results_job(
+        {"judgments": [judgments], "responses": [responses]},
+        tmp_path / "out",
+        n_resamples=0,
+        seed=1,
+        training_languages={"m": None},
+        table_formats=["csv"],
+        refusals=refusals,
+    )
+    results = pl.read_parquet(tmp_path / "out/results.parquet").filter(pl.col("metric") == "accuracy").to_dicts()
+    (row,) = results
+    assert (row["value"], row["n_items"], row["excluded_reasons"]) == (pytest.approx(value), n_items, reasons)
+
+
+def test_failed_requests_with_refusals_excluded_lists_the_models_own_no_answers():
+    from builders import response_rows
+
+    responses = response_rows(REFUSAL_FIXTURE, model="m", dataset="d")
+    assert [row["reason"] for row in item_scores.failed_requests(responses).to_dicts()] == ["error"]
+    assert [row["reason"] for row in item_scores.failed_requests(responses, "exclude").to_dicts()] == [
+        "refused",
+        "empty",
+        "error",
+    ]

@@ -22,7 +22,13 @@ from xlcons.schemas import ITEM_SCORES, TRANSLATED_SENTENCES, TRANSLATION_QE, TR
 from xlcons.tables import read_table, write_table
 from xlcons.translation.quality import estimate, run_qe_job
 from xlcons.translation.quality_backends import QE_PATHS_INPUT, qe_threshold, threshold_for
-from xlcons.translation.quality_checks import check_sentences, letter_count, needs_language, normalise
+from xlcons.translation.quality_checks import (
+    check_sentences,
+    letter_count,
+    looks_like_code,
+    needs_language,
+    normalise,
+)
 
 GERMAN = "Der Fluss ist in diesem Winter früh zugefroren."
 ENGLISH = "The river froze early this winter."
@@ -184,6 +190,112 @@ def test_a_copy_is_a_non_english_source_given_back_and_off_target_is_a_confident
     alone = check_sentences(sources, translations, langs)
     assert [check.copy for check in alone] == [True, False, False, True, False, False, False]
     assert not any(check.off_target for check in alone)
+
+
+# Lines of code, commands and names that a faithful translation gives back as they are. On the
+# rule before code and the shared probability rule, 9 of them failed their item as copies in a
+# German answer (lid.176 calls `git commit -m fix` Turkish at 0.64, `console.log(result);`
+# Italian at 0.56, `kubectl get pods --all-namespaces` Chinese at 0.20).
+CODE_LINES = [
+    "git commit -m fix",
+    "kubectl get pods --all-namespaces",
+    "pip install numpy pandas",
+    "npm install express",
+    "docker ps -a",
+    "import numpy as np",
+    "from collections import defaultdict",
+    'print("Hallo Welt")',
+    "for i in range(10):",
+    "console.log(result);",
+    "SELECT name FROM users WHERE id = 1;",
+    "git push origin main",
+    "sudo apt-get install curl",
+    "cargo build --release",
+    "python -m pytest tests",
+    "chmod +x install.sh",
+    "export PATH=$PATH:/usr/local/bin",
+    "const total = items.length;",
+    "docker run hello world",
+    "git checkout develop",
+    "brew install python",
+    "yarn add react",
+    "pip install requests",
+    "kubectl apply -f deployment.yaml",
+    "document.getElementById(name)",
+    "https://example.com/docs/getting-started",
+]
+
+
+@pytest.mark.parametrize("lang", ["de", "fr", "es", "ru", "zh", "hi"])
+def test_code_lines_copied_across_never_fail_their_item(lid176, lang):
+    from xlcons.lid import LanguageIdentifier
+
+    identifier = LanguageIdentifier(lid176, "lid176")
+    checks = check_sentences(CODE_LINES, CODE_LINES, [lang] * len(CODE_LINES), identifier)
+    flagged = [line for line, check in zip(CODE_LINES, checks) if check.copy or check.off_target]
+    assert flagged == [], f"{len(flagged)} of {len(CODE_LINES)} code lines fail in a {lang} answer"
+    qe = qe_frame({(str(index), lang): [(1.0, check.copy, check.off_target)] for index, check in enumerate(checks)})
+    fails = by_item(qe_item_scores(qe, threshold=0.7))
+    assert all(fails[(str(index), lang, "qe_fail")] == (0.0, "ok") for index in range(len(CODE_LINES)))
+    # The same check still catches prose given back, with code in it or not.
+    prose = [GERMAN, "Mit git commit -m speichern Sie den Stand.", "Verwenden Sie print(), um Text auszugeben."]
+    assert all(check.copy for check in check_sentences(prose, prose, ["de"] * 3, identifier))
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("git commit -m fix", True),
+        ("kubectl get pods --all-namespaces", True),
+        ("console.log(result);", True),
+        ("for i in range(10):", True),
+        ("x = compute(y)", True),
+        ("echo $HOME", True),
+        ("getElementById", True),
+        ("Mit git commit -m speichern Sie den Stand.", False),  # a sentence that mentions code
+        ("Verwenden Sie die Funktion print(), um Text auszugeben.", False),
+        ("这是计划(草案)。", False),  # NFKC makes the full-width bracket a call's; a sentence all the same
+        ("Das ist z.B. ein guter Plan.", False),
+        ("git checkout develop", False),  # no mark of code: left to language ID
+        ("Das ist ein guter Plan", False),
+    ],
+)
+def test_what_looks_like_code(text, code):
+    assert looks_like_code(text) is code
+
+
+def test_a_source_without_a_letter_of_its_languages_script_is_no_copy():
+    # Language ID is made to call every text German for sure: the script alone excuses.
+    identifier = FakeIdentifier({GERMAN: ("de", 0.99), "Привет, как твои дела сегодня?": ("ru", 0.99)})
+    identifier.labels |= {"Das ist ein guter Plan für heute.": ("de", 0.99)}
+    sources = ["Das ist ein guter Plan für heute.", "Привет, как твои дела сегодня?", GERMAN]
+    langs = ["ru", "ru", "de"]
+    checks = check_sentences(sources, sources, langs, identifier)
+    assert [check.copy for check in checks] == [False, True, True]
+    assert [check.copy for check in check_sentences(sources, sources, langs)] == [False, True, True]
+    # Japanese is written in Han as well as kana, Korean in Hangul and Han.
+    assert check_sentences(["这是一个非常好的计划。"], ["这是一个非常好的计划。"], ["ja"])[0].copy
+
+
+def test_copy_and_off_target_share_one_probability_rule():
+    identifier = FakeIdentifier({GERMAN: ("de", 0.49), FRENCH: ("fr", 0.49)})
+    unsure = check_sentences([GERMAN, GERMAN], [GERMAN, FRENCH], ["de", "de"], identifier)
+    assert [(check.copy, check.off_target) for check in unsure] == [(False, False), (False, False)]
+    identifier = FakeIdentifier({GERMAN: ("de", 0.5), FRENCH: ("fr", 0.5)})
+    sure = check_sentences([GERMAN, GERMAN], [GERMAN, FRENCH], ["de", "de"], identifier)
+    assert [(check.copy, check.off_target) for check in sure] == [(True, True), (False, True)]
+
+
+def test_every_script_of_the_registry_has_its_letters_named():
+    from xlcons.languages import SCRIPT_LETTER_NAMES, LanguageRegistry, has_letters_of
+
+    registry = LanguageRegistry.load()
+    scripts = {script for code in registry.codes for script in registry[code].scripts}
+    assert scripts - set(SCRIPT_LETTER_NAMES) == set()
+    assert has_letters_of("Привет", ["Cyrl"]) and not has_letters_of("git commit -m fix", ["Cyrl"])
+    assert (
+        has_letters_of("ｶﾀｶﾅ", ["Jpan"]) and has_letters_of("한국어", ["Kore"]) and not has_letters_of("123", ["Latn"])
+    )
 
 
 def test_a_copied_sentence_scores_one_with_the_embedding_backend_yet_its_item_fails(offline_models, lid176):

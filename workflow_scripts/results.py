@@ -32,6 +32,7 @@ def main(smk) -> None:
         summary=(smk.output.summary, smk.output.summary_csv, smk.output.report_page),
         random_weights=params.random_weights,
         explorer=ExplorerLink(Path(params.explorer[0]), params.explorer[1]) if params.explorer else None,
+        refusals=params.refusals,
     )
 
 

@@ -32,15 +32,18 @@ ENGLISH_ANSWER = "english"
 KEYS = ["dataset", "model", "item_id", "lang"]  # an answer: what responses and item scores share
 
 
-def failed_requests(responses: pa.Table) -> pl.DataFrame:
+def failed_requests(responses: pa.Table, refusals: str = "count") -> pl.DataFrame:
     """(dataset, model, item_id, lang, reason) of the RESPONSES rows that hold no answer of the
-    model's: a failed request or a prompt too long for the model (`reason`: that finish reason)."""
+    model's: a failed request or a prompt too long for the model (`reason`: that finish reason);
+    with `refusals` ``exclude``, also the model's own refusals and empty answers (``refused``,
+    ``empty``), so that every score resting on them is excluded too."""
     import polars as pl
 
-    from xlcons.schemas import UNANSWERED_REASONS
+    from xlcons.schemas import NO_TEXT_REASONS, UNANSWERED_REASONS
 
+    reasons = NO_TEXT_REASONS if refusals == "exclude" else UNANSWERED_REASONS
     frame = pl.from_arrow(responses.select([*KEYS, "finish_reason"]))
-    unanswered = frame.filter(pl.col("finish_reason").is_in(list(UNANSWERED_REASONS)))
+    unanswered = frame.filter(pl.col("finish_reason").is_in(list(reasons)))
     return unanswered.rename({"finish_reason": "reason"}).unique(maintain_order=True)
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import difflib
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,9 +69,52 @@ _SHARED_WITH_CANONICAL = (
     "other_scripts",
     "lid_same_as",
 )
+# The marks that end a sentence: always, even with no space after them (Chinese, Japanese,
+# Amharic, Myanmar, Khmer), or before whitespace; the quotes and brackets that may follow one;
+# and all that a text shaped like a sentence may end with (xlcons.segmentation's splitting,
+# xlcons.translation.quality_checks' code check).
+HARD_SENTENCE_MARKS = "。！？｡።፧፨။។៕"
+SOFT_SENTENCE_MARKS = "?!؟۔।॥"
+SENTENCE_CLOSERS = "\"'”’»›)]}）」』"
+SENTENCE_FINAL_MARKS = "." + SOFT_SENTENCE_MARKS + HARD_SENTENCE_MARKS
+# The letters of each script of the registry (its `script` and `other_scripts`, ISO 15924), by
+# the first word of their Unicode names (after NFKC): Han is ``CJK`` (UNIFIED IDEOGRAPH), and
+# Japanese and Korean are written in Han as well as their own letters.
+SCRIPT_LETTER_NAMES = {
+    "Arab": ("ARABIC",),
+    "Armn": ("ARMENIAN",),
+    "Beng": ("BENGALI",),
+    "Cyrl": ("CYRILLIC",),
+    "Deva": ("DEVANAGARI",),
+    "Ethi": ("ETHIOPIC",),
+    "Geor": ("GEORGIAN",),
+    "Grek": ("GREEK",),
+    "Gujr": ("GUJARATI",),
+    "Guru": ("GURMUKHI",),
+    "Hans": ("CJK",),
+    "Hant": ("CJK",),
+    "Hebr": ("HEBREW",),
+    "Jpan": ("CJK", "HIRAGANA", "KATAKANA"),
+    "Khmr": ("KHMER",),
+    "Knda": ("KANNADA",),
+    "Kore": ("HANGUL", "CJK"),
+    "Laoo": ("LAO",),
+    "Latn": ("LATIN",),
+    "Mlym": ("MALAYALAM",),
+    "Mtei": ("MEETEI",),
+    "Mymr": ("MYANMAR",),
+    "Orya": ("ORIYA",),
+    "Sinh": ("SINHALA",),
+    "Taml": ("TAMIL",),
+    "Telu": ("TELUGU",),
+    "Thaa": ("THAANA",),
+    "Thai": ("THAI",),
+}
 # ISO 15924 codes of the scripts a language may also be written in (other_scripts), by the
 # first word of the Unicode names of their letters: what `written_script` can tell apart.
-SCRIPT_OF_LETTERS = {"LATIN": "Latn", "CYRILLIC": "Cyrl", "ARABIC": "Arab", "DEVANAGARI": "Deva", "GURMUKHI": "Guru"}
+SCRIPT_OF_LETTERS = {
+    name: script for script in ("Latn", "Cyrl", "Arab", "Deva", "Guru") for name in SCRIPT_LETTER_NAMES[script]
+}
 
 GUPTA2025_LANGUAGES = tuple(
     "ar bn cs de el es fa fr gu hi id it iw ja kn ko ml nl pa pl pt ro ru ta te th tr ur vi zh".split()
@@ -137,6 +181,18 @@ def written_script(text: str, language: Language) -> str:
         return language.script
     top = max(counts, key=counts.get)
     return top if top in language.other_scripts and counts[top] > counts.get(language.script, 0) else language.script
+
+
+def has_letters_of(text: str, scripts: Sequence[str]) -> bool:
+    """Whether `text` has a letter of one of `scripts` (ISO 15924 codes of SCRIPT_LETTER_NAMES;
+    a script missing there counts as present, so nothing is excused for want of its letters)."""
+    if any(script not in SCRIPT_LETTER_NAMES for script in scripts):
+        return True
+    names = {name for script in scripts for name in SCRIPT_LETTER_NAMES[script]}
+    return any(
+        char.isalpha() and unicodedata.name(char, "").split(" ", 1)[0] in names
+        for char in unicodedata.normalize("NFKC", text)
+    )
 
 
 def _display(path: Path) -> str:

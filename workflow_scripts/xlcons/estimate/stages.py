@@ -336,8 +336,9 @@ def judge(context: Context, job: dict[str, str]) -> EstimateRow:
     generator = context.generator(job["model"], job["dataset"])
     answer = context.answer_cap(job["model"], job["dataset"]) * counter.expansion(_counter(generator)) + 1
     requests = len(prompts.rows)
+    style = context.plan.scoring.evaluator_option("judge", "prompt")
     prompt_tokens = sum(
-        counter.chat(chat_messages(spec, judge_prompt(questions.get(row["item_id"], ""), ""))) + answer
+        counter.chat(chat_messages(spec, judge_prompt(questions.get(row["item_id"], ""), "", style))) + answer
         for row in prompts.rows
     )
     return _served(

@@ -1,7 +1,9 @@
 """QA accuracy by an LLM judge (Holtermann et al. 2024, §3.3; docs/methods.md §3).
 
 The judge sees the ENGLISH question of the item (whatever language the model was asked
-in) and the model's answer, inside the paper's instruction (Table 9), verbatim:
+in) and the model's answer, inside one of two instructions (option `prompt`). `paper`, as
+MultiQ's reproduction (config/paper/holtermann2024-multiq.yaml) uses it, is the paper's
+instruction (Table 9), verbatim:
 
     For the following question, is this a correct answer?
 
@@ -11,7 +13,10 @@ in) and the model's answer, inside the paper's instruction (Table 9), verbatim:
     The question is in English. The answer is either in English or in another language.
     If the answer is correct, type 'yes'. If the answer is incorrect, type 'no'.
 
-(the line breaks are the released code's layout). As in the released code, the answer's
+(the line breaks are the released code's layout). `verdict_line` (the default) asks the
+same question and for the verdict on a final line of its own, ``Verdict: yes`` or
+``Verdict: no`` (`VERDICT_LINE_TEMPLATE`), so that a judge that explains itself first is still
+read by its last word. As in the released code, the answer's
 whitespace (line breaks included) is collapsed to single spaces, so an answer cannot
 break the instruction's layout.
 
@@ -59,6 +64,18 @@ JUDGE_TEMPLATE = (
     "The question is in English. The answer is either in English or in another language. "
     "If the answer is correct, type 'yes'. If the answer is incorrect, type 'no'."
 )
+# xlcons's own instruction (option `prompt: verdict_line`, the default): the same question, with
+# the verdict asked for as a line of its own at the end, where `parse_verdict` looks first.
+VERDICT_LINE_TEMPLATE = (
+    "Does the answer below answer the question correctly?\n\n"
+    "Question: {question}\n"
+    "Answer: {answer}\n\n"
+    "The question is in English; the answer may be in English or in any other language. "
+    "Reply in English. Your reply must end with a line of its own that says 'Verdict: yes' if the "
+    "answer is correct, or 'Verdict: no' if it is not."
+)
+JUDGE_PROMPTS = {"paper": JUDGE_TEMPLATE, "verdict_line": VERDICT_LINE_TEMPLATE}
+DEFAULT_JUDGE_PROMPT = "verdict_line"
 JUDGE_MAX_NEW_TOKENS = 32
 ITEM_SEPARATOR = "@"
 
@@ -67,8 +84,9 @@ class JudgeError(ValueError):
     """The inputs of the judge do not fit together (a response without its English question)."""
 
 
-def judge_prompt(question: str, answer: str) -> str:
-    return JUDGE_TEMPLATE.format(question=question.strip(), answer=" ".join(answer.split()))
+def judge_prompt(question: str, answer: str, prompt: str = DEFAULT_JUDGE_PROMPT) -> str:
+    """The judge's instruction `prompt` (a key of JUDGE_PROMPTS) for one English question and answer."""
+    return JUDGE_PROMPTS[prompt].format(question=question.strip(), answer=" ".join(answer.split()))
 
 
 def judge_item_id(item_id: str, lang: str) -> str:
@@ -98,7 +116,7 @@ def _judged(row) -> bool:
     return row["response"] != NO_ANSWER
 
 
-def judge_prompts(responses: pa.Table, english_prompts: pa.Table) -> pa.Table:
+def judge_prompts(responses: pa.Table, english_prompts: pa.Table, prompt: str = DEFAULT_JUDGE_PROMPT) -> pa.Table:
     """PROMPTS rows for every response that has an answer ("No answer" rows are left out), in order."""
     questions = english_questions(english_prompts)
     rows = [row for row in responses.select(["dataset", "item_id", "lang", "response"]).to_pylist() if _judged(row)]
@@ -113,7 +131,7 @@ def judge_prompts(responses: pa.Table, english_prompts: pa.Table) -> pa.Table:
                 "dataset": row["dataset"],
                 "item_id": judge_item_id(row["item_id"], row["lang"]),
                 "lang": row["lang"],
-                "prompt": judge_prompt(questions[row["item_id"]], row["response"]),
+                "prompt": judge_prompt(questions[row["item_id"]], row["response"], prompt),
                 "category": None,
                 "references": None,
                 "source_lang": "en",
@@ -127,116 +145,119 @@ def judge_prompts(responses: pa.Table, english_prompts: pa.Table) -> pa.Table:
 
 # -- Parsing the judge's text ---------------------------------------------------------
 
+UNPARSEABLE = "unparseable"
 _QUOTES = str.maketrans(
     {"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "`": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'}
 )
 _MARKUP = re.compile(r"[*_#>~|\[\](){}]+")
-# "Answer: yes", "Final verdict - no", "Response: **Yes**"
-_LABEL = re.compile(
-    r"^(?:(?:my|the|final|short)\s+)*"
-    r"(?:answer|verdict|response|output|judg(?:e)?ment|result|assessment|evaluation|decision)"
-    r"\s*(?:is\s*)?[:\-\u2013\u2014=]\s*"
-)
-_LEADING_JUNK = re.compile(r"^[\s\"'.,:;!?\-\u2013\u2014=]+")
-_LEADING_YES = re.compile(r"^(?:yes|yeah|yep|yup|correct|right|true|affirmative)(?![a-z'])")
-_LEADING_NO = re.compile(
-    r"^(?:no|nope|nah|incorrect|wrong|false|not\s+(?:correct|right|really|true|accurate|quite))(?![a-z'])"
-)
-_NOT_A_VERDICT = re.compile(r"^no\s+(?:idea|clue)\b")
+_SENTENCES = re.compile(r"[.!?;\n]+")
+_TOKENS = re.compile(r"[a-z]+(?:'[a-z]+)*|[^\sa-z]")
 _UNSURE = re.compile(
-    r"\b(?:(?:do|does|did)\s+not\s+know|(?:don't|doesn't|dunno)\b|not\s+sure|unsure|no\s+idea|no\s+clue|"
+    r"\b(?:(?:do|does|did)\s+not\s+know|(?:don't|doesn't|didn't)\s+know|dunno|not\s+sure|unsure|no\s+idea|no\s+clue|"
     r"(?:cannot|can't|can\s+not|unable\s+to|impossible\s+to)\s+(?:be\s+)?"
     r"(?:determine|determined|tell|say|verify|verified|judge|know|assess|evaluate)|"
     r"not\s+enough\s+information|insufficient\s+information|unclear|uncertain)"
 )
-_WORD = re.compile(r"[a-z]+(?:'[a-z]+)*")
-_SENTENCE_END = re.compile(r"[.!?;:,]+\s*")
-_BARE_VERDICT = {
-    "yes": "yes",
-    "no": "no",
-    "yeah": "yes",
-    "yep": "yes",
-    "nope": "no",
-    "correct": "yes",
-    "incorrect": "no",
-}
-_YES_WORDS = {"yes", "yeah", "yep"}
-_NO_WORDS = {"no", "nope"}
-_POSITIVE = {"correct", "accurate", "right"}
+_CONDITIONAL = ("if", "whether", "when", "unless")
+_BARE_NO = {"not really", "not quite"}
+_YES_WORDS = {"yes", "yeah", "yep", "yup", "affirmative"}
+_NO_WORDS = {"no", "nope", "nah"}
+_POSITIVE = {"correct", "accurate", "right", "true"}
 _NEGATIVE = {"incorrect", "inaccurate", "wrong", "false"}
 _NEGATORS = {"not", "isn't", "wasn't", "aren't", "isnt", "never", "hardly", "nothing", "nor", "neither"}
+# "no" before one of these still answers ("no, because", "no it is not"); before any other word it
+# is a determiner ("no doubt", "no idea"), not a verdict.
+_AFTER_A_VERDICT_NO = {"because", "since", "as", "but", "and", "so", "the", "it", "this", "that", "i", "not", "its"}
+# A correctness word before "answer"/"one" and more words names an answer ("The correct answer is
+# Paris", "Correct answer: Paris"); at the end of its sentence it judges ("That is the correct answer.").
+_NAMED = {"answer", "answers", "one", "angle", "side", "hand"}
 
 
 def _normalise(text: str) -> str:
     text = text.translate(_QUOTES).lower()
-    text = _MARKUP.sub(" ", text)
-    text = " ".join(text.split())
-    previous = None
-    while previous != text:
-        previous = text
-        text = _LEADING_JUNK.sub("", text)
-        text = _LABEL.sub("", text)
-    return text
+    return _MARKUP.sub(" ", text)
 
 
-def _word_verdicts(text: str) -> list[str]:
-    """Every verdict word in the text: yes/no words, and correctness words (flipped after a negator)."""
-    words = _WORD.findall(text)
+_DOUBTED = re.compile(r"\b(?:don't|doesn't|didn't|(?:do|does|did)\s+not)\s+(?:think|believe)\b")
+
+
+def _clause_verdicts(sentence: str) -> list[tuple[int, str]]:
+    """(clause, verdict) for each verdict the sentence gives, its clauses cut at commas and colons:
+    yes/no words, and correctness words (flipped after a negator, or anywhere after "don't
+    think"/"do not believe")."""
+    doubted = _DOUBTED.search(sentence)
+    tokens = _TOKENS.findall(sentence[doubted.end() :] if doubted else sentence)
     found = []
-    for index, word in enumerate(words):
-        if word in _YES_WORDS:
-            found.append("yes")
-        elif word in _NO_WORDS:
-            found.append("no")
-        elif word in _POSITIVE or word in _NEGATIVE:
-            if word == "right" and index + 1 < len(words) and words[index + 1] in {"angle", "answer", "side", "hand"}:
-                continue  # "the right answer is ..." names something, it does not judge
-            polarity = "yes" if word in _POSITIVE else "no"
-            if any(previous in _NEGATORS or previous.endswith("n't") for previous in words[max(0, index - 2) : index]):
+    clause = 0
+    words: list[str] = []
+    for index, token in enumerate(tokens):
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        if token in (",", ":"):
+            clause += 1
+            continue
+        if not token[0].isalpha():
+            continue
+        before, words = words[-2:], [*words, token]
+        if token in _YES_WORDS:
+            found.append((clause, "yes"))
+        elif token in _NO_WORDS:
+            if token == "no" and following is not None and following[0].isalpha():
+                if following not in _AFTER_A_VERDICT_NO:
+                    continue
+            found.append((clause, "no"))
+        elif token in _POSITIVE or token in _NEGATIVE:
+            if following in _NAMED and index + 2 < len(tokens):
+                continue
+            polarity = "yes" if token in _POSITIVE else "no"
+            negated = any(word in _NEGATORS or word.endswith("n't") for word in before)
+            if bool(doubted) != negated:  # "I don't think it is correct"; "I don't think it is not correct"
                 polarity = "no" if polarity == "yes" else "yes"
-            found.append(polarity)
+            found.append((clause, polarity))
     return found
 
 
 def parse_verdict(text: str | None) -> str:
-    """``yes`` | ``no`` | ``unparseable`` for a judge's text.
+    """``yes`` | ``no`` | ``unparseable`` for a judge's text: the LAST verdict it gives.
 
-    Rules, in order (after lowercasing, unifying quotes, dropping markdown characters and
-    a leading label such as "Answer:" or "Verdict -"):
+    After lowercasing, unifying quotes and dropping markdown characters (``**No**``), the text
+    is cut into sentences (at ``. ! ? ;`` and line breaks), and read from the end. The first
+    sentence from the end that decides anything decides:
 
-    1. A verdict word at the very start decides, whatever follows: yes/yeah/yep/correct/
-       right/true → yes; no/nope/nah/incorrect/wrong/false/"not correct"/"not really" →
-       no ("Yes, but ...", "**No**, the answer is wrong", "Correct."). "No idea"/"No clue"
-       are not verdicts.
-    2. Otherwise, a text that says the judge does not know (don't know, not sure, cannot
-       determine, unclear, ...) is unparseable.
-    3. Otherwise a last sentence that is nothing but a verdict word decides ("Is this a
-       correct answer? No." → no).
-    4. Otherwise every verdict word in the text counts: yes/yeah/yep and no/nope as
-       words (never inside "not", "know", "nothing", "another"), and correct/accurate/right
-       vs incorrect/inaccurate/wrong/false, flipped when one of the two words before is a
-       negation ("is not correct", "nothing wrong"). All agreeing → that verdict ("The
-       answer is correct. Yes" → yes); none, or both kinds → unparseable (a judge that
-       repeats the instruction, "type 'yes' ... type 'no'", decides nothing).
+    - one that says the judge does not know (don't know, not sure, cannot determine,
+      unclear, ...) → unparseable;
+    - one that gives verdicts: its last clause (cut at commas and colons) with a verdict
+      decides, all of one kind → that verdict ("True, it is a city, but not the capital:
+      verdict no" → no); of both kinds ("yes/no", "Yes and no", "yes or no") → unparseable;
+    - "Not really", "Not quite" → no.
+
+    A sentence without a verdict is passed over, and so is a conditional one ("If the answer
+    is correct, type 'yes'": a judge repeating its instruction decides nothing). Verdicts are
+    yes/yeah/yep/yup/affirmative and no/nope/nah as words (never inside "not", "know",
+    "nothing", "another"; "no" before a noun, as in "No doubt, yes" or "no idea", is no
+    verdict), and correct/accurate/right/true vs incorrect/inaccurate/wrong/false, flipped when
+    one of the two words before is a negation ("is not correct", "nothing wrong") or the
+    sentence doubts it ("I don't think the answer is correct"); a
+    correctness word before "answer" and more words names an answer, it does not judge ("The
+    correct answer is Paris"). So "Correct answer: Paris. The given answer (London) is
+    wrong, so no." is no, and "Verdict: **Yes**." yes. Only English verdicts are read, as both
+    instructions ask for them: "Oui", "Ja" or "Да" is unparseable (Spanish and Italian "no"
+    reads as no, which it means).
     """
     if not text:
-        return "unparseable"
-    normal = _normalise(text)
-    if not normal:
-        return "unparseable"
-    if not _NOT_A_VERDICT.match(normal):
-        if _LEADING_YES.match(normal):
-            return "yes"
-        if _LEADING_NO.match(normal):
+        return UNPARSEABLE
+    for sentence in reversed(_SENTENCES.split(_normalise(text))):
+        sentence = " ".join(sentence.split()).strip(" '\"-:,")
+        if not sentence or sentence.split(" ", 1)[0] in _CONDITIONAL:
+            continue
+        if _UNSURE.search(sentence):
+            return UNPARSEABLE
+        if sentence in _BARE_NO:
             return "no"
-    if _UNSURE.search(normal):
-        return "unparseable"
-    sentences = [part.strip(" '\"") for part in _SENTENCE_END.split(normal)]
-    sentences = [part for part in sentences if part]
-    if sentences and sentences[-1] in _BARE_VERDICT:
-        return _BARE_VERDICT[sentences[-1]]
-    verdicts = set(_word_verdicts(normal))
-    return verdicts.pop() if len(verdicts) == 1 else "unparseable"
+        found = _clause_verdicts(sentence)
+        if found:
+            last = {verdict for clause, verdict in found if clause == found[-1][0]}
+            return last.pop() if len(last) == 1 else UNPARSEABLE
+    return UNPARSEABLE
 
 
 # -- The judge job --------------------------------------------------------------------
@@ -254,11 +275,12 @@ def run_judge(
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
     max_new_tokens: int = JUDGE_MAX_NEW_TOKENS,
     max_failed_share: float | None = None,
+    prompt: str = DEFAULT_JUDGE_PROMPT,
 ) -> pa.Table:
     """JUDGMENTS rows for RESPONSES rows (in their order), judging only what the cache lacks.
     With `max_failed_share`, more failed judge requests than that raise FailedRequests
     (xlcons.generation.stage.check_failures) instead of becoming `unparseable` verdicts."""
-    prompts = judge_prompts(responses, english_prompts)
+    prompts = judge_prompts(responses, english_prompts, prompt)
     job = f"judge {table_owners(responses)}"
     judged = run_generation(judge_spec, prompts, max_new_tokens, cache_path, backend_factory, job, "judge")
     if max_failed_share is not None:
@@ -280,7 +302,7 @@ def run_judge(
             if answer["finish_reason"] in UNANSWERED_REASONS:
                 verdict = "judge_error"
             elif answer["finish_reason"] in ("refused", "empty"):
-                verdict = "unparseable"
+                verdict = UNPARSEABLE
             else:
                 verdict = parse_verdict(answer["response"])
             record.update(
@@ -303,6 +325,7 @@ def run_judge_job(
     max_new_tokens: int = JUDGE_MAX_NEW_TOKENS,
     max_failed_share: float = 0.0,
     shard: tuple[int, int] | None = None,
+    prompt: str = DEFAULT_JUDGE_PROMPT,
 ) -> Path:
     """The rule's job: one model's RESPONSES files and the PROMPTS files with the English
     questions (the English prompts, or every language's `question_en`) in, one JUDGMENTS file out.
@@ -314,7 +337,9 @@ def run_judge_job(
         responses = shard_rows(responses, *shard)
     files = [question_files] if isinstance(question_files, (str, Path)) else list(question_files)
     english = pa.concat_tables([read_table(path, PROMPTS) for path in files])
-    judgments = run_judge(judge_spec, responses, english, cache_path, backend_factory, max_new_tokens, max_failed_share)
+    judgments = run_judge(
+        judge_spec, responses, english, cache_path, backend_factory, max_new_tokens, max_failed_share, prompt
+    )
     return write_table(judgments, out_path, JUDGMENTS)
 
 
@@ -351,6 +376,7 @@ def rule_judge(smk) -> None:
         params.cache,
         max_failed_share=params.max_failed_share,
         shard=job_shard(smk),
+        prompt=params.prompt,
     )
 
 

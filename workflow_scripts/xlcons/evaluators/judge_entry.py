@@ -34,6 +34,14 @@ JUDGE_ENTRY = EvaluatorInfo(
                 "$ref": "#/$defs/llm",
                 "default": {"hf_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "vllm"},
             },
+            "prompt": {
+                "description": "`verdict_line`: the judge is asked to end its reply with a line `Verdict: yes` or "
+                "`Verdict: no` (xlcons's instruction). `paper`: Holtermann et al. 2024's instruction (their "
+                "Table 9) verbatim, as MultiQ's reproduction uses it. Either way the LAST verdict in the reply "
+                "counts and one that cannot be read is `unparseable` (docs/multiq.md).",
+                "enum": ["verdict_line", "paper"],
+                "default": "verdict_line",
+            },
             "shards": SHARDS_OPTION,
         },
     ),

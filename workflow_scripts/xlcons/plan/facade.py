@@ -166,6 +166,7 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "comparisons",
         "training_languages",
         "max_failed_share",
+        "refusals",
         "limits",
     ),
 }

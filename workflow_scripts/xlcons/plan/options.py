@@ -44,6 +44,10 @@ class RunOptions:
         """The run's budget (`limits`: xlcons.budget); false when the config sets none."""
         return Limits.from_config(self.config)
 
+    def refusals(self) -> str:
+        """`count` or `exclude`: how every evaluator treats a model's own refusal or empty answer."""
+        return self.config["refusals"]
+
     def max_failed_share(self) -> float:
         """Share of a generation or judge job's requests that may fail with the job still done."""
         return self.config["generation"]["max_failed_share"]

@@ -46,24 +46,24 @@ from xlcons.translation.quality_backends import QE_PATHS_INPUT
 log = logging.getLogger(__name__)
 
 
-def collect_failures(paths: Sequence[Path | str]) -> pl.DataFrame:
-    """(dataset, model, item_id, lang) of every failed request in these RESPONSES tables."""
-    frames = [
-        failed_requests(read_table(path, RESPONSES, columns=["dataset", "model", "item_id", "lang", "finish_reason"]))
-        for path in paths
-    ]
+def collect_failures(paths: Sequence[Path | str], refusals: str = "count") -> pl.DataFrame:
+    """(dataset, model, item_id, lang) of every failed request in these RESPONSES tables (with
+    `refusals` ``exclude``, every refused or empty answer too)."""
+    columns = ["dataset", "model", "item_id", "lang", "finish_reason"]
+    frames = [failed_requests(read_table(path, RESPONSES, columns=columns), refusals) for path in paths]
     return pl.concat(frames) if frames else failed_requests(RESPONSES.empty_table())
 
 
 def collect_scores(
-    inputs: Mapping[str, Sequence[Path | str]], translators: Mapping[str, str] | None = None
+    inputs: Mapping[str, Sequence[Path | str]], translators: Mapping[str, str] | None = None, refusals: str = "count"
 ) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
     """ITEM_SCORES rows of every per-item file, and the RESULTS rows of every corpus-level file,
     by registered output (xlcons.evaluators.registry.RESULTS_SOURCES: schema and adapter).
     Items whose score rests on a failed request (`RESPONSES_INPUT`) get status ``error``.
     `translators` names the translator behind a file (xlcons.plan.Plan.file_translators);
-    the rows of the others have none."""
-    failed = collect_failures(inputs.get(RESPONSES_INPUT, ()))
+    the rows of the others have none. With `refusals` ``exclude`` (the config's `refusals`), the
+    items resting on a refused or empty answer are excluded as ``refused`` / ``empty`` likewise."""
+    failed = collect_failures(inputs.get(RESPONSES_INPUT, ()), refusals)
     if failed.height:
         log.info("results: %d failed requests; the scores resting on them are excluded as `error`", failed.height)
     items: list[pl.DataFrame] = []
@@ -134,12 +134,13 @@ def run_results_job(
     summary: Sequence[Path | str] | None = None,
     random_weights: Mapping[str, str] | None = None,
     explorer: ExplorerLink | None = None,
+    refusals: str = "count",
 ) -> list[Path]:
     """The tables under `out_dir` (docs/results.md); with `summary` (its .md and .csv paths,
     and the HTML report's first page), the run's summary of the results table
     (xlcons.reports.summary), which says first when the run used `random_weights` models."""
     out = Path(out_dir)
-    scores, corpus = collect_scores(inputs, translators)
+    scores, corpus = collect_scores(inputs, translators, refusals)
     derived = derived_metrics(list(inputs))
     scored = scores  # what the results table averages: with the passing-item copies under QE
     if inputs.get(QE_INPUT):

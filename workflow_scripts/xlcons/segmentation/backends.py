@@ -44,6 +44,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from xlcons.languages import HARD_SENTENCE_MARKS, SENTENCE_CLOSERS, SOFT_SENTENCE_MARKS
 from xlcons.segmentation.splitters import SplitterInfo, clear_resolved
 from xlcons.segmentation.urdu import urdu_sentence_spans
 
@@ -310,9 +311,9 @@ def _blank_pipeline(code: str):
 # sentence (even with no space after them, as in Chinese, Japanese, Amharic, Myanmar),
 # and after ? ! ؟ ۔ । ॥ before whitespace (some blank classes' suffix rules keep those
 # on the word), with closing quotes and brackets.
-_HARD_MARKS = "。！？｡።፧፨။។៕"
-_SOFT_MARKS = "?!؟۔।॥"
-_CLOSING = "\"'”’»›)]}）」』"
+_HARD_MARKS = HARD_SENTENCE_MARKS
+_SOFT_MARKS = SOFT_SENTENCE_MARKS
+_CLOSING = SENTENCE_CLOSERS
 
 
 def _presplit_pattern(code: str):

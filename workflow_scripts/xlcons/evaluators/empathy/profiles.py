@@ -13,16 +13,25 @@ applies in this order (EMPATHY_EXCLUSIONS in xlcons.evaluators.empathy.tables):
 
 ``missing_prompt``       no English seeker post for the item;
 ``missing_english``      the model has no English response for the item;
-``no_answer_english``    the English response is "No answer" (failed, refused or empty);
+``no_answer_english``    the English response is no answer of the model's: its request failed
+                         (finish reason ``error`` or ``prompt_too_long``);
 ``missing_translation``  the language has no translated response for the item;
-``no_answer``            the response in l is "No answer" (translation path ``no_answer``);
+``no_answer``            the response in l is no answer of the model's (the same, read from the
+                         responses table; translation path ``no_answer``);
 ``untranslatable``       the response in l could not be translated (path ``untranslatable``:
-                         its text is not English, so the English classifiers cannot read it).
+                         its text is not English, so the English classifiers cannot read it);
+``abstained_both``       the model refused or said nothing (finish reason ``refused`` or
+                         ``empty``) in English and in l: the same behaviour, but no empathy to
+                         compare (as information consistency excludes an item without facts
+                         on either side).
 
-"No answer" on either side is thus left out of a language's score (counted in n_excluded
-with its reason), neither consistent nor inconsistent: a failed generation says nothing about
-empathy, and scoring the literal text would make two failures look consistent. The profile of
-whichever side is usable is still recorded on an excluded row. Responses the model gave in
+A model's own refusal or empty answer in ONE of the two languages counts against
+consistency (Gupta et al. 2025: a model that abstains in another language must not look
+consistent): the item is scored, its profiles unequal and no mechanism agreeing, and counted in
+``n_abstained``. With ``refusals="exclude"`` such an item is excluded instead, with
+``no_answer_english`` or ``no_answer``. A failed request says nothing about the model and is
+always excluded, as the results table excludes it. The profile of whichever side is usable is
+still recorded on an excluded or abstaining row. Responses the model gave in
 English to a prompt in l (path ``passthrough_english``) are profiled as they are. English
 rows of the translations table (l = en) are the reference itself and are skipped.
 """
@@ -38,7 +47,7 @@ import pyarrow as pa
 
 from xlcons.datasets.epitome import MECHANISMS, label_combination
 from xlcons.evaluators.empathy.tables import EMPATHY_EXCLUSIONS, EMPATHY_ITEMS, EMPATHY_SCORES
-from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES, TRANSLATIONS
+from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES, TRANSLATIONS, UNANSWERED_REASONS
 from xlcons.tables import read_table, write_table
 
 if TYPE_CHECKING:
@@ -94,16 +103,34 @@ def _is_no_answer(text: str | None) -> bool:
     return text is not None and text.strip() == NO_ANSWER
 
 
+REFUSAL_RULES = ("count", "exclude")
+
+
 def empathy_items(
-    prompts: pa.Table, english: pa.Table, translations: pa.Table, classifiers: Mapping[str, PairPredictor]
+    prompts: pa.Table,
+    english: pa.Table,
+    translations: pa.Table,
+    classifiers: Mapping[str, PairPredictor],
+    responses: pa.Table | None = None,
+    refusals: str = "count",
 ) -> pa.Table:
-    """One EMPATHY_ITEMS row per (data set, model, item, language ≠ en); see the module doc for the rules."""
+    """One EMPATHY_ITEMS row per (data set, model, item, language ≠ en); see the module doc for the rules.
+    `responses` (every language's RESPONSES rows; default `english`) tells a failed request from the
+    model's own "No answer" in a language; `refusals` is ``count`` (default) or ``exclude``."""
+    if refusals not in REFUSAL_RULES:
+        raise EmpathyError(f"refusals must be one of {REFUSAL_RULES}, not {refusals!r}")
     seeker = {(row["dataset"], row["item_id"]): row["prompt"] for row in prompts.to_pylist() if row["lang"] == "en"}
     order = {key: index for index, key in enumerate(seeker)}
     english_rows = {
         (row["dataset"], row["model"], row["item_id"]): row["response"]
         for row in english.to_pylist()
         if row["lang"] == "en"
+    }
+    failed = {
+        (row["dataset"], row["model"], row["item_id"], row["lang"])
+        for table in (english, responses if responses is not None else english)
+        for row in table.select(["dataset", "model", "item_id", "lang", "finish_reason"]).to_pylist()
+        if row["finish_reason"] in UNANSWERED_REASONS
     }
     translated = {}
     languages: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -146,32 +173,42 @@ def empathy_items(
             and path not in ("no_answer", "untranslatable")
             and not _is_no_answer(row["translation"])
         )
+        abstained_en = _is_no_answer(response_en) and (dataset, model, item, "en") not in failed
+        abstained_l = (
+            row is not None
+            and (path == "no_answer" or _is_no_answer(row["translation"]))
+            and (dataset, model, item, lang) not in failed
+        )
+        counted = refusals == "count"
         if post is None:
             reason = "missing_prompt"
         elif response_en is None:
             reason = "missing_english"
-        elif _is_no_answer(response_en):
+        elif _is_no_answer(response_en) and not (abstained_en and counted):
             reason = "no_answer_english"
         elif row is None:
             reason = "missing_translation"
-        elif path == "no_answer" or _is_no_answer(row["translation"]):
+        elif (path == "no_answer" or _is_no_answer(row["translation"])) and not (abstained_l and counted):
             reason = "no_answer"
         elif path == "untranslatable":
             reason = "untranslatable"
+        elif abstained_en and abstained_l:
+            reason = "abstained_both"
         else:
             reason = None
         pair_en = (post, response_en) if english_usable else None
         pair_l = (post, row["translation"]) if other_usable else None
         to_profile.extend(pair for pair in (pair_en, pair_l) if pair is not None)
-        plan.append((dataset, model, item, lang, path, reason, pair_en, pair_l))
+        plan.append((dataset, model, item, lang, path, reason, pair_en, pair_l, abstained_en or abstained_l))
 
     profiles = profile_pairs(to_profile, classifiers)
     name = classifier_name(classifiers)
     out = []
-    for dataset, model, item, lang, path, reason, pair_en, pair_l in plan:
+    for dataset, model, item, lang, path, reason, pair_en, pair_l, abstained in plan:
         e_en = profiles[pair_en] if pair_en is not None else None
         e_l = profiles[pair_l] if pair_l is not None else None
         scored = reason is None
+        compared = scored and not abstained  # an abstaining side agrees with nothing
         record = {
             "dataset": dataset,
             "model": model,
@@ -182,13 +219,13 @@ def empathy_items(
             "translation_path": path,
             "profile_en": label_combination(e_en) if e_en else None,
             "profile": label_combination(e_l) if e_l else None,
-            "equal": (e_en == e_l) if scored else None,
+            "equal": (e_en == e_l if compared else False) if scored else None,
             "classifier": name,
         }
         for mechanism, lower in LOWER.items():
             record[f"{lower}_en"] = e_en[mechanism] if e_en else None
             record[lower] = e_l[mechanism] if e_l else None
-            record[f"{lower}_agree"] = (e_en[mechanism] == e_l[mechanism]) if scored else None
+            record[f"{lower}_agree"] = (e_en[mechanism] == e_l[mechanism] if compared else False) if scored else None
         out.append(record)
     return pa.Table.from_pylist(out, schema=EMPATHY_ITEMS)
 
@@ -219,6 +256,7 @@ def language_scores(items: pa.Table) -> pa.Table:
             record[f"{lower}_agreement"] = sum(bool(row[f"{lower}_agree"]) for row in scored) / n if n else None
         for reason in EMPATHY_EXCLUSIONS:
             record[f"n_{reason}"] = reasons.get(reason, 0)
+        record["n_abstained"] = sum(row["profile_en"] is None or row["profile"] is None for row in scored)
         out.append(record)
     return pa.Table.from_pylist(out, schema=EMPATHY_SCORES)
 
@@ -246,14 +284,21 @@ def run_empathy_job(
     out_items: Path | str,
     *,
     out_scores: Path | str | None = None,
+    responses_file: Path | str | Sequence[Path | str] | None = None,
+    refusals: str = "count",
 ) -> pa.Table:
     """One model's empathy items (and, with `out_scores`, its per-language scores) from the stage
-    files; `translations_file` may be one file or one per language."""
+    files; `translations_file` may be one file or one per language; `responses_file` the model's
+    answers in every language (one table: their finish reasons tell a failed request from a refusal)."""
     prompts = read_table(english_prompts_file, PROMPTS)
     english = read_table(english_responses_file, RESPONSES)
     paths = [translations_file] if isinstance(translations_file, (str, Path)) else list(translations_file)
     translations = pa.concat_tables([read_table(path, TRANSLATIONS) for path in paths])
-    items = empathy_items(prompts, english, translations, load_classifiers(classifier_dirs))
+    response_paths = [responses_file] if isinstance(responses_file, (str, Path)) else list(responses_file or [])
+    responses = pa.concat_tables([read_table(path, RESPONSES) for path in response_paths]) if response_paths else None
+    items = empathy_items(
+        prompts, english, translations, load_classifiers(classifier_dirs), responses=responses, refusals=refusals
+    )
     write_table(items, out_items, EMPATHY_ITEMS)
     if out_scores is not None:
         write_table(language_scores(items), out_scores, EMPATHY_SCORES)
@@ -273,5 +318,12 @@ def rule_empathy_consistency(smk) -> None:
     inputs, output = smk.input, smk.output
     classifiers = dict(zip(("ER", "IP", "EX"), inputs.classifiers))
     run_empathy_job(
-        classifiers, inputs.prompts, inputs.english, inputs.translations, output.per_item, out_scores=output.scores
+        classifiers,
+        inputs.prompts,
+        inputs.english,
+        inputs.translations,
+        output.per_item,
+        out_scores=output.scores,
+        responses_file=inputs.responses,
+        refusals=smk.params.refusals,
     )

@@ -16,8 +16,10 @@ from xlcons.schemas import DATASET, ITEM_ID, ITEM_STATUS_OK, LANG, MODEL
 # profile (`*_en`) is compared with that of the response in `lang`, translated to English.
 
 # Why an (item, language) cell is left out of the scores, checked in this order: no English
-# seeker post; no English response; the English response is "No answer"; no translated
-# response in `lang`; the response in `lang` is "No answer"; it could not be translated.
+# seeker post; no English response; the English response is no answer of the model's (its
+# request failed, or, with `refusals: exclude`, the model refused or said nothing); no
+# translated response in `lang`; the response in `lang` is no answer of the model's (the
+# same); it could not be translated; the model refused or said nothing in both languages.
 EMPATHY_EXCLUSIONS = (
     "missing_prompt",
     "missing_english",
@@ -25,6 +27,7 @@ EMPATHY_EXCLUSIONS = (
     "missing_translation",
     "no_answer",
     "untranslatable",
+    "abstained_both",
 )
 
 # One row per (item, language other than English). `status` is `ok` | `excluded` (then
@@ -62,7 +65,8 @@ EMPATHY_STATUSES = ("ok", "excluded")
 # One row per (data set, model, language): `consistency` is the share of scored items whose
 # two profiles are equal, `*_agreement` the share agreeing on one mechanism (null when no item
 # is scored). `n_items` counts scored items, `n_excluded` the excluded ones, split by reason
-# in the `n_<reason>` columns (one per EMPATHY_EXCLUSIONS entry).
+# in the `n_<reason>` columns (one per EMPATHY_EXCLUSIONS entry); `n_abstained` the scored
+# items where the model refused or said nothing in one of the two languages (each inconsistent).
 EMPATHY_SCORES = pa.schema(
     [
         DATASET,
@@ -75,6 +79,7 @@ EMPATHY_SCORES = pa.schema(
         pa.field("n_items", pa.int32(), nullable=False),
         pa.field("n_excluded", pa.int32(), nullable=False),
         *[pa.field(f"n_{reason}", pa.int32(), nullable=False) for reason in EMPATHY_EXCLUSIONS],
+        pa.field("n_abstained", pa.int32(), nullable=False),
         pa.field("classifier", pa.string(), nullable=False),
     ]
 )

@@ -48,9 +48,16 @@ import pyarrow as pa
 
 from xlcons.evaluators.information.answerer import Answerer, evaluator_model_name
 from xlcons.evaluators.information.pairs import Pair
-from xlcons.evaluators.information.parsing import UNPARSEABLE, fact_key, parse_facts, parse_verdict
+from xlcons.evaluators.information.parsing import fact_key, parse_facts, parse_verdict
 from xlcons.evaluators.information.prompts import extraction_prompt, verification_prompt
-from xlcons.evaluators.information.scores import needs_verification, pre_extraction_status, score_item, side_status
+from xlcons.evaluators.information.scores import (
+    UNTRANSLATABLE,
+    VERIFICATION_FAILED,
+    needs_verification,
+    pre_extraction_status,
+    score_item,
+    side_status,
+)
 from xlcons.evaluators.information.tables import INFORMATION_FACTS, INFORMATION_ITEMS
 from xlcons.generation.base import Backend, ModelSpec, load_backend
 from xlcons.schemas import NO_TEXT_REASONS
@@ -85,6 +92,7 @@ class _Side:
     n_failed: int = 0
     status: str = ""
     keys: set[str] = field(default_factory=set)
+    fixed: bool = False  # its status is set before extraction, which it never reaches
 
 
 def _group_by_context(entries: Sequence[tuple[str, str, Any]]) -> list[tuple[str, str, Any]]:
@@ -105,6 +113,7 @@ def score_pairs(
     verification_max_new_tokens: int = VERIFICATION_MAX_NEW_TOKENS,
     max_facts_per_sentence: int = MAX_FACTS_PER_SENTENCE,
     max_failed_share: float | None = None,
+    refusals: str = "count",
 ) -> tuple[pa.Table, pa.Table]:
     """(INFORMATION_ITEMS, INFORMATION_FACTS) for the pairs, in pair order, asking the LLM only what the cache lacks.
     With `max_failed_share`, more failed requests (finish reason ``error``) than that share raise
@@ -119,7 +128,7 @@ def score_pairs(
     evaluator = evaluator_model_name(llm_spec)
     answerer = Answerer(llm_spec, cache_path, backend_factory)
     try:
-        sides = [(_Side(pair.english), _Side(pair.translated)) for pair in pairs]
+        sides = [(_Side(pair.english), _translated_side(pair)) for pair in pairs]
         _extract(answerer, pairs, sides, extraction_max_new_tokens, max_facts_per_sentence)
         _verify(answerer, pairs, sides, verification_max_new_tokens)
     finally:
@@ -134,6 +143,8 @@ def score_pairs(
             translated.status,
             [f.verdict for f in english.facts if f.verdict != UNCHECKED],
             [f.verdict for f in translated.facts if f.verdict != UNCHECKED],
+            pair.failed_request,
+            refusals,
         )
         n_calls = len(english.keys | translated.keys)
         log.info(
@@ -206,6 +217,14 @@ def score_pairs(
     return pa.Table.from_pylist(items, schema=INFORMATION_ITEMS), pa.Table.from_pylist(facts, schema=INFORMATION_FACTS)
 
 
+def _translated_side(pair: Pair) -> _Side:
+    """The translated side; an untranslatable answer's (the answer as it was, not English) is
+    never sent to the English fact extractor."""
+    if pair.translation_path == UNTRANSLATABLE:
+        return _Side(pair.translated, status=UNTRANSLATABLE, fixed=True)
+    return _Side(pair.translated)
+
+
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
@@ -224,7 +243,7 @@ def _extract(
     slots: dict[tuple[str, int], int] = {}
     for pair, pair_sides in zip(pairs, sides):
         for side in pair_sides:
-            if pre_extraction_status(side.text) is not None:
+            if side.fixed or pre_extraction_status(side.text) is not None:
                 continue
             if side.text not in sentences_of:
                 sentences_of[side.text] = split_sentences(side.text, "en")
@@ -235,6 +254,8 @@ def _extract(
     results = answerer.answer(prompts, max_new_tokens, "extraction")
     for pair_sides in sides:
         for side in pair_sides:
+            if side.fixed:
+                continue
             seen: set[str] = set()
             for index, sentence in enumerate(side.sentences):
                 result = results[slots[(side.text, index)]]
@@ -271,7 +292,7 @@ def _verify(
         side.keys.add(result.key)
         fact.response = result.response
         fact.finish_reason = result.finish_reason
-        fact.verdict = UNPARSEABLE if result.finish_reason in FAILED else parse_verdict(result.response)
+        fact.verdict = VERIFICATION_FAILED if result.finish_reason in FAILED else parse_verdict(result.response)
 
 
 __all__ = [

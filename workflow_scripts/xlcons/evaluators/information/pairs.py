@@ -15,6 +15,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from xlcons.schemas import UNANSWERED_REASONS
+
 TRANSLATION = "translation"
 ROUND_TRIP = "round_trip"
 
@@ -35,12 +37,26 @@ class Pair:
     english: str
     translated: str
     translation_path: str | None = None
+    failed_request: str | None = None  # the finish reason of a side's failed generation request
 
 
-def pairs_from_translations(english_responses: pa.Table, translations: pa.Table) -> list[Pair]:
+def _failed_requests(responses: pa.Table) -> dict[tuple[str, str, str], str]:
+    """(dataset, item_id, lang) → finish reason of the RESPONSES rows with no answer of the model's."""
+    return {
+        (row["dataset"], row["item_id"], row["lang"]): row["finish_reason"]
+        for row in responses.select(["dataset", "item_id", "lang", "finish_reason"]).to_pylist()
+        if row["finish_reason"] in UNANSWERED_REASONS
+    }
+
+
+def pairs_from_translations(
+    english_responses: pa.Table, translations: pa.Table, responses: pa.Table | None = None
+) -> list[Pair]:
     """One pair per TRANSLATIONS row, with the English RESPONSES row of the same item (rows in
-    other languages ignored)."""
+    other languages ignored). A pair whose answer in its language (from `responses`, every
+    language's RESPONSES rows) or in English is a failed request carries its finish reason."""
     english: dict[tuple[str, str], Mapping[str, Any]] = {}
+    failed = _failed_requests(english_responses) | (_failed_requests(responses) if responses is not None else {})
     for row in english_responses.select(["dataset", "model", "item_id", "lang", "response"]).to_pylist():
         if row["lang"] == "en":
             english[(row["dataset"], row["item_id"])] = row
@@ -67,6 +83,8 @@ def pairs_from_translations(english_responses: pa.Table, translations: pa.Table)
                 reference["response"],
                 row["translation"],
                 row["translation_path"],
+                failed.get((row["dataset"], row["item_id"], row["lang"]))
+                or failed.get((row["dataset"], row["item_id"], "en")),
             )
         )
     if missing:

@@ -33,11 +33,23 @@ and its en→l→en round trip).
     only numbers, code or layout).
 ``facts``
     at least one fact.
+``untranslatable``
+    the translated side of an answer the translation stage could not translate (its
+    `translation_path` is ``untranslatable``: the text is the answer as it was, not in
+    English). Not sent to the English fact extractor.
 
 Then, per item:
 
+0. The model's request for either side's answer failed, or its prompt did not fit the
+   model (the response's finish reason ``error`` or ``prompt_too_long``, read from the
+   responses table) → **excluded** with that reason: no answer of the model's, as the
+   results table excludes it too (xlcons.item_scores.mark_failed).
 1. Either side ``extraction_failed`` → the item is **excluded** (reason
-   ``extraction_failed``): the evaluator failed, the model is not to blame.
+   ``extraction_failed``): the evaluator failed, the model is not to blame. A verification
+   request that failed (finish reason error/refused/empty, not cached, so a rerun asks it
+   again) excludes the item likewise (reason ``verification_failed``): it is never read as
+   "not supported". The translated side ``untranslatable`` → **excluded** (reason
+   ``untranslatable``).
 2. Both sides without facts (``no_answer``, ``refusal`` or ``no_facts`` in any
    combination) → **excluded**, with the reason ``no_answer`` if either side is
    no_answer, else ``refusal`` if either side is a refusal, else ``no_facts``. There is
@@ -71,15 +83,25 @@ import pyarrow as pa
 
 from xlcons.evaluators.information.parsing import SUPPORTED
 from xlcons.evaluators.information.tables import INFORMATION_ITEMS, INFORMATION_SCORES
-from xlcons.schemas import NO_ANSWER
+from xlcons.schemas import NO_ANSWER, UNANSWERED_REASONS
 
 FACTS = "facts"
 NO_FACTS = "no_facts"
 NO_ANSWER_STATUS = "no_answer"
 REFUSAL = "refusal"
 EXTRACTION_FAILED = "extraction_failed"
-SIDE_STATUSES = (FACTS, NO_FACTS, NO_ANSWER_STATUS, REFUSAL, EXTRACTION_FAILED)
-EXCLUSION_REASONS = (EXTRACTION_FAILED, NO_ANSWER_STATUS, REFUSAL, NO_FACTS)
+UNTRANSLATABLE = "untranslatable"
+VERIFICATION_FAILED = "verification_failed"
+SIDE_STATUSES = (FACTS, NO_FACTS, NO_ANSWER_STATUS, REFUSAL, EXTRACTION_FAILED, UNTRANSLATABLE)
+EXCLUSION_REASONS = (
+    *UNANSWERED_REASONS,
+    EXTRACTION_FAILED,
+    VERIFICATION_FAILED,
+    UNTRANSLATABLE,
+    NO_ANSWER_STATUS,
+    REFUSAL,
+    NO_FACTS,
+)
 
 REFUSAL_MAX_CHARS = 300
 _REFUSAL_START = re.compile(
@@ -154,6 +176,8 @@ def exclusion_reason(english_status: str, translated_status: str) -> str | None:
     statuses = {english_status, translated_status}
     if EXTRACTION_FAILED in statuses:
         return EXTRACTION_FAILED
+    if UNTRANSLATABLE in statuses:
+        return UNTRANSLATABLE
     if FACTS in statuses:
         return None
     for reason in (NO_ANSWER_STATUS, REFUSAL):
@@ -163,23 +187,39 @@ def exclusion_reason(english_status: str, translated_status: str) -> str | None:
 
 
 def score_item(
-    english_status: str, translated_status: str, english_verdicts: Sequence[str], translated_verdicts: Sequence[str]
+    english_status: str,
+    translated_status: str,
+    english_verdicts: Sequence[str],
+    translated_verdicts: Sequence[str],
+    failed_request: str | None = None,
+    refusals: str = "count",
 ) -> ItemScore:
     """P, R and F1 of one item from the sides' statuses and verdicts.
 
     `english_verdicts` are the verdicts on the English side's facts (checked against the
     translated side: recall), `translated_verdicts` those on the translated side's facts
-    (checked against the English side: precision). Unparseable counts as not supported.
+    (checked against the English side: precision). Unparseable counts as not supported; a
+    ``verification_failed`` verdict excludes the item. `failed_request`: the finish reason of
+    a side's failed generation request (rule 0), which excludes the item. With `refusals`
+    ``exclude`` (the config's `refusals`), an item whose one side is the model's refusal or
+    empty answer is excluded with that side's status instead of scoring 0 (rule 3).
     """
     for status in (english_status, translated_status):
         if status not in SIDE_STATUSES:
             raise ValueError(f"unknown side status {status!r}; known: {SIDE_STATUSES}")
     unparseable = sum(
-        verdict not in (SUPPORTED, "not_supported") for verdict in [*english_verdicts, *translated_verdicts]
+        verdict not in (SUPPORTED, "not_supported", VERIFICATION_FAILED)
+        for verdict in [*english_verdicts, *translated_verdicts]
     )
     supported_english = sum(verdict == SUPPORTED for verdict in english_verdicts)
     supported_translated = sum(verdict == SUPPORTED for verdict in translated_verdicts)
     reason = exclusion_reason(english_status, translated_status)
+    if failed_request is not None:
+        reason = failed_request
+    elif reason is None and VERIFICATION_FAILED in (*english_verdicts, *translated_verdicts):
+        reason = VERIFICATION_FAILED
+    elif reason is None and refusals == "exclude":
+        reason = next((s for s in (english_status, translated_status) if s in (NO_ANSWER_STATUS, REFUSAL)), None)
     if reason is not None:
         return ItemScore(None, None, None, False, reason, supported_english, supported_translated, unparseable)
     if not needs_verification(english_status, translated_status):

@@ -42,12 +42,14 @@ def run_information(
     translations: pa.Table,
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
+    responses: pa.Table | None = None,
     **options: Any,
 ) -> tuple[pa.Table, pa.Table]:
-    """(items, facts) comparing each translation with the English response of its item."""
-    return score_pairs(
-        llm_spec, pairs_from_translations(english_responses, translations), cache_path, backend_factory, **options
-    )
+    """(items, facts) comparing each translation with the English response of its item; an item
+    whose answer (in `responses`, every language's RESPONSES rows, or the English one) is a failed
+    request is excluded with its finish reason."""
+    pairs = pairs_from_translations(english_responses, translations, responses)
+    return score_pairs(llm_spec, pairs, cache_path, backend_factory, **options)
 
 
 def run_round_trip_information(
@@ -70,6 +72,7 @@ def run_information_job(
     cache_path: Path | str,
     backend_factory: Callable[[ModelSpec], Backend] = load_backend,
     shard: tuple[int, int] | None = None,
+    responses_file: Path | str | Sequence[Path | str] | None = None,
     **options: Any,
 ) -> tuple[Path, Path]:
     """The rule's job: one model's English RESPONSES file and TRANSLATIONS file(s) in; items and facts Parquet out.
@@ -77,12 +80,17 @@ def run_information_job(
     Several translation files (languages) may be given: their rows go to the same outputs,
     and the English facts are extracted once for all of them. A shard job (`shard`: (k, N),
     xlcons.shards) scores the items of shard k only; `merge_information_shards` joins the N.
+    `responses_file`: the model's answers in every language (one table), whose failed requests
+    exclude their items.
     """
     english = read_table(english_responses_file, RESPONSES)
     translations = _read_all(translations_file, TRANSLATIONS)
     if shard is not None:
         translations = shard_rows(translations, *shard)
-    items, facts = run_information(llm_spec, english, translations, cache_path, backend_factory, **options)
+    responses = _read_all(responses_file, RESPONSES) if responses_file is not None else None
+    items, facts = run_information(
+        llm_spec, english, translations, cache_path, backend_factory, responses=responses, **options
+    )
     return write_table(items, out_items, INFORMATION_ITEMS), write_table(facts, out_facts, INFORMATION_FACTS)
 
 
@@ -143,6 +151,8 @@ def rule_information_consistency(smk) -> None:
         output.facts,
         params.cache,
         shard=job_shard(smk),
+        responses_file=inputs.responses,
+        refusals=params.refusals,
         **params.options,
     )
     run_language_scores_job(output.per_item, output.scores)  # a shard's: the merge scores all items again

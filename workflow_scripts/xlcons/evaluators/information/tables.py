@@ -11,7 +11,7 @@ import polars as pl
 import pyarrow as pa
 
 from xlcons.item_scores import excluded_unless, long_table
-from xlcons.schemas import DATASET, ITEM_ID, ITEM_SCORES, LANG, MODEL
+from xlcons.schemas import DATASET, ITEM_ID, ITEM_SCORES, LANG, MODEL, UNANSWERED_REASONS
 
 # Information consistency (Gupta et al. 2025, FActScore-style; docs/methods.md §1; written by
 # xlcons.evaluators.information.stage, rules for sides without facts in
@@ -58,13 +58,22 @@ INFORMATION_ITEMS = pa.schema(
     ]
 )
 INFORMATION_COMPARISONS = ("translation", "round_trip")
-INFORMATION_SIDE_STATUSES = ("facts", "no_facts", "no_answer", "refusal", "extraction_failed")
-INFORMATION_EXCLUSIONS = ("extraction_failed", "no_answer", "refusal", "no_facts")
+INFORMATION_SIDE_STATUSES = ("facts", "no_facts", "no_answer", "refusal", "extraction_failed", "untranslatable")
+INFORMATION_EXCLUSIONS = (
+    *UNANSWERED_REASONS,
+    "extraction_failed",
+    "verification_failed",
+    "untranslatable",
+    "no_answer",
+    "refusal",
+    "no_facts",
+)
 
 # One row per extracted fact. `side` is `english` (a fact of the English response, checked
 # against the translated side) or `translated`; `sentence_index` counts the side's sentences
 # from 0, `fact_index` the side's facts from 0. `verdict` is `supported`, `not_supported`,
-# `unparseable` or `unchecked` (the item was not verified: one-sided or excluded);
+# `unparseable`, `verification_failed` (the verifier's request failed: the item is excluded,
+# and a rerun asks again) or `unchecked` (the item was not verified: one-sided or excluded);
 # `verifier_response`/`verifier_finish_reason` are the raw answer (null when unchecked).
 INFORMATION_FACTS = pa.schema(
     [
@@ -84,7 +93,7 @@ INFORMATION_FACTS = pa.schema(
         pa.field("verifier_finish_reason", pa.string()),
     ]
 )
-INFORMATION_VERDICTS = ("supported", "not_supported", "unparseable", "unchecked")
+INFORMATION_VERDICTS = ("supported", "not_supported", "unparseable", "verification_failed", "unchecked")
 
 # One row per (data set, model, language, comparison, evaluator model). `c_precision` = mean
 # P, `c_recall` = mean R over the scored items, `f` their harmonic mean (the paper's score),
