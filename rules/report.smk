@@ -6,7 +6,11 @@
 # tables and never an evaluator.
 
 
-RESULTS_CAPTIONS = {"results": "results", "comparisons": "comparisons"}
+RESULTS_CAPTIONS = {
+    "results": "results",
+    "comparisons": "comparisons",
+    "measurability": "measurability",
+}
 # The summary opens the HTML report: Snakemake lists categories alphabetically.
 SUMMARY_CATEGORY = "At a glance"
 
@@ -29,6 +33,9 @@ if PLAN.evaluators():
             comparisons=f"{RESULTS}/tables/comparisons.parquet",
             comparisons_csv=reported(
                 [f"{RESULTS}/tables/comparisons.csv"], "Results", RESULTS_CAPTIONS
+            ),
+            measurability_csv=reported(
+                [f"{RESULTS}/tables/measurability.csv"], "Results", RESULTS_CAPTIONS
             ),
             summary=report(
                 f"{RESULTS}/summary.md",

@@ -28,6 +28,7 @@ def main(smk) -> None:
         qe_threshold=params.qe_threshold,
         translators=params.translators,
         summary=(smk.output.summary, smk.output.summary_csv),
+        measurability=smk.output.measurability_csv,
     )
 
 

@@ -15,12 +15,14 @@ data set, evaluator, translator, model: the same results table gives the same by
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import polars as pl
 
 from xlcons.atomic import atomic_path
+from xlcons.measurability import NOT_MEASURABLE
 
 REFERENCE = "en"  # left out of the mean, the best and the worst (as the group averages)
 CORPUS_LANG = "all"  # the language of a corpus score over every language (knowledge)
@@ -47,6 +49,7 @@ SUMMARY_COLUMNS = {
     "without_value": pl.String,
 }
 MAX_NOTES = 6  # per data set in summary.md; summary.csv has them all
+MAX_LANGUAGES = 12  # not-measurable languages named per (evaluator, data set) in summary.md
 
 
 def declared_headlines() -> tuple[str, ...]:
@@ -173,14 +176,63 @@ def summary_markdown(summary: pl.DataFrame, results: pl.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_summary(results: pl.DataFrame, markdown: Path | str, csv: Path | str) -> list[Path]:
-    """summary.md and summary.csv of the results table, each written atomically."""
+def measurability_lines(measurability: pl.DataFrame) -> list[str]:
+    """summary.md's section on measurability: per (evaluator, data set) of the faithful-text
+    checks (MEASURABILITY rows), how many languages it cannot measure, by reason."""
+    if measurability.is_empty():
+        return []
+    lines = [
+        "",
+        "## Measurability",
+        "",
+        "Languages an evaluator cannot measure with the configured models: their faithful text (the "
+        "data set's own prompts, scored as answers) falls below the threshold, or the evaluator has no "
+        "model for them. Their results rows have no value (`n_excluded`, reason `not_measurable:<why>`). "
+        "Every language's figure: `results/tables/measurability.csv`.",
+        "",
+    ]
+    counts = (
+        measurability.group_by("evaluator", "dataset", maintain_order=True)
+        .agg(
+            n=pl.len(),
+            n_out=(pl.col("verdict") == NOT_MEASURABLE).sum(),
+            reasons=pl.col("reason").filter(pl.col("verdict") == NOT_MEASURABLE),
+            langs=pl.col("lang").filter(pl.col("verdict") == NOT_MEASURABLE),
+        )
+        .sort("evaluator", "dataset")
+    )
+    for row in counts.iter_rows(named=True):
+        line = f"- {row['evaluator']} on {row['dataset']}: {row['n_out']} of {row['n']} languages not measurable"
+        if row["n_out"]:
+            by_reason = Counter(row["reasons"])
+            line += " (" + ", ".join(f"{why}: {n}" for why, n in sorted(by_reason.items())) + ")"
+            shown = row["langs"][:MAX_LANGUAGES]
+            line += ": " + ", ".join(shown) + (" …" if row["n_out"] > len(shown) else "")
+        lines.append(line)
+    return lines
+
+
+def write_summary(
+    results: pl.DataFrame, markdown: Path | str, csv: Path | str, measurability: pl.DataFrame | None = None
+) -> list[Path]:
+    """summary.md and summary.csv of the results table (and, with `measurability`, the
+    faithful-text checks' counts in summary.md), each written atomically."""
     summary = summary_table(results)
+    text = summary_markdown(summary, results)
+    if measurability is not None and (section := measurability_lines(measurability)):
+        text += "\n".join(section) + "\n"
     with atomic_path(Path(markdown)) as temporary:
-        temporary.write_text(summary_markdown(summary, results), encoding="utf-8")
+        temporary.write_text(text, encoding="utf-8")
     with atomic_path(Path(csv)) as temporary:
         summary.write_csv(temporary)
     return [Path(markdown), Path(csv)]
 
 
-__all__ = ["declared_headlines", "merge_reasons", "summary_markdown", "summary_table", "write_summary"]
+__all__ = [
+    "declared_headlines",
+    "measurability_lines",
+    "merge_reasons",
+    "summary_markdown",
+    "summary_table",
+    "write_summary",
+]
