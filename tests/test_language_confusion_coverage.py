@@ -20,6 +20,7 @@ import yaml
 
 from builders import response_rows
 from xlcons.evaluators.language_confusion import LANGUAGE_CONFUSION, to_item_scores
+from xlcons.evaluators.language_confusion import mark_not_measurable_rows as mark_confusion_rows
 from xlcons.evaluators.language_confusion_entry import LCB_MODEL_KEY, LCB_WORDS_KEY
 from xlcons.evaluators.language_id import language_confusion_check, lcb_overrides, run_language_confusion_lcb
 from xlcons.evaluators.language_id_entry import LANGUAGE_ID_MODEL_KEY
@@ -298,3 +299,40 @@ def test_a_set_without_faithful_prompts_is_not_checked_and_the_threshold_is_a_sh
     assert measurability_rows("x", "d", "m", {"de": (0.9, 5, None)}, 0.91)[0]["reason"] == "faithful_text_below_0.91"
     with pytest.raises(ValueError, match="threshold 1.5"):
         measurability_rows("x", "d", "m", {}, 1.5)
+
+
+def test_the_strict_rules_rows_of_a_not_measurable_language_carry_no_verdict():
+    def row(lang, line_pass, word_reason):
+        return {
+            "dataset": "multiq",
+            "model": "m",
+            "item_id": "q1",
+            "lang": lang,
+            "n_lines": 2,
+            "n_judged_lines": 2,
+            "n_confused_lines": 0 if line_pass else 1,
+            "line_pass": line_pass,
+            "line_excluded_reason": None,
+            "english_words": [] if word_reason is None else None,
+            "word_pass": True if word_reason is None else None,
+            "word_excluded_reason": word_reason,
+            "response_chars": 9,
+        }
+
+    table = pa.Table.from_pylist(
+        [row("co", False, "latin_script"), row("ru", True, None), row("mn", True, None)], schema=LANGUAGE_CONFUSION
+    )
+    status = "not_measurable:faithful_text_below_0.95"
+    marked = mark_confusion_rows(table, {"co": status, "mn": status, "ru": None}).to_pylist()
+    assert [
+        (r["line_pass"], r["line_excluded_reason"], r["n_judged_lines"], r["n_confused_lines"]) for r in marked
+    ] == [
+        (None, status, 0, 0),
+        (True, None, 2, 0),
+        (None, status, 0, 0),
+    ]
+    assert [(r["word_pass"], r["word_excluded_reason"]) for r in marked] == [
+        (None, "latin_script"),  # a Latin-script answer has no word check anyway
+        (True, None),
+        (None, status),
+    ]

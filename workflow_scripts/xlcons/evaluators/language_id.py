@@ -214,22 +214,39 @@ def rule_language_id(smk) -> None:
     )
 
 
+def language_id_check(
+    prompts: pa.Table,
+    dataset: str,
+    model_path: Path | str,
+    label_scheme: str = "glotlid",
+    *,
+    unsupported_languages: Iterable[str] = DEFAULT_UNSUPPORTED_LANGUAGES,
+    measurable: Mapping[str, bool | str] | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    checked: bool = True,
+) -> list[dict]:
+    """The faithful-text check of language fidelity: a data set's PROMPTS scored as answers with
+    the language_id model, one MEASURABILITY row per language (its `fidelity_same` and verdict)."""
+    registry = LanguageRegistry.load()
+    measurable = check_overrides(measurable, registry.codes, "evaluators.language_id.measurable")
+    identifier = LanguageIdentifier(model_path, label_scheme, registry)
+    table = score_fidelity(prompts_as_answers(prompts), identifier, unsupported_languages, False)
+    scores = fidelity.faithful_scores(table)
+    return measurability_rows("language_id", dataset, FIDELITY_SAME, scores, threshold, measurable, (), checked)
+
+
 def rule_language_id_faithful(smk) -> None:
     """Rule language_id_faithful: the data set's own prompts scored for fidelity as if they were
-    answers; per language the share identified as its language and the verdict."""
+    answers (:func:`language_id_check`)."""
     params = smk.params
-    registry = LanguageRegistry.load()
-    prompts = read_table(smk.input.prompts, PROMPTS)
-    measurable = check_overrides(params.measurable, registry.codes, "evaluators.language_id.measurable")
-    identifier = LanguageIdentifier(params.model_path, params.label_scheme, registry)
-    table = score_fidelity(prompts_as_answers(prompts), identifier, params.unsupported, False)
-    rows = measurability_rows(
-        "language_id",
+    rows = language_id_check(
+        read_table(smk.input.prompts, PROMPTS),
         smk.wildcards.dataset,
-        FIDELITY_SAME,
-        fidelity.faithful_scores(table),
-        params.threshold,
-        measurable,
+        params.model_path,
+        params.label_scheme,
+        unsupported_languages=params.unsupported,
+        measurable=params.measurable,
+        threshold=params.threshold,
         checked=params.checked,
     )
     write_measurability(rows, smk.output.measurability)
