@@ -36,7 +36,7 @@ if PLAN.evaluators():
             ),
             measurability_csv=reported(
                 [f"{RESULTS}/tables/measurability.csv"], "Results", RESULTS_CAPTIONS
-            ),
+            )[0],
             summary=report(
                 f"{RESULTS}/summary.md",
                 caption="captions/summary.rst",
