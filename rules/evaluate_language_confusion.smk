@@ -10,6 +10,7 @@ if PLAN.evaluator_datasets("language_confusion"):
     rule language_confusion:
         input:
             responses=get_responses,
+            measurability=PLAN.measurability_file("language_confusion", "{dataset}"),
             models=[
                 path
                 for key in LANGUAGE_CONFUSION_MODELS
@@ -42,6 +43,49 @@ if PLAN.evaluator_datasets("language_confusion"):
             ),
             min_confidence=PLAN.evaluator_option("language_confusion", "min_confidence"),
             measurable=PLAN.evaluator_option("language_confusion", "measurable"),
+        script:
+            "../workflow_scripts/evaluate.py"
+
+    # The faithful-text check (xlcons.measurability): the data set's own prompts scored as
+    # answers by the same rule and models; per language its LPR and whether it is measurable
+    # (tables/measurability.csv), which every model's job above applies. One job per data set.
+    rule language_confusion_faithful:
+        input:
+            prompts=PLAN.prompt_table("{dataset}"),
+            models=[
+                path
+                for key in LANGUAGE_CONFUSION_MODELS
+                for path in PLAN.model_inputs(key, RESOURCES)
+            ],
+        output:
+            measurability=PLAN.measurability_file("language_confusion", "{dataset}"),
+        log:
+            "logs/measurability/{dataset}/language_confusion.log",
+        wildcard_constraints:
+            dataset=scored_datasets("language_confusion"),
+        conda:
+            "../envs/evaluate.yaml"
+        resources:
+            mem_mb=8000,
+            runtime=30,
+        params:
+            rule=PLAN.evaluator_option("language_confusion", "rule"),
+            model_paths={
+                key: PLAN.local_path(key, RESOURCES)
+                for key in LANGUAGE_CONFUSION_MODELS
+            },
+            model_content={key: PLAN.content(key) for key in LANGUAGE_CONFUSION_MODELS},
+            label_scheme=PLAN.lid_label_scheme(),
+            min_line_tokens=PLAN.evaluator_option(
+                "language_confusion", "min_line_tokens"
+            ),
+            min_confidence=PLAN.evaluator_option("language_confusion", "min_confidence"),
+            measurable=PLAN.evaluator_option("language_confusion", "measurable"),
+            threshold=PLAN.evaluator_option(
+                "language_confusion", "faithful_text_threshold"
+            ),
+            checked=lambda wildcards: PLAN.faithful_prompts(wildcards.dataset),
+            reference=lambda wildcards: PLAN.reference_scored(wildcards.dataset),
         script:
             "../workflow_scripts/evaluate.py"
 

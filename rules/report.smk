@@ -6,7 +6,11 @@
 # tables and never an evaluator.
 
 
-RESULTS_CAPTIONS = {"results": "results", "comparisons": "comparisons"}
+RESULTS_CAPTIONS = {
+    "results": "results",
+    "comparisons": "comparisons",
+    "measurability": "measurability",
+}
 # The summary opens the HTML report: Snakemake lists categories alphabetically.
 SUMMARY_CATEGORY = "At a glance"
 
@@ -42,6 +46,9 @@ if PLAN.evaluators():
             comparisons_csv=reported(
                 [f"{RESULTS}/tables/comparisons.csv"], "Results", RESULTS_CAPTIONS
             ),
+            measurability_csv=reported(
+                [f"{RESULTS}/tables/measurability.csv"], "Results", RESULTS_CAPTIONS
+            )[0],
             summary=report(
                 f"{RESULTS}/summary.md",
                 caption="captions/summary.rst",

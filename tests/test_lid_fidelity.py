@@ -19,13 +19,17 @@ from xlcons.evaluators.fidelity import (
     NUMERIC_ITEM_IDS,
     NUMERIC_LMSYS_IDS,
     NUMERIC_MATHS_IDS,
+    faithful_scores,
+    mark_not_measurable_rows,
     robust_variant,
     score_fidelity,
 )
-from xlcons.evaluators.language_id import run_language_id
+from xlcons.evaluators.fidelity import to_item_scores as fidelity_item_scores
+from xlcons.evaluators.language_id import language_id_check, run_language_id
 from xlcons.languages import LanguageRegistry
 from xlcons.lid import LanguageIdentifier, LanguageIdError, clean_text, registry_code
-from xlcons.schemas import NO_ANSWER, RESPONSES
+from xlcons.reports.results import results_table
+from xlcons.schemas import NO_ANSWER, PROMPTS, RESPONSES
 from xlcons.tables import read_table, write_table
 
 REGISTRY = LanguageRegistry.load()
@@ -365,3 +369,89 @@ def test_run_language_id_reads_responses_and_writes_fidelity(tmp_path, offline_m
     table = read_table(out, FIDELITY)
     assert table["lang"].to_pylist() == ["de", "de", "he", "he"]
     assert classes(table) == [("same", None), ("excluded", "no_answer"), ("same", None), ("excluded", "no_answer")]
+
+
+# -- The faithful-text check of fidelity (xlcons.measurability) --------------------------------
+
+
+def fidelity_rows(rows: list[tuple[str, str, str, str | None]]) -> pa.Table:
+    """FIDELITY rows from (item, lang, fidelity class, excluded_reason)."""
+    return pa.Table.from_pylist(
+        [
+            {
+                "dataset": "multiq",
+                "model": "m",
+                "item_id": item,
+                "lang": lang,
+                "label": None,
+                "probability": None,
+                "response_lang": None,
+                "fidelity": fidelity,
+                "excluded_reason": reason,
+                "response_chars": 5,
+            }
+            for item, lang, fidelity, reason in rows
+        ],
+        schema=FIDELITY,
+    )
+
+
+HAND_TABLE = [
+    ("q1", "de", "same", None),
+    ("q2", "de", "same", None),
+    ("q3", "de", "english", None),
+    ("q4", "de", "excluded", "no_answer"),
+    ("q1", "mni-Mtei", "excluded", "unsupported_language"),
+    ("q2", "mni-Mtei", "excluded", "unsupported_language"),
+    ("q1", "fr", "same", None),
+]
+
+
+def test_the_faithful_fidelity_of_a_language_is_its_share_of_same_over_its_scored_rows():
+    assert faithful_scores(fidelity_rows(HAND_TABLE)) == {
+        "de": (2 / 3, 3, None),
+        "mni-Mtei": (None, 0, "unsupported_language"),
+        "fr": (1.0, 1, None),
+    }
+
+
+def test_a_not_measurable_language_shows_in_results_as_an_empty_value_with_its_reason():
+    statuses = {"de": "not_measurable:faithful_text_below_0.95", "mni-Mtei": "not_measurable:unsupported_language"}
+    marked = mark_not_measurable_rows(fidelity_rows(HAND_TABLE), {**statuses, "fr": None})
+    assert classes(marked) == [
+        ("excluded", "not_measurable:faithful_text_below_0.95"),
+        ("excluded", "not_measurable:faithful_text_below_0.95"),
+        ("excluded", "not_measurable:faithful_text_below_0.95"),
+        ("excluded", "not_measurable:faithful_text_below_0.95"),
+        ("excluded", "unsupported_language"),  # a language-level exclusion keeps its own reason
+        ("excluded", "unsupported_language"),
+        ("same", None),
+    ]
+    results = results_table(fidelity_item_scores(marked), n_resamples=0)
+    [german] = results.filter((pl.col("lang") == "de") & (pl.col("metric") == "fidelity_same")).to_dicts()
+    assert (german["value"], german["n_items"], german["n_excluded"]) == (None, 0, 4)
+    assert german["excluded_reasons"] == "not_measurable:faithful_text_below_0.95:4"
+    [french] = results.filter((pl.col("lang") == "fr") & (pl.col("metric") == "fidelity_same")).to_dicts()
+    assert (french["value"], french["n_excluded"]) == (1.0, 0)
+
+
+def test_the_fidelity_check_of_multiq_with_lid176(multiq, offline_models):
+    """MultiQ's own prompts through the check with the offline lid.176: German and French are
+    read as themselves, Hausa (no lid.176 label) is excluded for that, and a threshold above
+    what a language reaches makes it not measurable."""
+    prompts = pa.Table.from_pylist(
+        [
+            {"dataset": "multiq", "item_id": item, "lang": lang, "prompt": text, "source_lang": lang}
+            for item, lang, text in multiq.filter(pl.col("language").is_in(["de", "fr", "ha"]))
+            .select("id", "language", "prompt")
+            .iter_rows()
+        ],
+        schema=PROMPTS,
+    )
+    rows = {row["lang"]: row for row in language_id_check(prompts, "multiq", offline_models["lid176"], "lid176")}
+    assert rows["de"]["verdict"] == rows["fr"]["verdict"] == "measurable"
+    assert rows["de"]["faithful_score"] >= 0.95 and rows["de"]["n_items"] == 200
+    assert (rows["ha"]["verdict"], rows["ha"]["reason"]) == ("not_measurable", "lid_unsupported_language")
+    strict = language_id_check(prompts, "multiq", offline_models["lid176"], "lid176", threshold=1.0)
+    below = {row["lang"] for row in strict if row["reason"] == "faithful_text_below_1"}
+    assert below == {lang for lang in ("de", "fr") if rows[lang]["faithful_score"] < 1.0}

@@ -223,3 +223,39 @@ def test_text_from_the_data_cannot_become_markup_or_a_template_on_the_report_pag
     results = realistic_results().with_columns(pl.col("model").replace("a", "{{ x }}*_|`a`_ {% raw %}"))
     html = rendered(summary_report_page(summary_table(results), results), REPORTED)
     assert "{{ x }}*_|`a`_ {% raw %}" in html.replace("&amp;", "&")
+
+
+def test_the_summary_counts_the_languages_each_evaluator_cannot_measure(tmp_path):
+    rows = [
+        ("language_confusion", "multiq", "co", 0.8, "not_measurable", "faithful_text_below_0.95"),
+        ("language_confusion", "multiq", "de", 0.99, "measurable", None),
+        ("language_confusion", "multiq", "ha", None, "not_measurable", "no_lid_label"),
+        ("language_confusion", "multiq", "qu", 0.4, "not_measurable", "faithful_text_below_0.95"),
+        ("language_id", "multiq", "de", 1.0, "measurable", None),
+    ]
+    checks = pl.DataFrame(
+        [
+            {
+                "evaluator": evaluator,
+                "dataset": dataset,
+                "lang": lang,
+                "metric": "m",
+                "faithful_score": score,
+                "n_items": 10,
+                "threshold": 0.95,
+                "verdict": verdict,
+                "reason": reason,
+            }
+            for evaluator, dataset, lang, score, verdict, reason in rows
+        ]
+    )
+    md, _ = write_summary(realistic_results(), tmp_path / "s.md", tmp_path / "s.csv", measurability=checks)
+    text = md.read_text()
+    assert "\n## Measurability\n" in text
+    assert (
+        "- language_confusion on multiq: 3 of 4 languages not measurable "
+        "(faithful_text_below_0.95: 2, no_lid_label: 1): co, ha, qu\n" in text
+    )
+    assert "- language_id on multiq: 0 of 1 languages not measurable\n" in text
+    plain, _ = write_summary(realistic_results(), tmp_path / "p.md", tmp_path / "p.csv")
+    assert "Measurability" not in plain.read_text(), "no check, no section"

@@ -299,6 +299,49 @@ def test_the_quickstart_runs_end_to_end_and_lands_in_the_results_table(quickstar
         if row["lang"] == "de" and row["metric"] in ("ER", "IP", "EX")
     } == {2}
 
+    # Measurability: each LID evaluator's faithful-text check of each set it scored (the set's own
+    # prompts as answers), one row per language; a language it cannot measure has no value in
+    # the results table, its items excluded with the reason, in every model's row, never a low score.
+    with open(results / "tables" / "measurability.csv", encoding="utf-8") as handle:
+        checks = list(csv.DictReader(handle))
+    assert list(checks[0]) == [
+        "evaluator",
+        "dataset",
+        "lang",
+        "metric",
+        "faithful_score",
+        "n_items",
+        "threshold",
+        "verdict",
+        "reason",
+    ]
+    scored = {
+        (row["evaluator"].replace("fidelity", "language_id"), row["dataset"], row["lang"])
+        for row in rows
+        if row["evaluator"] in ("fidelity", "language_confusion")
+    }
+    assert {(row["evaluator"], row["dataset"], row["lang"]) for row in checks} == scored
+    assert {row["threshold"] for row in checks} == {"0.95"}
+    for check in checks:
+        evaluator = "fidelity" if check["evaluator"] == "language_id" else check["evaluator"]
+        shown = [
+            row
+            for row in rows
+            if (row["evaluator"], row["dataset"], row["lang"], row["metric"])
+            == (evaluator, check["dataset"], check["lang"], check["metric"])
+        ]
+        assert {row["model"] for row in shown} == set(MODELS), check
+        for row in shown:
+            # (fidelity's own language-level exclusions, e.g. lid_unsupported_language, keep their names)
+            excluded = bool(check["reason"]) and check["reason"] in row["excluded_reasons"]
+            if check["verdict"] == "not_measurable":
+                assert row["value"] == "" and excluded and int(row["n_excluded"]) > 0, (check, row)
+            else:
+                assert not excluded and "not_measurable:faithful_text" not in row["excluded_reasons"], (check, row)
+        if check["verdict"] == "measurable" and check["reason"] == "":
+            assert float(check["faithful_score"]) >= 0.95, check
+    assert "## Measurability" in (results / "summary.md").read_text(encoding="utf-8")
+
     # The two models compared item by item; the heatmaps have a row per model.
     with open(results / "tables" / "comparisons.csv", encoding="utf-8") as handle:
         compared = list(csv.DictReader(handle))

@@ -33,6 +33,7 @@ def main(smk) -> None:
         random_weights=params.random_weights,
         explorer=ExplorerLink(Path(params.explorer[0]), params.explorer[1]) if params.explorer else None,
         refusals=params.refusals,
+        measurability=smk.output.measurability_csv,
     )
 
 

@@ -198,6 +198,24 @@ METRIC = pa.field("metric", pa.string(), nullable=False)
 TRANSLATOR = pa.field("translator", pa.string(), nullable=False)
 NO_TRANSLATOR = ""
 
+# One row per (evaluator, data set, language) of an evaluator with a faithful-text check
+# (xlcons.measurability): the score the data set's own prompts get as answers (`metric`, over
+# `n_items` of them), the threshold, the verdict (`measurable` | `not_measurable`) and its reason
+# (why it is not measurable, or a note on a measured one). tables/measurability.csv.
+MEASURABILITY = pa.schema(
+    [
+        pa.field("evaluator", pa.string(), nullable=False),
+        DATASET,
+        LANG,
+        pa.field("metric", pa.string(), nullable=False),
+        pa.field("faithful_score", pa.float64()),
+        pa.field("n_items", pa.int64(), nullable=False),
+        pa.field("threshold", pa.float64(), nullable=False),
+        pa.field("verdict", pa.string(), nullable=False),
+        pa.field("reason", pa.string()),
+    ]
+)
+
 # The common input of aggregation: one row per (data set, evaluator, model, item, language,
 # metric), converted from an evaluator's own table by a small adapter. `value` is the item's
 # score (a float: precision / recall / f1 of information consistency, 0/1 empathy

@@ -191,12 +191,13 @@ def check_semantics(
         registry,
         False,
     )
-    problems += _check_languages(
-        "evaluators.language_confusion.measurable",
-        list(config["evaluators"]["language_confusion"]["measurable"]),
-        registry,
-        False,
-    )
+    for section in ("language_confusion", "language_id"):
+        problems += _check_languages(
+            f"evaluators.{section}.measurable",
+            list(config["evaluators"][section]["measurable"]),
+            registry,
+            False,
+        )
     problems += check_translators(config)
     problems += check_qe_thresholds(config, registry)
     for name, spec in config["datasets"].items():

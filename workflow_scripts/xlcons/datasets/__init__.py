@@ -70,6 +70,9 @@ class DatasetInfo:
     # of each source language's prompts).
     run_languages_option: str | None = None
     answers_in_prompt_language: bool = True  # False: PROMPT_LANGUAGE_ANSWERS is not offered
+    # Its prompts are text in their own language (False: an English request for an answer in
+    # another): the faithful-text check (xlcons.measurability) scores them as answers.
+    faithful_prompts: bool = True
     # The JSON schema of its config section, datasets.<name> (built by _config_section); the
     # config schema's built-in sets are these (xlcons.config.load_schema). None for a user set.
     config_schema: Mapping[str, Any] | None = None
@@ -277,6 +280,7 @@ BUILT_IN = {
                 "xlcons.datasets.item_ids:lcb_crosslingual",
                 "Language Confusion Benchmark ids (crosslingual/<source>/<row>)",
             ),
+            faithful_prompts=False,
             config_schema=_config_section(
                 "The Language Confusion Benchmark's cross-lingual task: English prompts asking for an answer in "
                 "one of 14 other languages (Okapi, ShareGPT, complex prompts); a prompt's language is the one its "

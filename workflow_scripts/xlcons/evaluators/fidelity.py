@@ -32,7 +32,7 @@ without it, so the report can show both from one LID pass. The rule's entry poin
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 import polars as pl
@@ -203,3 +203,42 @@ def to_item_scores(table: pa.Table) -> pl.DataFrame:
     return long_table(
         frame, "fidelity", {"fidelity_same": fidelity == "same", "fidelity_english": fidelity == "english"}, status
     )
+
+
+# The exclusions that concern a whole language (the evaluator's own not-measurable reasons).
+LANGUAGE_EXCLUSIONS = ("unsupported_language", "lid_unsupported_language")
+
+
+def faithful_scores(table: pa.Table) -> dict[str, tuple[float | None, int, str | None]]:
+    """Per language of FIDELITY rows scored on faithful text (the data set's prompts as answers):
+    the share identified as the prompted language (`fidelity_same`, over the rows not excluded),
+    their number, and the language-level exclusion (LANGUAGE_EXCLUSIONS) as the evaluator's own
+    not-measurable reason, if any (the input of :func:`xlcons.measurability.measurability_rows`)."""
+    reason = pl.col("excluded_reason")
+    scored = pl.col("fidelity") != "excluded"
+    rates = (
+        pl.from_arrow(table)
+        .group_by("lang")
+        .agg(
+            score=(pl.col("fidelity") == "same").filter(scored).cast(pl.Float64).mean(),
+            n=scored.sum(),
+            own=reason.filter(reason.is_in(LANGUAGE_EXCLUSIONS)).first(),
+        )
+    )
+    return {row["lang"]: (row["score"], row["n"], row["own"]) for row in rates.iter_rows(named=True)}
+
+
+def mark_not_measurable_rows(table: pa.Table, statuses: Mapping[str, str | None]) -> pa.Table:
+    """FIDELITY rows with those of each not-measurable language (`statuses`, as
+    :func:`xlcons.measurability.verdicts` gives them) excluded for that status, but for rows
+    already excluded for a language-level reason (LANGUAGE_EXCLUSIONS), which keep theirs."""
+    marked = {lang: status for lang, status in statuses.items() if status is not None}
+    if not marked or table.num_rows == 0:
+        return table
+    status = pl.col("lang").replace_strict(marked, default=None, return_dtype=pl.String)
+    keep = status.is_null() | pl.col("excluded_reason").is_in(LANGUAGE_EXCLUSIONS).fill_null(False)
+    frame = pl.from_arrow(table).with_columns(
+        fidelity=pl.when(keep).then(pl.col("fidelity")).otherwise(pl.lit("excluded")),
+        excluded_reason=pl.when(keep).then(pl.col("excluded_reason")).otherwise(status),
+    )
+    return frame.to_arrow().cast(FIDELITY)

@@ -136,6 +136,10 @@ class EvaluatorInfo:
     figure_metrics: tuple[str, ...] = ()
     pair_figure: PairFigure | None = None
     no_figure: str = ""
+    # Its faithful-text check (xlcons.measurability): the metric its rule `<name>_faithful` (in
+    # `jobs`) scores each data set's own prompts on, one job per data set, whose verdicts its
+    # (data set, model) jobs read (input `measurability`) and tables/measurability.csv gathers.
+    faithful_metric: str = ""
 
     @property
     def rows_evaluator(self) -> str:

@@ -94,7 +94,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -459,3 +459,46 @@ def pass_rates(table: pa.Table) -> pl.DataFrame:
         language_confusion_pass_rate(line, word) for line, word in zip(rates["lpr"].to_list(), rates["wpr"].to_list())
     ]
     return rates.with_columns(lcpr=pl.Series([None if np.isnan(v) else v for v in lcpr], dtype=pl.Float64))
+
+
+def faithful_scores(table: pa.Table) -> dict[str, tuple[float | None, int, str | None]]:
+    """Per language of LANGUAGE_CONFUSION rows scored on faithful text (the data set's prompts as
+    answers): the line-level pass rate (LPR, over the answers with a judged line), the number
+    of those answers, and the evaluator's own not-measurable reason (e.g. ``no_lid_label``),
+    if any (the input of :func:`xlcons.measurability.measurability_rows`)."""
+    from xlcons.measurability import PREFIX
+
+    reason = pl.col("line_excluded_reason")
+    rates = (
+        pl.from_arrow(table)
+        .group_by("lang")
+        .agg(
+            score=pl.col("line_pass").cast(pl.Float64).mean(),
+            n=pl.col("line_pass").count(),
+            own=reason.filter(reason.str.starts_with(PREFIX + ":")).first().str.strip_prefix(PREFIX + ":"),
+        )
+    )
+    return {row["lang"]: (row["score"], row["n"], row["own"]) for row in rates.iter_rows(named=True)}
+
+
+def mark_not_measurable_rows(table: pa.Table, statuses: Mapping[str, str | None]) -> pa.Table:
+    """LANGUAGE_CONFUSION rows with those of each not-measurable language (`statuses`, as
+    :func:`xlcons.measurability.verdicts` gives them) not judged: no line or word verdict,
+    the status as their reason (a Latin-script answer keeps ``latin_script`` for words)."""
+    marked = {lang: status for lang, status in statuses.items() if status is not None}
+    if not marked or table.num_rows == 0:
+        return table
+    status = pl.col("lang").replace_strict(marked, default=None, return_dtype=pl.String)
+    keep = status.is_null()
+    frame = pl.from_arrow(table).with_columns(
+        line_pass=pl.when(keep).then(pl.col("line_pass")).otherwise(None),
+        n_judged_lines=pl.when(keep).then(pl.col("n_judged_lines")).otherwise(0),
+        n_confused_lines=pl.when(keep).then(pl.col("n_confused_lines")).otherwise(0),
+        line_excluded_reason=pl.coalesce(status, pl.col("line_excluded_reason")),
+        word_pass=pl.when(keep).then(pl.col("word_pass")).otherwise(None),
+        english_words=pl.when(keep).then(pl.col("english_words")).otherwise(None),
+        word_excluded_reason=pl.when(keep | (pl.col("word_excluded_reason") == "latin_script"))
+        .then(pl.col("word_excluded_reason"))
+        .otherwise(status),
+    )
+    return frame.to_arrow().cast(LANGUAGE_CONFUSION)

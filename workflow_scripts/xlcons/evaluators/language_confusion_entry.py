@@ -14,7 +14,7 @@ from xlcons.data_sources.catalog import LCB_WORDS_SHA256, LCB_WORDS_URL, LID176_
 from xlcons.datasets import PROMPT_LANGUAGE_ANSWERS
 from xlcons.evaluators.info import EvaluatorInfo, ItemDetails, ResultsSource, config_section
 from xlcons.evaluators.language_id_entry import LANGUAGE_ID_MODEL_KEY, lid_model
-from xlcons.measurability import MEASURABLE_KEY, MEASURABLE_OPTION
+from xlcons.measurability import MEASURABLE_KEY, MEASURABLE_OPTION, THRESHOLD_KEY, THRESHOLD_OPTION
 
 LCB_MODEL_KEY = "evaluators.language_confusion.model"
 LCB_WORDS_KEY = "evaluators.language_confusion.words"
@@ -105,8 +105,15 @@ LANGUAGE_CONFUSION_ENTRY = EvaluatorInfo(
                 **MEASURABLE_OPTION,
                 "description": "`lcb` rule: "
                 + MEASURABLE_OPTION["description"]
-                + " Its own rule: a language neither lid.176 nor the language_id model has a label for "
-                "is not measurable (`no_lid_label`).",
+                + " Its own rules: a language neither lid.176 nor the language_id model has a label for "
+                "is not measurable (`no_lid_label`), nor one whose faithful text (the data set's "
+                "prompts) passes the line check less often than `faithful_text_threshold`.",
+            },
+            THRESHOLD_KEY: {
+                **THRESHOLD_OPTION,
+                "description": THRESHOLD_OPTION["description"]
+                + " Here the line-level pass rate (LPR); under the `lcb` rule the benchmark's languages "
+                "in its own data sets are measurable by its definition (their figure is reported only).",
             },
             "min_confidence": {
                 "description": "`strict` rule only: a line whose top language-ID "
@@ -121,7 +128,9 @@ LANGUAGE_CONFUSION_ENTRY = EvaluatorInfo(
     jobs={
         "language_confusion": "xlcons.evaluators.language_id:rule_language_confusion",
         "lcb_tasks": "xlcons.reports.lcb:rule_lcb_tasks",
+        "language_confusion_faithful": "xlcons.evaluators.language_id:rule_language_confusion_faithful",
     },
+    faithful_metric="line_pass",
     position=70,
     headline="lcpr",
     rates=("line_pass", "word_pass"),

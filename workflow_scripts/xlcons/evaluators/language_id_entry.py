@@ -11,6 +11,7 @@ from typing import Any
 
 from xlcons.datasets import PROMPT_LANGUAGE_ANSWERS
 from xlcons.evaluators.info import EvaluatorInfo, ResultsSource, config_section
+from xlcons.measurability import MEASURABLE_KEY, MEASURABLE_OPTION, THRESHOLD_KEY, THRESHOLD_OPTION
 
 # Its section and model: the translation stage (source-language detection) and QE use them too.
 LANGUAGE_ID_SECTION = "language_id"
@@ -66,9 +67,26 @@ LANGUAGE_ID_ENTRY = EvaluatorInfo(
                 "type": "boolean",
                 "default": False,
             },
+            MEASURABLE_KEY: {
+                **MEASURABLE_OPTION,
+                "description": MEASURABLE_OPTION["description"]
+                + " Its own rules: a language the model has no label for (or listed in "
+                "`unsupported_languages`) stays excluded as such; one whose faithful text (the data "
+                "set's prompts) is identified as its language less often than `faithful_text_threshold` "
+                "is not measurable.",
+            },
+            THRESHOLD_KEY: {
+                **THRESHOLD_OPTION,
+                "description": THRESHOLD_OPTION["description"] + " Here the share identified as the "
+                "prompted language (`fidelity_same`).",
+            },
         },
     ),
-    jobs={"language_id": "xlcons.evaluators.language_id:rule_language_id"},
+    jobs={
+        "language_id": "xlcons.evaluators.language_id:rule_language_id",
+        "language_id_faithful": "xlcons.evaluators.language_id:rule_language_id_faithful",
+    },
+    faithful_metric="fidelity_same",
     position=10,
     headline="fidelity_same",
     rates=("fidelity_same", "fidelity_english"),

@@ -79,6 +79,9 @@ RESPONSES_INPUT = "responses"
 # And the quality estimates of the translated sentences (TRANSLATION_QE), when QE is on:
 # each item's mean QE, and every translation-reading evaluator's scores on passing items.
 QE_INPUT = "translation_qe"
+# And the faithful-text checks' tables (xlcons.measurability): tables/measurability.csv and the
+# summary's count of the languages each evaluator cannot measure.
+MEASURABILITY_INPUT = "measurability"
 
 # Every results source by its output name (unique across evaluators), with its evaluator:
 # what the results rule names its inputs by.

@@ -3,7 +3,7 @@ evaluator scores, and every file the results stage reads."""
 
 from __future__ import annotations
 
-from xlcons.evaluators.registry import EVALUATORS, QE_INPUT, RESPONSES_INPUT, TRANSLATIONS
+from xlcons.evaluators.registry import EVALUATORS, MEASURABILITY_INPUT, QE_INPUT, RESPONSES_INPUT, TRANSLATIONS
 from xlcons.plan.layout import Layout
 from xlcons.plan.models import ModelSources
 from xlcons.plan.quality import QualityPlan
@@ -47,6 +47,31 @@ class EvaluationPlan:
         """One output (by default the target) of an evaluator, for every data set it scores and every model."""
         output = output or EVALUATORS[evaluator].target
         return [self.layout.evaluation_file(d, m, output, via) for d, m, via in self.evaluation_jobs(evaluator)]
+
+    def measurability_jobs(self) -> list[tuple[str, str]]:
+        """(evaluator, data set) of every faithful-text check (rule <evaluator>_faithful): each data
+        set an evaluator with a check (EvaluatorInfo.faithful_metric) scores with a model."""
+        return [
+            (info.name, dataset)
+            for info in self.evaluators.evaluators()
+            if info.faithful_metric and self.evaluated_models(info.name)
+            for dataset in self.evaluators.evaluator_datasets(info.name)
+        ]
+
+    def measurability_file(self, evaluator: str, dataset: str) -> str:
+        return self.layout.measurability_file(evaluator, dataset)
+
+    def measurability_files(self) -> list[str]:
+        return [self.layout.measurability_file(e, d) for e, d in self.measurability_jobs()]
+
+    def faithful_prompts(self, dataset: str) -> bool:
+        """Whether a data set's prompts are text in their own language (what the check scores)."""
+        return self.layout.data.info(dataset).faithful_prompts
+
+    def reference_scored(self, dataset: str) -> bool:
+        """Whether a data set is the Language Confusion Benchmark's own (its languages are
+        measurable by the benchmark's definition under the `lcb` rule)."""
+        return self.layout.data.info(dataset).source == "lcb"
 
     def evaluator_reports(self) -> list[tuple[str, str]]:
         """(evaluator, data set) of every evaluator report (rule evaluator_report): each data set an
@@ -109,6 +134,8 @@ class EvaluationPlan:
                         )
         if scored:  # their failed requests: the scores resting on them are not the model's
             inputs[RESPONSES_INPUT] = [self.layout.response_table(dataset, model) for dataset, model in scored]
+        if measurability := self.measurability_files():
+            inputs[MEASURABILITY_INPUT] = measurability
         qe = self.quality.all_qe_files()
         if qe:  # the quality of each item's translation: QE means and the scores on passing items
             inputs[QE_INPUT] = qe

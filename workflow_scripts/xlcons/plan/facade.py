@@ -137,6 +137,11 @@ FORWARDED: dict[str, tuple[str, ...]] = {
         "pair_figure_files",
         "file_translators",
         "results_inputs",
+        "measurability_jobs",
+        "measurability_file",
+        "measurability_files",
+        "faithful_prompts",
+        "reference_scored",
     ),
     "usage": ("usage_jobs", "usage_files", "pricing"),
     "sharding": (

@@ -73,6 +73,10 @@ class Layout:
     def evaluation_file(self, dataset: str, model: str, output: str, via: str = "") -> str:
         return f"{self.results}/{via}evaluations/{dataset}/{model}/{output}.parquet"
 
+    def measurability_file(self, evaluator: str, dataset: str) -> str:
+        """The faithful-text check of one (evaluator, data set): its verdict per language."""
+        return f"{self.results}/measurability/{dataset}/{evaluator}.parquet"
+
     def evaluator_report_dir(self, evaluator: str, dataset: str) -> str:
         """The folder of one evaluator's figure and table of one data set (rule evaluator_report)."""
         return f"{self.results}/tables/evaluators/{evaluator}/{dataset}"

@@ -25,7 +25,7 @@ from typing import cast
 import polars as pl
 
 from xlcons.atomic import atomic_path
-from xlcons.evaluators.registry import QE_INPUT, RESPONSES_INPUT, RESULTS_SOURCES, resolve
+from xlcons.evaluators.registry import MEASURABILITY_INPUT, QE_INPUT, RESPONSES_INPUT, RESULTS_SOURCES, resolve
 from xlcons.item_scores import failed_requests, mark_failed
 from xlcons.reports.comparison import compare_pairs
 from xlcons.reports.groups import group_averages, write_group_tables
@@ -39,7 +39,15 @@ from xlcons.reports.results import (
     write_results,
 )
 from xlcons.reports.summary import ExplorerLink, write_summary
-from xlcons.schemas import COMPARISONS, ITEM_SCORES, NO_TRANSLATOR, RESPONSES, TRANSLATION_QE, TRANSLATIONS
+from xlcons.schemas import (
+    COMPARISONS,
+    ITEM_SCORES,
+    MEASURABILITY,
+    NO_TRANSLATOR,
+    RESPONSES,
+    TRANSLATION_QE,
+    TRANSLATIONS,
+)
 from xlcons.tables import read_table, write_table
 from xlcons.translation.quality_backends import QE_PATHS_INPUT
 
@@ -69,7 +77,7 @@ def collect_scores(
     items: list[pl.DataFrame] = []
     corpus: list[pl.DataFrame] = []
     for output, paths in inputs.items():
-        if output in (RESPONSES_INPUT, QE_INPUT, QE_PATHS_INPUT):
+        if output in (RESPONSES_INPUT, QE_INPUT, QE_PATHS_INPUT, MEASURABILITY_INPUT):
             continue
         info, source = RESULTS_SOURCES[output]
         for path in paths:
@@ -105,6 +113,13 @@ def collect_translation_paths(
     return pl.concat(frames) if frames else pl.DataFrame(schema={name: pl.String for name in [*columns, "translator"]})
 
 
+def collect_measurability(paths: Sequence[Path | str]) -> pl.DataFrame:
+    """Every faithful-text check's table (MEASURABILITY) as one, by evaluator, data set and language."""
+    frames = [pl.from_arrow(read_table(path, MEASURABILITY)) for path in paths]
+    frame = pl.concat(frames) if frames else pl.from_arrow(MEASURABILITY.empty_table())
+    return frame.sort("evaluator", "dataset", "lang")
+
+
 def derived_metrics(outputs: Sequence[str]) -> list:
     """The derived metrics (DerivedMetric) of the evaluators these outputs belong to, each once."""
     references = dict.fromkeys(
@@ -135,11 +150,14 @@ def run_results_job(
     random_weights: Mapping[str, str] | None = None,
     explorer: ExplorerLink | None = None,
     refusals: str = "count",
+    measurability: Path | str | None = None,
 ) -> list[Path]:
     """The tables under `out_dir` (docs/results.md); with `summary` (its .md and .csv paths,
     and the HTML report's first page), the run's summary of the results table
-    (xlcons.reports.summary), which says first when the run used `random_weights` models."""
+    (xlcons.reports.summary), which says first when the run used `random_weights` models; with
+    `measurability`, the faithful-text checks' verdicts (MEASURABILITY_INPUT) as one CSV table there."""
     out = Path(out_dir)
+    checks = collect_measurability(inputs.get(MEASURABILITY_INPUT, ()))
     scores, corpus = collect_scores(inputs, translators, refusals)
     derived = derived_metrics(list(inputs))
     scored = scores  # what the results table averages: with the passing-item copies under QE
@@ -172,7 +190,13 @@ def run_results_job(
         )
     written += write_results(results, out / "results")
     if summary is not None:
-        written += write_summary(results, *summary, random_weights=random_weights, explorer=explorer)
+        written += write_summary(
+            results, *summary, random_weights=random_weights, explorer=explorer, measurability=checks
+        )
+    if measurability is not None:
+        with atomic_path(Path(measurability)) as temporary:
+            checks.write_csv(temporary)
+        written.append(Path(measurability))
     log.info("results: %d item scores -> %d rows (%d resamples)", scores.height, results.height, n_resamples)
     per_language = results.filter(pl.col("kind") != "corpus")
     groups = group_averages(per_language, training_languages=dict(training_languages))

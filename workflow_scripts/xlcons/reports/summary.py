@@ -20,6 +20,7 @@ data set, evaluator, translator, model: the same results table gives the same by
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from pathlib import Path
 import polars as pl
 
 from xlcons.atomic import atomic_path
+from xlcons.measurability import NOT_MEASURABLE
 
 REFERENCE = "en"  # left out of the mean, the best and the worst (as the group averages)
 CORPUS_LANG = "all"  # the language of a corpus score over every language (knowledge)
@@ -53,6 +55,7 @@ SUMMARY_COLUMNS = {
     "without_value": pl.String,
 }
 MAX_NOTES = 6  # per data set in summary.md; summary.csv has them all
+MAX_LANGUAGES = 12  # not-measurable languages named per (evaluator, data set) in summary.md
 
 
 def declared_headlines() -> tuple[str, ...]:
@@ -277,6 +280,42 @@ def summary_report_page(
     return "\n".join(lines) + "\n"
 
 
+def measurability_lines(measurability: pl.DataFrame) -> list[str]:
+    """summary.md's section on measurability: per (evaluator, data set) of the faithful-text
+    checks (MEASURABILITY rows), how many languages it cannot measure, by reason."""
+    if measurability.is_empty():
+        return []
+    lines = [
+        "",
+        "## Measurability",
+        "",
+        "Languages an evaluator cannot measure with the configured models: their faithful text (the "
+        "data set's own prompts, scored as answers) falls below the threshold, or the evaluator has no "
+        "model for them. Their results rows have no value (`n_excluded`, reason `not_measurable:<why>`). "
+        "Every language's figure: `results/tables/measurability.csv`.",
+        "",
+    ]
+    counts = (
+        measurability.group_by("evaluator", "dataset", maintain_order=True)
+        .agg(
+            n=pl.len(),
+            n_out=(pl.col("verdict") == NOT_MEASURABLE).sum(),
+            reasons=pl.col("reason").filter(pl.col("verdict") == NOT_MEASURABLE),
+            langs=pl.col("lang").filter(pl.col("verdict") == NOT_MEASURABLE),
+        )
+        .sort("evaluator", "dataset")
+    )
+    for row in counts.iter_rows(named=True):
+        line = f"- {row['evaluator']} on {row['dataset']}: {row['n_out']} of {row['n']} languages not measurable"
+        if row["n_out"]:
+            by_reason = Counter(row["reasons"])
+            line += " (" + ", ".join(f"{why}: {n}" for why, n in sorted(by_reason.items())) + ")"
+            shown = row["langs"][:MAX_LANGUAGES]
+            line += ": " + ", ".join(shown) + (" …" if row["n_out"] > len(shown) else "")
+        lines.append(line)
+    return lines
+
+
 def write_summary(
     results: pl.DataFrame,
     markdown: Path | str,
@@ -285,11 +324,16 @@ def write_summary(
     *,
     random_weights: Mapping[str, str] | None = None,
     explorer: ExplorerLink | None = None,
+    measurability: pl.DataFrame | None = None,
 ) -> list[Path]:
-    """summary.md and summary.csv of the results table, and with `report_page` the HTML
-    report's first page (`summary_report_page`), each written atomically."""
+    """summary.md and summary.csv of the results table (with `measurability`, the faithful-text
+    checks' counts in summary.md), and with `report_page` the HTML report's first page
+    (`summary_report_page`), each written atomically."""
     summary = summary_table(results)
-    pages = {Path(markdown): summary_markdown(summary, results, random_weights)}
+    text = summary_markdown(summary, results, random_weights)
+    if measurability is not None and (section := measurability_lines(measurability)):
+        text += "\n".join(section) + "\n"
+    pages = {Path(markdown): text}
     if report_page is not None:
         pages[Path(report_page)] = summary_report_page(summary, results, random_weights, explorer)
     for path, text in pages.items():
@@ -303,6 +347,7 @@ def write_summary(
 __all__ = [
     "ExplorerLink",
     "declared_headlines",
+    "measurability_lines",
     "merge_reasons",
     "random_weights_note",
     "summary_markdown",
