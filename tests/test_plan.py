@@ -7,6 +7,7 @@ import copy
 import pytest
 
 from xlcons.config import ConfigError, validate_config
+from xlcons.datasets.makqa import DOMAINS
 from xlcons.plan import Plan
 
 R = "resources"
@@ -312,8 +313,11 @@ def test_all_of_xing2024s_released_models_or_a_list_of_them_in_one_run():
 def test_a_folder_of_model_folders_is_one_model_per_folder_named_after_it(tmp_path):
     for name in ("gpt35", "my-model", "notes"):
         (tmp_path / "result" / name).mkdir(parents=True)
-    for name in ("gpt35", "my-model"):
-        (tmp_path / "result" / name / "result_geo.json").write_text("{}")
+    for name in ("gpt35", "my-model"):  # valid releases: their files are read before scheduling
+        for domain in DOMAINS:
+            (tmp_path / "result" / name / f"result_{domain}.json").write_text(
+                '[{"head_entity_id": "Q1", "rel_id": "P1", "en": {"answer": "x"}}]'
+            )
     config = {"released_outputs": str(tmp_path / "result"), "datasets": {"makqa": {}}}
     plan = plan_of(config)
     assert plan.generators() == ["gpt35", "my-model"], "a folder without result_<domain>.json is not a model"
