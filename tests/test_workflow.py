@@ -117,6 +117,9 @@ class TestDryRuns:
             "knowledge_scores": 2,
             "knowledge_report": 1,
             "language_confusion": 8,
+            # the faithful-text checks: each data set's own prompts scored as answers (measurability)
+            "language_confusion_faithful": 4,
+            "language_id_faithful": 1,
             # a figure and a table per evaluator and data set it scores (language confusion: 4 sets)
             "evaluator_report": 10,
             "source_prompts": 2,
@@ -212,6 +215,9 @@ class TestDryRuns:
             "tokenization": 2,
             "multiq_report": 1,
             "language_confusion": 8,
+            # the faithful-text checks: each data set's own prompts scored as answers (measurability)
+            "language_confusion_faithful": 4,
+            "language_id_faithful": 1,
             # a figure and a table per evaluator and data set it scores (knowledge: MultiQ and MAKQA,
             # language confusion: 4 sets, the translationese check: information)
             "evaluator_report": 12,

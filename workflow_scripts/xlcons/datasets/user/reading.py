@@ -1,5 +1,5 @@
-"""Reading a user set's source, whatever its format (CSV, TSV, JSONL, TXT, Parquet, a Hugging
-Face split), into one raw table of records; a text file's bytes must be UTF-8, and each bad
+"""Reading a user set's file, whatever its format (CSV, TSV, JSONL, TXT, Parquet), into one raw
+table of records (a Hugging Face split: xlcons.datasets.user.hub); a text file's bytes must be UTF-8, and each bad
 byte is reported by line. Recorded responses (backend `file`) are read here too."""
 
 from __future__ import annotations
@@ -94,34 +94,20 @@ def _read_parquet(path: Path, problems: Problems) -> RawTable:
     except (pa.ArrowException, OSError) as error:
         problems.of_file(f"not a readable Parquet file: {error}")
         return RawTable([], [], delimited=False)
-    return _rows_table(table.column_names, table.to_pylist())
+    return rows_table(table.column_names, table.to_pylist())
 
 
-def _read_hub(source: Source, problems: Problems) -> RawTable:
-    try:
-        from datasets import load_dataset
-    except ImportError:
-        problems.of_file("loading a Hugging Face data set needs the `datasets` package: pip install datasets")
-        return RawTable([], [], delimited=False)
-    try:
-        dataset = load_dataset(source.hf_dataset, split=source.split)
-    except Exception as error:  # noqa: BLE001 - the hub raises many kinds; the user needs the text
-        problems.of_file(f"could not be loaded: {type(error).__name__}: {error}")
-        return RawTable([], [], delimited=False)
-    records = [dict(record) for record in dataset]
-    columns = list(getattr(dataset, "column_names", None) or dict.fromkeys(key for record in records for key in record))
-    return _rows_table(columns, records)
-
-
-def _rows_table(columns: list[str], records: Iterable[dict]) -> RawTable:
+def rows_table(columns: list[str], records: Iterable[dict]) -> RawTable:
     return RawTable(
         columns, [(f"row {number}", record) for number, record in enumerate(records, start=1)], delimited=False
     )
 
 
 def read_raw(source: Source, problems: Problems) -> RawTable:
+    """A file source's raw table (a Hugging Face split is read by xlcons.datasets.user.hub, kept
+    apart so that what reads files alone, the recorded responses, needs no `datasets` package)."""
     if source.path is None:
-        return _read_hub(source, problems)
+        raise ValueError(f"{source.label}: not a file; a Hugging Face split is read by read_hub")
     if source.suffix == ".parquet":
         return _read_parquet(source.path, problems)
     text = _decode(source.path.read_bytes(), problems)

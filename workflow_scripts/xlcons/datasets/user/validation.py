@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xlcons.datasets.user.delimited import rows_inside_quotes
+from xlcons.datasets.user.hub import read_source
 from xlcons.datasets.user.problems import Problems
-from xlcons.datasets.user.reading import read_raw
 from xlcons.datasets.user.source import DEFAULT_COLUMNS, TXT_COLUMNS, Source
 from xlcons.datasets.user.values import check_record
 from xlcons.languages import LanguageRegistry
@@ -73,7 +73,7 @@ def validate(
     name: str, spec: Mapping[str, Any], source: Source, registry: LanguageRegistry
 ) -> tuple[UserRows, list[str]]:
     problems = Problems(name, source.label)
-    raw = read_raw(source, problems)
+    raw = read_source(source, problems)
     translated = spec.get("type", "parallel") == "translated"
     columns = _columns(spec, source)
     if not raw.columns:
