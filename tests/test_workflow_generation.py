@@ -101,7 +101,15 @@ def test_offline_generation_end_to_end_then_incremental(workdir, offline_models,
     }
     run = configure(workdir, offline_models, shared_data, languages=["en", "de", "fr"])
     planned = snakemake(*run, "-n")
-    assert job_counts(planned.stdout) == {"prompts": 1, "prompt_table": 1, "generate_multiq": 1, **evaluators}
+    # (and the faithful-text checks of the two LID evaluators, which score the new prompts)
+    faithful = {"language_confusion_faithful": 1, "language_id_faithful": 1}
+    assert job_counts(planned.stdout) == {
+        "prompts": 1,
+        "prompt_table": 1,
+        "generate_multiq": 1,
+        **faithful,
+        **evaluators,
+    }
     assert snakemake(*run).returncode == 0
     assert generated_count(log.read_text()) == (3, 9)
 
