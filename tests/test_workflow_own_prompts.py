@@ -147,14 +147,29 @@ def test_the_quickstart_explorer_goes_from_a_heatmap_cell_to_an_item_with_its_tr
     site = results / "explorer"
     check_overview_matches_results(browser, site, results / "tables" / "results.csv")
     open_view(browser, site, "#overview/clinic_qa")
-    link = browser.find_element(By.CSS_SELECTOR, "td[data-metric='judge||accuracy'][data-lang='de'] a")
-    click_and_wait(browser, link)
-    items = browser.find_elements(By.CSS_SELECTOR, "#items tbody tr a")
-    assert len(items) == 6, "clinic_qa's six questions"
-    click_and_wait(browser, items[0])
-    assert browser.find_elements(By.CSS_SELECTOR, "#sentences tbody tr td.qe"), "each translated sentence shows its QE"
-    assert browser.find_element(By.CSS_SELECTOR, "[data-output='judgments']")
-    assert browser.find_element(By.CSS_SELECTOR, "[data-output='information_facts']")
+    cells = browser.find_elements(By.CSS_SELECTOR, "td[data-metric='judge||accuracy'][data-lang='de'] a")
+    assert len(cells) == 2, "a cell per model"
+    fragments = []
+    for index in range(len(cells)):
+        open_view(browser, site, "#overview/clinic_qa")
+        cell = browser.find_elements(By.CSS_SELECTOR, "td[data-metric='judge||accuracy'][data-lang='de'] a")[index]
+        click_and_wait(browser, cell)
+        items = browser.find_elements(By.CSS_SELECTOR, "#items tbody tr a")
+        assert len(items) == 6, "clinic_qa's six questions"
+        fragments += ["#" + item.get_attribute("href").split("#", 1)[1] for item in items]
+    # Every item shows the judge's verdict; an answer translated sentence by sentence shows each
+    # sentence's QE, and an answer whose facts were extracted shows them (which of the random
+    # models' answers got that far is the models' noise: some item of the two cells must).
+    with_sentences = with_facts = 0
+    for fragment in fragments:
+        open_view(browser, site, fragment)
+        assert browser.find_element(By.CSS_SELECTOR, "[data-output='judgments']")
+        sentences = browser.find_elements(By.CSS_SELECTOR, "#sentences tbody tr")
+        qe = browser.find_elements(By.CSS_SELECTOR, "#sentences tbody tr td.qe")
+        assert len(qe) == len(sentences), "each translated sentence shows its QE"
+        with_sentences += bool(sentences)
+        with_facts += bool(browser.find_elements(By.CSS_SELECTOR, "[data-output='information_facts']"))
+    assert with_sentences and with_facts, (with_sentences, with_facts)
     assert severe_console_errors(browser) == []
     # language confusion's lines, each with its language-ID label, for the items that have judged lines
     lines = [
