@@ -237,6 +237,8 @@ def test_translate_then_evaluate_runs_end_to_end_and_adds_a_language_incremental
         # the prompts as one table per set, and language confusion (on every set by default)
         "prompt_table": 2,
         "language_confusion": 2,
+        # language confusion's faithful-text check of each set's new (translated) prompts
+        "language_confusion_faithful": 2,
         # every evaluator report reads the results: information, translationese, empathy, and
         # language confusion on both sets
         "evaluator_report": 5,
